@@ -1,0 +1,163 @@
+//! `pi-index build`: index session files, with a progress bar on a
+//! terminal and a one-line summary (or one JSON object) at the end.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use pi_index::discover::default_roots;
+use pi_index::pi::Kinds;
+use pi_index::pipeline::{build, BuildOptions, BuildReport};
+
+use super::EXIT_OK;
+
+/// Arguments of `pi-index build`.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// Session files or directories to index (searched recursively for
+    /// *.jsonl). Default: $PI_CODING_AGENT_DIR/sessions (else
+    /// ~/.pi/agent/sessions) and ~/.config/pi/agent/sessions.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Opt-in kinds of text to index besides user and assistant messages:
+    /// thinking, tools, summary, custom (comma separated), or all.
+    #[arg(long, value_name = "KINDS", default_value = "", hide_default_value = true, value_parser = parse_kinds)]
+    pub include: Kinds,
+
+    /// Worker threads [default: the number of CPUs].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    /// Memory budget for the indexer, in MB.
+    #[arg(long, value_name = "MB", default_value_t = 96, value_parser = clap::value_parser!(u64).range(16..))]
+    pub memory: u64,
+
+    /// Print one JSON object with the build's numbers on stdout instead of
+    /// the summary.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Also list rejected files and damaged lines.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+fn parse_kinds(s: &str) -> Result<Kinds, String> {
+    Kinds::parse(s)
+}
+
+/// Run `build`.
+pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<i32> {
+    let roots = if args.paths.is_empty() {
+        let (found, looked) = default_roots();
+        if found.is_empty() {
+            let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
+            bail!(
+                "no Pi session directory found (looked in {}): pass the directory to index, e.g. `pi-index build ~/path/to/sessions`",
+                list.join(", ")
+            );
+        }
+        found
+    } else {
+        for p in &args.paths {
+            if !p.exists() {
+                bail!("{}: no such file or directory", p.display());
+            }
+        }
+        args.paths.clone()
+    };
+    let threads = args
+        .threads
+        .map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = BuildOptions {
+        roots,
+        index_dir: index_dir.to_owned(),
+        kinds: args.include,
+        threads,
+        memory_budget: (args.memory as usize) << 20,
+    };
+
+    let show_bar = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let bar = if show_bar {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {msg} {binary_bytes} read, {binary_bytes_per_sec}, {elapsed}",
+            )
+            .expect("valid progress template"),
+        );
+        bar.set_message("indexing");
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let report = build(&opts, &|bytes| bar.inc(bytes));
+    bar.finish_and_clear();
+    let report = report?;
+
+    let mut err = std::io::stderr().lock();
+    for e in &report.errors {
+        writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
+    }
+    if !args.quiet {
+        if let Some(why) = &report.rebuilt {
+            if why != "new index" {
+                writeln!(err, "pi-index: rebuilt the index from scratch: {why}")?;
+            }
+        }
+        for n in &report.newer_versions {
+            writeln!(err, "pi-index: note: {}: {}", n.path, n.reason)?;
+        }
+    }
+    if args.verbose {
+        for r in &report.rejected {
+            writeln!(err, "rejected {}: {}", r.path, r.reason)?;
+        }
+        for d in &report.damaged {
+            writeln!(err, "damaged {}:{}: {}", d.path, d.line, d.error)?;
+        }
+        if report.damaged_more > 0 {
+            writeln!(err, "… and {} more damaged lines", report.damaged_more)?;
+        }
+    }
+    drop(err);
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &report)?;
+        writeln!(out)?;
+    } else if !args.quiet {
+        writeln!(out, "{}", summary(&report, index_dir))?;
+    }
+    Ok(EXIT_OK)
+}
+
+/// The one-line summary.
+fn summary(r: &BuildReport, index_dir: &Path) -> String {
+    let mut s = format!(
+        "indexed {} sessions ({} files seen, {} rejected",
+        r.sessions, r.files_scanned, r.files_rejected
+    );
+    if r.files_failed > 0 {
+        s += &format!(", {} unreadable", r.files_failed);
+    }
+    s += &format!(
+        "): {} messages, {} damaged lines, {:.1} MB in {:.2} s ({:.0} MB/s) into {}",
+        r.messages_indexed,
+        r.lines_damaged,
+        r.bytes_read as f64 / 1e6,
+        r.elapsed_ms as f64 / 1e3,
+        r.mb_per_s,
+        index_dir.display()
+    );
+    s
+}

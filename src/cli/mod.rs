@@ -1,0 +1,93 @@
+//! The command line: arguments (clap), one file per command, and the only
+//! place that knows about terminals, colours and exit codes.
+
+mod build;
+mod show;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code for "nothing found" (search, like grep).
+#[allow(dead_code)]
+pub const EXIT_NOTHING: i32 = 1;
+/// Exit code for a usage or I/O error.
+pub const EXIT_ERROR: i32 = 2;
+
+/// Index and search every session the Pi coding agent has saved.
+#[derive(Parser, Debug)]
+#[command(name = "pi-index", version, about, propagate_version = true)]
+pub struct Cli {
+    /// The index directory [default: $PI_INDEX_DIR, else the platform data
+    /// directory, e.g. ~/.local/share/pi-index]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub index: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Index Pi session files (default: Pi's session directories).
+    Build(build::BuildArgs),
+    /// Print the indexed documents of one session.
+    Show(show::ShowArgs),
+}
+
+/// Run the command line; returns the process exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let index_dir = match index_dir(cli.index.as_deref()) {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let result = match cli.command {
+        Command::Build(args) => build::run(args, &index_dir),
+        Command::Show(args) => show::run(args, &index_dir),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => fail(&e),
+    }
+}
+
+/// Print a one-line error and return the error exit code.
+fn fail(e: &anyhow::Error) -> i32 {
+    // A closed pipe (`pi-index show … | head`) is not an error worth a word.
+    if let Some(io) = e.downcast_ref::<std::io::Error>() {
+        if io.kind() == std::io::ErrorKind::BrokenPipe {
+            return EXIT_OK;
+        }
+    }
+    eprintln!("pi-index: error: {e:#}");
+    EXIT_ERROR
+}
+
+/// Where the index lives: `--index`, else `$PI_INDEX_DIR`, else the
+/// platform's data directory.
+fn index_dir(flag: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
+    if let Some(p) = flag {
+        return Ok(p.to_owned());
+    }
+    if let Some(p) = std::env::var_os("PI_INDEX_DIR").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("", "", "pi-index")
+        .map(|d| d.data_dir().to_owned())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "cannot find a home directory for the index: pass --index DIR or set PI_INDEX_DIR"
+            )
+        })
+}

@@ -1,0 +1,162 @@
+//! Discovery: from the paths a user names (or Pi's default locations) to
+//! the candidate session files.
+//!
+//! Directories are walked recursively for `*.jsonl`; a file named
+//! explicitly is taken whatever its name (the fingerprint still decides).
+//! Symbolic links to directories are followed, and a link that leads back
+//! into a directory being walked is reported once, not looped on. Entries
+//! that cannot be read are reported and skipped; the walk goes on.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+/// A file that may be a Pi session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The canonical path.
+    pub path: PathBuf,
+    /// Its size when discovered.
+    pub len: u64,
+}
+
+/// Something discovery could not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Where.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// What discovery found.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Candidate files, largest first (so big files start early and the
+    /// parallel build ends evenly), each once.
+    pub files: Vec<Candidate>,
+    /// Entries that could not be read.
+    pub problems: Vec<Problem>,
+}
+
+/// Pi's default session directories that exist on this machine:
+/// `$PI_CODING_AGENT_DIR/sessions` (else `~/.pi/agent/sessions`), and
+/// `~/.config/pi/agent/sessions` when it exists. The second element lists
+/// every place looked at, for the error message when none exists.
+pub fn default_roots() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_owned());
+    let mut looked = Vec::new();
+    let agent = match std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => expand_tilde(Path::new(&dir), home.as_deref()),
+        None => home
+            .as_deref()
+            .map(|h| h.join(".pi/agent"))
+            .unwrap_or_else(|| PathBuf::from(".pi/agent")),
+    };
+    looked.push(agent.join("sessions"));
+    if let Some(h) = &home {
+        looked.push(h.join(".config/pi/agent/sessions"));
+    }
+    let found = looked.iter().filter(|p| p.is_dir()).cloned().collect();
+    (found, looked)
+}
+
+fn expand_tilde(p: &Path, home: Option<&Path>) -> PathBuf {
+    match (p.strip_prefix("~"), home) {
+        (Ok(rest), Some(h)) => h.join(rest),
+        _ => p.to_owned(),
+    }
+}
+
+/// Walk `roots` for candidate files.
+pub fn discover(roots: &[PathBuf]) -> Discovered {
+    let mut out = Discovered::default();
+    let mut seen = HashSet::new();
+    for root in roots {
+        let meta = match std::fs::metadata(root) {
+            Ok(m) => m,
+            Err(e) => {
+                out.problems.push(Problem {
+                    path: root.clone(),
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        if meta.is_file() {
+            add(&mut out, &mut seen, root, meta.len());
+            continue;
+        }
+        for entry in WalkDir::new(root).follow_links(true).sort_by_file_name() {
+            match entry {
+                Ok(e) => {
+                    if !e.file_type().is_file() || !is_jsonl(e.path()) {
+                        continue;
+                    }
+                    match e.metadata() {
+                        Ok(m) => add(&mut out, &mut seen, e.path(), m.len()),
+                        Err(err) => out.problems.push(Problem {
+                            path: e.path().to_owned(),
+                            error: err.to_string(),
+                        }),
+                    }
+                }
+                Err(err) => {
+                    let path = err
+                        .path()
+                        .map(Path::to_owned)
+                        .unwrap_or_else(|| root.clone());
+                    let error = if err.loop_ancestor().is_some() {
+                        "symbolic link loop, not followed".to_owned()
+                    } else {
+                        err.io_error()
+                            .map_or_else(|| err.to_string(), ToString::to_string)
+                    };
+                    out.problems.push(Problem { path, error });
+                }
+            }
+        }
+    }
+    out.files
+        .sort_by(|a, b| b.len.cmp(&a.len).then_with(|| a.path.cmp(&b.path)));
+    out
+}
+
+fn is_jsonl(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "jsonl")
+}
+
+fn add(out: &mut Discovered, seen: &mut HashSet<PathBuf>, path: &Path, len: u64) {
+    let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    if seen.insert(canon.clone()) {
+        out.files.push(Candidate { path: canon, len });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_for_jsonl_and_follows_links_without_looping() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("sessions");
+        std::fs::create_dir_all(root.join("--a--")).unwrap();
+        std::fs::write(root.join("--a--/x.jsonl"), b"{}\n").unwrap();
+        std::fs::write(root.join("--a--/y.json"), b"{}\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&root, root.join("--a--/loop")).unwrap();
+        let d = discover(std::slice::from_ref(&root));
+        assert_eq!(d.files.len(), 1);
+        assert!(d.files[0].path.ends_with("x.jsonl"));
+        #[cfg(unix)]
+        assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+        // A file named explicitly is taken whatever its extension, once.
+        let d = discover(&[root.join("--a--/y.json"), root.join("--a--/y.json")]);
+        assert_eq!(d.files.len(), 1);
+        let d = discover(&[t.path().join("missing")]);
+        assert!(d.files.is_empty());
+        assert_eq!(d.problems.len(), 1);
+    }
+}

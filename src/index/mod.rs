@@ -1,0 +1,143 @@
+//! The index: a tantivy index in one directory, plus what pi-index records
+//! about how it was built (in tantivy's commit payload, so the record and
+//! the documents are committed together and can never disagree).
+//!
+//! - [`schema`]: the fields and the tokenizer.
+//! - [`writer`]: documents in, one commit per build.
+//! - [`reader`]: documents out: a session's documents for `show`.
+//!
+//! This module knows nothing of files or the Pi format beyond the
+//! [`Document`](crate::pi::Document) it stores.
+
+pub mod reader;
+pub mod schema;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tantivy::Index;
+
+pub use schema::{Fields, SCHEMA_VERSION};
+
+/// The name written in every payload, to tell our index from others.
+pub const TOOL: &str = "pi-index";
+
+/// What a build records with its commit.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BuildInfo {
+    /// Always [`TOOL`].
+    pub tool: String,
+    /// The [`SCHEMA_VERSION`] the index was written with.
+    pub schema_version: u32,
+    /// The opt-in kinds included (`Kinds::to_list`).
+    pub kinds: String,
+    /// When the build committed, epoch milliseconds.
+    pub built_at_ms: i64,
+    /// Sessions in the index.
+    pub sessions: u64,
+    /// Documents in the index.
+    pub documents: u64,
+}
+
+/// Errors opening an index, each saying what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// No index at that location yet.
+    #[error("no index at {0}: run `pi-index build` first")]
+    Missing(PathBuf),
+    /// The directory holds something that is not a pi-index index.
+    #[error("{0} is not a pi-index index (it holds other files): choose another --index directory, or empty it")]
+    Foreign(PathBuf),
+    /// The index was written by another version of pi-index.
+    #[error("the index at {0} was written by another version of pi-index: run `pi-index build` to rebuild it")]
+    OldSchema(PathBuf),
+    /// Another build holds the index's write lock.
+    #[error("another `pi-index build` is writing the index at {0}: wait for it to finish")]
+    Busy(PathBuf),
+    /// tantivy failed.
+    #[error("index at {path}: {source}; `pi-index build --full` rebuilds it from scratch")]
+    Tantivy {
+        /// The index directory.
+        path: PathBuf,
+        /// What tantivy said.
+        source: tantivy::TantivyError,
+    },
+    /// The file system failed.
+    #[error("index at {path}: {source}")]
+    Io {
+        /// The index directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// An opened index with its field handles.
+pub struct PiIndex {
+    /// The tantivy index.
+    pub index: Index,
+    /// The schema's fields.
+    pub fields: Fields,
+    /// Where it lives.
+    pub dir: PathBuf,
+}
+
+impl PiIndex {
+    /// Open an existing index for reading.
+    pub fn open(dir: &Path) -> Result<PiIndex, IndexError> {
+        if !dir.join("meta.json").exists() {
+            if dir.is_dir() && has_entries(dir)? {
+                return Err(IndexError::Foreign(dir.to_owned()));
+            }
+            return Err(IndexError::Missing(dir.to_owned()));
+        }
+        let index = Index::open_in_dir(dir).map_err(|e| tantivy_err(dir, e))?;
+        let Some(fields) = Fields::of(&index.schema()) else {
+            return Err(IndexError::OldSchema(dir.to_owned()));
+        };
+        let pi = PiIndex {
+            index,
+            fields,
+            dir: dir.to_owned(),
+        };
+        match pi.build_info()? {
+            Some(info) if info.tool == TOOL && info.schema_version == SCHEMA_VERSION => {}
+            Some(info) if info.tool == TOOL => return Err(IndexError::OldSchema(dir.to_owned())),
+            _ => return Err(IndexError::Foreign(dir.to_owned())),
+        }
+        schema::register_tokenizers(&pi.index);
+        Ok(pi)
+    }
+
+    /// What the last build recorded, if the index has been committed by
+    /// pi-index at least once.
+    pub fn build_info(&self) -> Result<Option<BuildInfo>, IndexError> {
+        let metas = self
+            .index
+            .load_metas()
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        Ok(metas
+            .payload
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p).ok()))
+    }
+}
+
+fn has_entries(dir: &Path) -> Result<bool, IndexError> {
+    let mut it = std::fs::read_dir(dir).map_err(|source| IndexError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    Ok(it.next().is_some())
+}
+
+pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
+    if let tantivy::TantivyError::LockFailure(..) = e {
+        return IndexError::Busy(dir.to_owned());
+    }
+    IndexError::Tantivy {
+        path: dir.to_owned(),
+        source: e,
+    }
+}

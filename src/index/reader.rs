@@ -1,0 +1,240 @@
+//! Documents out: finding a session and reading its stored documents.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::Serialize;
+use tantivy::collector::DocSetCollector;
+use tantivy::query::TermQuery;
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{Searcher, TantivyDocument, Term};
+
+use super::{tantivy_err, IndexError, PiIndex};
+use crate::pi::time::format_millis;
+use crate::pi::Role;
+
+/// A stored document as `show --format json` prints it: the stable,
+/// documented output contract (one object per line).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StoredDoc {
+    /// Session id from the header.
+    pub session_id: String,
+    /// Absolute path of the session file.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
+    /// Entry id (null for version 1).
+    pub entry_id: Option<String>,
+    /// Role of the text.
+    pub role: String,
+    /// Entry time, RFC 3339 UTC with milliseconds.
+    pub timestamp: Option<String>,
+    /// The session's working directory.
+    pub cwd: Option<String>,
+    /// The session's display name.
+    pub session_name: Option<String>,
+    /// The model.
+    pub model: Option<String>,
+    /// On the active branch?
+    pub active: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// Which session a `show` argument names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionKey {
+    /// A session file, by its stored path.
+    Path(String),
+    /// A session id.
+    Id(String),
+}
+
+/// Errors finding a session.
+#[derive(Debug, thiserror::Error)]
+pub enum LookupError {
+    /// The index failed.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// Nothing matches.
+    #[error("no indexed session matches {0:?}: check `pi-index sessions`, or run `pi-index build` if the session is new")]
+    NotFound(String),
+    /// A prefix matches several sessions.
+    #[error("{prefix:?} matches {count} sessions ({examples}): give more of the id")]
+    Ambiguous {
+        /// What was asked for.
+        prefix: String,
+        /// How many matched.
+        count: usize,
+        /// A few of them.
+        examples: String,
+    },
+}
+
+impl PiIndex {
+    /// A searcher over the last committed state.
+    pub fn searcher(&self) -> Result<Searcher, IndexError> {
+        let reader = self
+            .index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        Ok(reader.searcher())
+    }
+
+    /// Resolve a `show` argument: a session file path, a session id, or a
+    /// unique prefix of an id.
+    pub fn resolve_session(
+        &self,
+        searcher: &Searcher,
+        arg: &str,
+    ) -> Result<SessionKey, LookupError> {
+        let f = &self.fields;
+        let as_path = Path::new(arg);
+        if as_path.exists() {
+            let canon = std::fs::canonicalize(as_path)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| arg.to_owned());
+            if self.count_term(searcher, f.path, &canon)? > 0 {
+                return Ok(SessionKey::Path(canon));
+            }
+        }
+        if self.count_term(searcher, f.path, arg)? > 0 {
+            return Ok(SessionKey::Path(arg.to_owned()));
+        }
+        if self.count_term(searcher, f.session_id, arg)? > 0 {
+            return Ok(SessionKey::Id(arg.to_owned()));
+        }
+        let ids = self.terms_with_prefix(searcher, f.session_id, arg, 6)?;
+        match ids.len() {
+            0 => Err(LookupError::NotFound(arg.to_owned())),
+            1 => Ok(SessionKey::Id(ids.into_iter().next().unwrap_or_default())),
+            n => Err(LookupError::Ambiguous {
+                prefix: arg.to_owned(),
+                count: n,
+                examples: ids.into_iter().take(5).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    fn count_term(
+        &self,
+        searcher: &Searcher,
+        field: Field,
+        value: &str,
+    ) -> Result<u64, IndexError> {
+        let term = Term::from_field_text(field, value);
+        let mut n = 0;
+        for seg in searcher.segment_readers() {
+            let inv = seg
+                .inverted_index(field)
+                .map_err(|e| tantivy_err(&self.dir, e))?;
+            n += u64::from(
+                inv.doc_freq(&term)
+                    .map_err(|e| tantivy_err(&self.dir, e.into()))?,
+            );
+        }
+        Ok(n)
+    }
+
+    /// Distinct terms of a raw field that start with `prefix`, up to `limit`
+    /// (plus one, so callers can tell "more").
+    pub fn terms_with_prefix(
+        &self,
+        searcher: &Searcher,
+        field: Field,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<BTreeSet<String>, IndexError> {
+        let mut out = BTreeSet::new();
+        for seg in searcher.segment_readers() {
+            let inv = seg
+                .inverted_index(field)
+                .map_err(|e| tantivy_err(&self.dir, e))?;
+            let mut stream = inv
+                .terms()
+                .range()
+                .ge(prefix.as_bytes())
+                .into_stream()
+                .map_err(|e| tantivy_err(&self.dir, e.into()))?;
+            while stream.advance() {
+                let key = stream.key();
+                if !key.starts_with(prefix.as_bytes()) {
+                    break;
+                }
+                out.insert(String::from_utf8_lossy(key).into_owned());
+                if out.len() > limit {
+                    return Ok(out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every stored document of a session, in file order (then role order
+    /// within a line).
+    pub fn session_documents(
+        &self,
+        searcher: &Searcher,
+        key: &SessionKey,
+    ) -> Result<Vec<StoredDoc>, IndexError> {
+        let f = &self.fields;
+        let term = match key {
+            SessionKey::Path(p) => Term::from_field_text(f.path, p),
+            SessionKey::Id(id) => Term::from_field_text(f.session_id, id),
+        };
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        let addrs = searcher
+            .search(&query, &DocSetCollector)
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        let mut docs = addrs
+            .into_iter()
+            .map(|a| {
+                let d: TantivyDocument = searcher.doc(a).map_err(|e| tantivy_err(&self.dir, e))?;
+                Ok(self.stored(&d))
+            })
+            .collect::<Result<Vec<_>, IndexError>>()?;
+        docs.sort_by(|a, b| {
+            (&a.path, a.line, role_rank(&a.role)).cmp(&(&b.path, b.line, role_rank(&b.role)))
+        });
+        Ok(docs)
+    }
+
+    /// Read a stored document's fields.
+    pub fn stored(&self, d: &TantivyDocument) -> StoredDoc {
+        let f = &self.fields;
+        let s = |field| {
+            d.get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let u = |field| d.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+        StoredDoc {
+            session_id: s(f.session_id).unwrap_or_default(),
+            path: s(f.path).unwrap_or_default(),
+            line: u(f.line),
+            offset: u(f.offset),
+            entry_id: s(f.entry_id),
+            role: s(f.role).unwrap_or_default(),
+            timestamp: d
+                .get_first(f.timestamp)
+                .and_then(|v| v.as_datetime())
+                .map(|t| format_millis(t.into_timestamp_millis())),
+            cwd: s(f.cwd),
+            session_name: s(f.session_name),
+            model: s(f.model),
+            active: d
+                .get_first(f.active)
+                .and_then(|v| v.as_bool())
+                .unwrap_or(true),
+            text: s(f.text).unwrap_or_default(),
+        }
+    }
+}
+
+fn role_rank(role: &str) -> u64 {
+    role.parse::<Role>().map_or(u64::MAX, Role::rank)
+}

@@ -1,0 +1,154 @@
+//! The index schema, in one place, with the reason for each option.
+//!
+//! One tantivy document per indexed piece of text (a user message, an
+//! assistant reply, …). Every option costs something at build time or on
+//! disk, so each field gets only what search, filters and `show` use:
+//!
+//! | field | options | why |
+//! |---|---|---|
+//! | `text` | tokenized with positions, stored | full-text search and phrases need positions; snippets and `show` need the text, and keeping it makes the index self-contained when session files move or vanish |
+//! | `session_id` | raw term, stored, fast | `session:ID` filters and `show ID` look it up by term (and by prefix through the term dictionary); fast for grouping hits by session |
+//! | `path` | raw term, stored | `show PATH` and, later, replacing one file's documents by term |
+//! | `line` | indexed, stored, fast | file order for `show`, ranges for `--around` |
+//! | `offset` | stored | printed only |
+//! | `entry_id` | raw term, stored | printed, and entries can be found by id |
+//! | `role` | raw term, stored, fast | `role:` filters |
+//! | `timestamp` | date (ms), indexed, stored, fast | `after:`/`before:` ranges and sorting by time |
+//! | `model` | raw term, stored | `model:` filters |
+//! | `cwd` | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
+//! | `session_name` | stored | shown with hits; it changes when a session is renamed, so it is not a filter |
+//! | `active` | bool, indexed, stored, fast | `branch:active` filters and marks |
+//! | `started` | date (ms), stored | the session's start, shown in headings |
+//!
+//! The text tokenizer is registered under [`TEXT_TOKENIZER`] every time an
+//! index is opened; [`SCHEMA_VERSION`] changes whenever fields or
+//! tokenization change, so `build` can tell an old index from a current one.
+
+use tantivy::schema::{
+    DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema,
+    TextFieldIndexing, TextOptions, FAST, STORED, STRING,
+};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+};
+use tantivy::Index;
+
+/// Bumped whenever the schema or the tokenizer changes; an index written
+/// under another version is rebuilt.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Name under which the text tokenizer is registered.
+pub const TEXT_TOKENIZER: &str = "pi_text";
+
+/// Handles to every field of the schema.
+#[derive(Clone, Debug)]
+pub struct Fields {
+    /// The document's text.
+    pub text: Field,
+    /// The session id from the header.
+    pub session_id: Field,
+    /// The session file's absolute path.
+    pub path: Field,
+    /// 1-based line number of the entry.
+    pub line: Field,
+    /// Byte offset of the entry's line.
+    pub offset: Field,
+    /// The entry id (absent for version 1).
+    pub entry_id: Field,
+    /// Role: user, assistant, thinking, tool, summary, custom.
+    pub role: Field,
+    /// Entry time.
+    pub timestamp: Field,
+    /// Model that produced the message, or in effect.
+    pub model: Field,
+    /// The session's working directory.
+    pub cwd: Field,
+    /// The session's display name.
+    pub session_name: Field,
+    /// On the active branch?
+    pub active: Field,
+    /// Session start time.
+    pub started: Field,
+}
+
+impl Fields {
+    /// Build the schema and return it with its field handles.
+    pub fn build() -> (Schema, Fields) {
+        let mut b = Schema::builder();
+        let text = b.add_text_field(
+            "text",
+            TextOptions::default().set_stored().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(TEXT_TOKENIZER)
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            ),
+        );
+        let session_id = b.add_text_field("session_id", STRING | STORED | FAST);
+        let path = b.add_text_field("path", STRING | STORED);
+        let line = b.add_u64_field(
+            "line",
+            NumericOptions::default()
+                .set_indexed()
+                .set_stored()
+                .set_fast(),
+        );
+        let offset = b.add_u64_field("offset", STORED);
+        let entry_id = b.add_text_field("entry_id", STRING | STORED);
+        let role = b.add_text_field("role", STRING | STORED | FAST);
+        let ms = DateOptions::default().set_precision(DateTimePrecision::Milliseconds);
+        let timestamp = b.add_date_field(
+            "timestamp",
+            ms.clone().set_indexed().set_stored().set_fast(),
+        );
+        let model = b.add_text_field("model", STRING | STORED);
+        let cwd = b.add_text_field("cwd", STRING | STORED);
+        let session_name = b.add_text_field("session_name", STORED);
+        let active = b.add_bool_field(
+            "active",
+            NumericOptions::default()
+                .set_indexed()
+                .set_stored()
+                .set_fast(),
+        );
+        let started = b.add_date_field("started", ms.set_stored());
+        (
+            b.build(),
+            Fields {
+                text,
+                session_id,
+                path,
+                line,
+                offset,
+                entry_id,
+                role,
+                timestamp,
+                model,
+                cwd,
+                session_name,
+                active,
+                started,
+            },
+        )
+    }
+
+    /// Field handles of an opened index, checking that its schema is ours.
+    pub fn of(schema: &Schema) -> Option<Fields> {
+        let (ours, fields) = Fields::build();
+        (ours == *schema).then_some(fields)
+    }
+}
+
+/// The text analyzer: words split at anything not alphanumeric, lower-cased
+/// and folded to ASCII, tokens over 100 bytes dropped (base64, hashes).
+pub fn text_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(100))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// Register the tokenizers the schema names on an opened or new index.
+pub fn register_tokenizers(index: &Index) {
+    index.tokenizers().register(TEXT_TOKENIZER, text_analyzer());
+}

@@ -1,0 +1,51 @@
+//! # pi-index
+//!
+//! Index every session the [Pi coding agent](https://github.com/badlogic/pi-mono)
+//! has saved, and search them in milliseconds.
+//!
+//! Pi saves each conversation as a JSON Lines file under
+//! `~/.pi/agent/sessions/<encoded cwd>/<timestamp>_<id>.jsonl`. pi-index
+//! reads them through a pipeline whose stages are this crate's modules, in
+//! the order data flows through them:
+//!
+//! 1. [`discover`]: paths (or Pi's default locations) to candidate files.
+//! 2. [`pi::fingerprint`]: the first line of each file decides whether it
+//!    is a Pi session; nothing else of a rejected file is read.
+//! 3. [`source`]: an accepted file is memory-mapped and split into complete
+//!    lines (a half-written last line waits for the next build), and large
+//!    files into newline-aligned chunks.
+//! 4. [`pi`]: each line is judged by a prefix scan or parsed by simd-json
+//!    with reused per-thread buffers, and the format's rules turn entries
+//!    into [`pi::Document`]s: one per user or assistant message with text,
+//!    plus opt-in kinds ([`pi::Kinds`]), each knowing whether it lies on the
+//!    session's active branch.
+//! 5. [`index`]: documents go into a tantivy index, committed once per build.
+//!
+//! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
+//! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
+//! command line over these.
+//!
+//! ```no_run
+//! use pi_index::pipeline::{build, BuildOptions};
+//! use pi_index::pi::Kinds;
+//!
+//! let report = build(
+//!     &BuildOptions {
+//!         roots: vec!["fixtures/sessions".into()],
+//!         index_dir: "/tmp/pi-index-example".into(),
+//!         kinds: Kinds::default(),
+//!         threads: 2,
+//!         memory_budget: 64 << 20,
+//!     },
+//!     &|_bytes| {},
+//! )
+//! .unwrap();
+//! println!("{} messages from {} sessions", report.messages_indexed, report.sessions);
+//! ```
+#![warn(missing_docs)]
+
+pub mod discover;
+pub mod index;
+pub mod pi;
+pub mod pipeline;
+pub mod source;

@@ -1,0 +1,235 @@
+//! The mapped source: a session file as bytes in memory, split into
+//! complete lines and, for large files, into newline-aligned chunks.
+//!
+//! Files are memory-mapped read-only (memmap2), so the bytes are the page
+//! cache's: nothing is read into a buffer of ours, and a line that the Pi
+//! format stage can judge from its first bytes (a tool result, say) is never
+//! copied at all. Lines are found with `memchr`, which scans at several GB/s
+//! per core.
+//!
+//! A final line with no newline is still being written by Pi (it appends
+//! with no lock): it is not a line yet, and [`complete_len`] stops before it.
+//!
+//! Large files are cut into chunks of about [`CHUNK_BYTES`] that end just
+//! after a newline, so that one big session still keeps every core busy.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+use memchr::{memchr, memchr_iter};
+use memmap2::Mmap;
+
+/// Target size of one unit of parallel work inside a single file. Files
+/// smaller than this are one chunk; a 200 MB session becomes ~7 chunks.
+/// 32 MiB keeps per-chunk overhead (one task, one merge) negligible while
+/// leaving enough chunks to balance two to sixteen threads.
+pub const CHUNK_BYTES: usize = 32 << 20;
+
+/// A session file mapped into memory. Empty files are not mapped (mapping
+/// zero bytes is an error on most systems); they read as an empty slice.
+pub struct MappedFile {
+    map: Option<Mmap>,
+}
+
+impl MappedFile {
+    /// Map `path` read-only.
+    ///
+    /// The mapping reflects the file as it is on disk: a file truncated by
+    /// another process while it is mapped would fault on access, so callers
+    /// only read up to the length they observed at open time, and the build
+    /// re-checks the length before reading (see `pipeline`).
+    pub fn open(path: &Path) -> io::Result<MappedFile> {
+        let file = File::open(path)?;
+        Self::from_file(&file)
+    }
+
+    /// Map an already opened file.
+    pub fn from_file(file: &File) -> io::Result<MappedFile> {
+        let len = file.metadata()?.len();
+        if len == 0 {
+            return Ok(MappedFile { map: None });
+        }
+        // SAFETY: the mapping is read-only and private to this process. The
+        // file may be modified by Pi while we read it; appends are harmless
+        // (we never look past the length taken at map time) and the bytes we
+        // read are only ever treated as untrusted input.
+        let map = unsafe { Mmap::map(file)? };
+        Ok(MappedFile { map: Some(map) })
+    }
+
+    /// The mapped bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    /// Tell the kernel that `range` of the mapping is no longer needed, so
+    /// that its pages stop counting towards this process's memory. The
+    /// page cache keeps them; the file is unchanged.
+    pub fn release(&self, start: usize, end: usize) {
+        #[cfg(unix)]
+        if let Some(map) = &self.map {
+            let end = end.min(map.len());
+            if start < end {
+                // SAFETY: the mapping is read-only and shared with the page
+                // cache; dropping our page-table entries cannot change what a
+                // later read of these bytes returns.
+                let _ = unsafe {
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        start,
+                        end - start,
+                    )
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (start, end);
+    }
+}
+
+/// Length of the prefix of `bytes` made of complete lines: up to and
+/// including the last `\n`. The rest, if any, is a line still being written.
+pub fn complete_len(bytes: &[u8]) -> usize {
+    memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1)
+}
+
+/// One line of a file: its bytes without the `\n` (and without a `\r`
+/// before it), its 1-based number and the byte offset of its first byte.
+#[derive(Clone, Copy, Debug)]
+pub struct Line<'a> {
+    /// The line's bytes, without its line terminator.
+    pub bytes: &'a [u8],
+    /// 1-based line number in the file.
+    pub number: u64,
+    /// Byte offset of the line's first byte in the file.
+    pub offset: u64,
+}
+
+/// Iterator over the complete lines of a byte range. Every line must end
+/// with `\n`: pass a slice cut with [`complete_len`] or [`chunks`].
+pub struct Lines<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    base_offset: u64,
+    next_number: u64,
+}
+
+impl<'a> Lines<'a> {
+    /// Lines of `bytes`, which starts at byte `base_offset` of its file and
+    /// with line number `first_number`.
+    pub fn new(bytes: &'a [u8], base_offset: u64, first_number: u64) -> Self {
+        Lines {
+            bytes,
+            pos: 0,
+            base_offset,
+            next_number: first_number,
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Line<'a>> {
+        let rest = &self.bytes[self.pos..];
+        let end = memchr(b'\n', rest)?;
+        let mut line = &rest[..end];
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        let item = Line {
+            bytes: line,
+            number: self.next_number,
+            offset: self.base_offset + self.pos as u64,
+        };
+        self.pos += end + 1;
+        self.next_number += 1;
+        Some(item)
+    }
+}
+
+/// Count the lines (newlines) in `bytes`.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// A newline-aligned piece of a file: `start..end` are byte offsets, and
+/// `end` is just after a `\n` (or the start of the next chunk).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Offset of the chunk's first byte.
+    pub start: usize,
+    /// Offset one past the chunk's last byte.
+    pub end: usize,
+}
+
+/// Cut `bytes` (complete lines only) into chunks of about `target` bytes,
+/// each ending just after a newline. A line longer than `target` stays
+/// whole in one chunk. Returns at least one chunk, even for empty input.
+pub fn chunks(bytes: &[u8], target: usize) -> Vec<Chunk> {
+    let target = target.max(1);
+    let mut out = Vec::with_capacity(bytes.len() / target + 1);
+    let mut start = 0;
+    while bytes.len() - start > target {
+        let probe = start + target;
+        match memchr(b'\n', &bytes[probe..]) {
+            Some(i) => {
+                let end = probe + i + 1;
+                out.push(Chunk { start, end });
+                start = end;
+            }
+            None => break,
+        }
+    }
+    if start < bytes.len() || out.is_empty() {
+        out.push(Chunk {
+            start,
+            end: bytes.len(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complete_len_stops_before_a_half_written_line() {
+        assert_eq!(complete_len(b"a\nb\nhalf"), 4);
+        assert_eq!(complete_len(b"a\nb\n"), 4);
+        assert_eq!(complete_len(b"no newline"), 0);
+        assert_eq!(complete_len(b""), 0);
+    }
+
+    #[test]
+    fn lines_strip_crlf_and_number_from_the_base() {
+        let data = b"one\r\n\ntwo\n";
+        let lines: Vec<_> = Lines::new(data, 100, 7).collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].bytes, b"one");
+        assert_eq!((lines[0].number, lines[0].offset), (7, 100));
+        assert_eq!(lines[1].bytes, b"");
+        assert_eq!((lines[1].number, lines[1].offset), (8, 105));
+        assert_eq!(lines[2].bytes, b"two");
+        assert_eq!((lines[2].number, lines[2].offset), (9, 106));
+    }
+
+    #[test]
+    fn chunks_end_after_newlines_and_cover_everything() {
+        let data = b"aaaa\nbb\ncccccccccc\nd\n";
+        let cs = chunks(data, 3);
+        assert_eq!(cs.first().unwrap().start, 0);
+        assert_eq!(cs.last().unwrap().end, data.len());
+        for w in cs.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+        }
+        for c in &cs {
+            assert_eq!(data[c.end - 1], b'\n');
+        }
+        assert_eq!(chunks(b"", 10), vec![Chunk { start: 0, end: 0 }]);
+        assert_eq!(chunks(data, 1 << 20).len(), 1);
+    }
+}
