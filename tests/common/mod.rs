@@ -60,7 +60,10 @@ impl Scratch {
         for p in paths {
             cmd.arg(p);
         }
-        cmd.arg("--index").arg(self.index()).arg("--json").args(extra);
+        cmd.arg("--index")
+            .arg(self.index())
+            .arg("--json")
+            .args(extra);
         let out = run(&mut cmd);
         assert!(
             out.status.success(),
