@@ -91,6 +91,10 @@ pub struct BuildReport {
     pub bytes_parsed: u64,
     /// Wall time, milliseconds.
     pub elapsed_ms: u64,
+    /// Where the time went, milliseconds: discovery, parsing while
+    /// queueing documents, and the final commit (flushing the last segments
+    /// and merging).
+    pub timings: Timings,
     /// Read throughput, MB/s (10^6 bytes).
     pub mb_per_s: f64,
     /// Opt-in kinds included.
@@ -108,6 +112,17 @@ pub struct BuildReport {
     /// Session files whose header declares a version newer than 3, read on
     /// a best-effort basis.
     pub newer_versions: Vec<Skipped>,
+}
+
+/// Wall time per phase of a build, milliseconds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Walking the roots.
+    pub discover_ms: u64,
+    /// Fingerprinting, parsing and queueing documents for the indexer.
+    pub parse_ms: u64,
+    /// Committing: indexing what is still queued, writing segments, merging.
+    pub commit_ms: u64,
 }
 
 /// A failure that stops the build (as opposed to damage, which is reported).
@@ -178,7 +193,15 @@ fn parse_mapped(
     let body = &bytes[start..complete];
     let pieces = chunks(body, CHUNK_BYTES);
     let version = header.version;
+    // Files of several chunks are where memory and page faults add up:
+    // map each chunk's pages in one go before reading it, and drop them
+    // from our resident set after, so peak memory is a few chunks, not the
+    // file. A one-chunk file is unmapped as soon as it is done anyway.
+    let manage_pages = pieces.len() > 1;
     let parse = |c: &crate::source::Chunk| -> ParsedChunk {
+        if manage_pages {
+            map.prefault(start + c.start, start + c.end);
+        }
         let parsed = PARSER.with(|p| {
             p.borrow_mut().parse_chunk(
                 &body[c.start..c.end],
@@ -187,8 +210,9 @@ fn parse_mapped(
                 kinds,
             )
         });
-        // Done with these pages: let them go from our resident set.
-        map.release(start + c.start, start + c.end);
+        if manage_pages {
+            map.release(start + c.start, start + c.end);
+        }
         parsed
     };
     let parsed: Vec<ParsedChunk> = if pieces.len() == 1 {
@@ -248,6 +272,7 @@ pub fn build(
         .map_err(|source| BuildError::Threads { threads, source })?;
 
     let found = discover(&opts.roots);
+    let discovered = Instant::now();
     let index = IndexBuilder::create(&opts.index_dir, threads, opts.memory_budget)?;
     let mut report = BuildReport {
         files_scanned: found.files.len() as u64,
@@ -282,6 +307,7 @@ pub fn build(
             progress(c.len);
         });
     });
+    let parsed = Instant::now();
     if let Some(e) = first_error.into_inner().expect("error lock") {
         return Err(e.into());
     }
@@ -333,9 +359,16 @@ pub fn build(
     report.damaged = damaged;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
+    let committing = Instant::now();
     let info: BuildInfo = index.commit(&opts.kinds.to_list(), now_ms())?;
     report.sessions = info.sessions;
     let elapsed = started.elapsed();
+    let ms = |d: std::time::Duration| d.as_millis() as u64;
+    report.timings = Timings {
+        discover_ms: ms(discovered - started),
+        parse_ms: ms(parsed - discovered),
+        commit_ms: ms(committing.elapsed()),
+    };
     report.elapsed_ms = elapsed.as_millis() as u64;
     report.mb_per_s = report.bytes_read as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
     Ok(report)

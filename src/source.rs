@@ -63,6 +63,24 @@ impl MappedFile {
         self.map.as_deref().unwrap_or(&[])
     }
 
+    /// Ask the kernel to map `start..end` in one go, before it is read.
+    /// Without this every 4 KiB page (or 64 KiB with fault-around) costs a
+    /// page fault on first touch: on a warm page cache that was about a
+    /// third of the time to split a file into lines.
+    pub fn prefault(&self, start: usize, end: usize) {
+        #[cfg(target_os = "linux")]
+        if let Some(map) = &self.map {
+            let end = end.min(map.len());
+            if start < end {
+                // Best effort: an old kernel without MADV_POPULATE_READ
+                // simply faults pages in as they are read.
+                let _ = map.advise_range(memmap2::Advice::PopulateRead, start, end - start);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (start, end);
+    }
+
     /// Tell the kernel that `range` of the mapping is no longer needed, so
     /// that its pages stop counting towards this process's memory. The
     /// page cache keeps them; the file is unchanged.

@@ -1,0 +1,185 @@
+//! Throughput of every build stage, on a generated corpus of realistic
+//! sessions (see `scripts/gen-corpus.py`).
+//!
+//! The corpus is `$PI_INDEX_BENCH_CORPUS` if set, else one generated once
+//! into `target/bench-corpus-<size>` (size `$PI_INDEX_BENCH_SIZE`, default
+//! 64MB; the issue's floors are measured with 256MB). Files are read once
+//! before measuring, so the page cache is warm and the numbers are CPU, not
+//! disk.
+//!
+//! ```text
+//! cargo bench --bench throughput                 # all groups
+//! PI_INDEX_BENCH_SIZE=256MB cargo bench --bench throughput -- parse_extract
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use rayon::prelude::*;
+
+use pi_index::discover::discover;
+use pi_index::pi::fingerprint::{fingerprint, read_first_line};
+use pi_index::pi::Kinds;
+use pi_index::pipeline::{build, read_session, BuildOptions};
+use pi_index::source::{count_lines, MappedFile};
+
+#[path = "serde_baseline.rs"]
+mod serde_baseline;
+
+/// Threads used by the parallel groups: the floors are stated for 2.
+const THREADS: usize = 2;
+
+fn corpus() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    let size = std::env::var("PI_INDEX_BENCH_SIZE").unwrap_or_else(|_| "64MB".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target").join(format!("bench-corpus-{size}"));
+    if !dir.join(".complete").exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let status = Command::new("python3")
+            .arg(root.join("scripts/gen-corpus.py"))
+            .args(["--out"])
+            .arg(&dir)
+            .args(["--size", &size, "--seed", "42"])
+            .status()
+            .expect("python3 runs scripts/gen-corpus.py");
+        assert!(status.success(), "corpus generation failed");
+        std::fs::write(dir.join(".complete"), b"").unwrap();
+    }
+    dir
+}
+
+struct Corpus {
+    files: Vec<PathBuf>,
+    bytes: u64,
+}
+
+fn load() -> Corpus {
+    let dir = corpus();
+    let found = discover(&[dir]);
+    let mut bytes = 0;
+    let files: Vec<PathBuf> = found
+        .files
+        .into_iter()
+        .map(|c| {
+            // Warm the page cache.
+            bytes += std::fs::read(&c.path).map(|b| b.len() as u64).unwrap_or(0);
+            c.path
+        })
+        .collect();
+    Corpus { files, bytes }
+}
+
+fn pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .unwrap()
+}
+
+fn stages(c: &mut Criterion) {
+    let corpus = load();
+    let pool = pool();
+    eprintln!(
+        "corpus: {} files, {:.1} MB",
+        corpus.files.len(),
+        corpus.bytes as f64 / 1e6
+    );
+
+    let mut g = c.benchmark_group("split_lines");
+    g.sample_size(10)
+        .throughput(Throughput::Bytes(corpus.bytes));
+    g.bench_function("memchr_1_thread", |b| {
+        b.iter(|| {
+            corpus
+                .files
+                .iter()
+                .map(|p| count_lines(MappedFile::open(p).unwrap().bytes()))
+                .sum::<u64>()
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("fingerprint");
+    g.sample_size(10)
+        .throughput(Throughput::Elements(corpus.files.len() as u64));
+    g.bench_function("first_line_per_file", |b| {
+        b.iter(|| {
+            corpus
+                .files
+                .iter()
+                .filter(|p| {
+                    let mut f = std::fs::File::open(p).unwrap();
+                    let first = read_first_line(&mut f).unwrap().unwrap();
+                    fingerprint(&first.bytes).is_ok()
+                })
+                .count()
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("parse_extract");
+    g.sample_size(10)
+        .throughput(Throughput::Bytes(corpus.bytes));
+    g.bench_function(BenchmarkId::new("simd_json_tape", THREADS), |b| {
+        b.iter(|| {
+            pool.install(|| {
+                corpus
+                    .files
+                    .par_iter()
+                    .map(|p| match read_session(p, Kinds::default()).unwrap() {
+                        Ok((s, _)) => s.documents.len(),
+                        Err(_) => 0,
+                    })
+                    .sum::<usize>()
+            })
+        })
+    });
+    g.bench_function(BenchmarkId::new("serde_json_value", THREADS), |b| {
+        b.iter(|| {
+            pool.install(|| {
+                corpus
+                    .files
+                    .par_iter()
+                    .map(|p| serde_baseline::extract(MappedFile::open(p).unwrap().bytes()).0)
+                    .sum::<u64>()
+            })
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("build");
+    g.sample_size(10)
+        .throughput(Throughput::Bytes(corpus.bytes));
+    g.bench_function(BenchmarkId::new("end_to_end_fresh_index", THREADS), |b| {
+        b.iter_batched(
+            || tempfile::tempdir().unwrap(),
+            |dir| {
+                let report = build(
+                    &BuildOptions {
+                        roots: vec![corpus_root(&corpus)],
+                        index_dir: dir.path().join("index"),
+                        kinds: Kinds::default(),
+                        threads: THREADS,
+                        memory_budget: 96 << 20,
+                    },
+                    &|_| {},
+                )
+                .unwrap();
+                (report.messages_indexed, dir)
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+fn corpus_root(_c: &Corpus) -> PathBuf {
+    corpus()
+}
+
+criterion_group!(benches, stages);
+criterion_main!(benches);
