@@ -252,17 +252,25 @@ fn show_on_a_missing_index_hints_at_build() {
 }
 
 #[test]
-fn show_text_marks_abandoned_branches() {
+fn show_text_marks_abandoned_branches_and_hides_them_by_default() {
     let s = Scratch::new();
     s.build(&[&fixture("branch-abandoned.jsonl")], &[]);
-    let out = run(s
-        .cmd()
-        .arg("show")
-        .arg(fixture("branch-abandoned.jsonl"))
-        .arg("--index")
-        .arg(s.index()));
-    assert!(out.status.success());
-    let text = stdout(&out);
-    assert_eq!(text.matches("(abandoned branch)").count(), 2, "{text}");
-    assert!(text.contains("Make it poll instead; notify is flaky on NFS."));
+    let show = |extra: &[&str]| {
+        let out = run(s
+            .cmd()
+            .arg("show")
+            .arg(fixture("branch-abandoned.jsonl"))
+            .arg("--index")
+            .arg(s.index())
+            .args(extra));
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let all = show(&["--branch", "all"]);
+    assert_eq!(all.matches("(abandoned branch)").count(), 2, "{all}");
+    assert!(all.contains("Make it poll instead; notify is flaky on NFS."));
+    let active = show(&[]);
+    assert_eq!(active.matches("(abandoned branch)").count(), 0, "{active}");
+    assert!(!active.contains("Make it poll instead"));
+    assert!(active.contains("Keep notify but fall back to polling on NFS."));
 }

@@ -2,7 +2,11 @@
 //! place that knows about terminals, colours and exit codes.
 
 mod build;
+mod output;
+mod search;
+mod sessions;
 mod show;
+mod stats;
 
 use std::path::PathBuf;
 
@@ -11,14 +15,19 @@ use clap::{Parser, Subcommand};
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
 /// Exit code for "nothing found" (search, like grep).
-#[allow(dead_code)]
 pub const EXIT_NOTHING: i32 = 1;
 /// Exit code for a usage or I/O error.
 pub const EXIT_ERROR: i32 = 2;
 
 /// Index and search every session the Pi coding agent has saved.
 #[derive(Parser, Debug)]
-#[command(name = "pi-index", version, about, propagate_version = true)]
+#[command(
+    name = "pi-index",
+    version,
+    about,
+    propagate_version = true,
+    args_override_self = true
+)]
 pub struct Cli {
     /// The index directory [default: $PI_INDEX_DIR, else the platform data
     /// directory, e.g. ~/.local/share/pi-index]
@@ -34,8 +43,19 @@ pub struct Cli {
 pub enum Command {
     /// Index Pi session files (default: Pi's session directories).
     Build(build::BuildArgs),
+    /// Search every indexed session.
+    Search(search::SearchArgs),
     /// Print the indexed documents of one session.
     Show(show::ShowArgs),
+    /// List indexed sessions, newest first.
+    Sessions(sessions::SessionsArgs),
+    /// Show what the index holds.
+    Stats(stats::StatsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Run the command line; returns the process exit code.
@@ -48,13 +68,27 @@ pub fn run() -> i32 {
             return code;
         }
     };
+    if let Command::Completions { shell } = cli.command {
+        use clap::CommandFactory;
+        clap_complete::generate(
+            shell,
+            &mut Cli::command(),
+            "pi-index",
+            &mut std::io::stdout(),
+        );
+        return EXIT_OK;
+    }
     let index_dir = match index_dir(cli.index.as_deref()) {
         Ok(d) => d,
         Err(e) => return fail(&e),
     };
     let result = match cli.command {
         Command::Build(args) => build::run(args, &index_dir),
+        Command::Search(args) => search::run(args, &index_dir),
         Command::Show(args) => show::run(args, &index_dir),
+        Command::Sessions(args) => sessions::run(args, &index_dir),
+        Command::Stats(args) => stats::run(args, &index_dir),
+        Command::Completions { .. } => unreachable!("handled above"),
     };
     match result {
         Ok(code) => code,

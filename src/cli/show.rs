@@ -16,6 +16,9 @@ pub enum Format {
     Text,
     /// One JSON object per document, in file order.
     Json,
+    /// MemPalace's transcript format: `> ` before each user turn, the
+    /// reply on the following lines, a blank line after each exchange.
+    Transcript,
 }
 
 /// Arguments of `pi-index show`.
@@ -27,6 +30,27 @@ pub struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+
+    /// Which branch: the active one, or every document in file order.
+    #[arg(long, value_enum, default_value_t = Branch::Active)]
+    pub branch: Branch,
+
+    /// Show only the messages around this line: a few before and after.
+    #[arg(long, value_name = "LINE")]
+    pub around: Option<u64>,
+
+    /// With --around: how many messages before and after.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub context: usize,
+}
+
+/// Which documents `show` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Branch {
+    /// Only the active branch.
+    Active,
+    /// Every document, abandoned branches included.
+    All,
 }
 
 /// Run `show`.
@@ -34,12 +58,46 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<i32> {
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     let key = pi.resolve_session(&searcher, &args.session)?;
-    let docs = pi.session_documents(&searcher, &key)?;
+    let mut docs = pi.session_documents(&searcher, &key)?;
+    if let Some(line) = args.around {
+        // Around a line: context on both sides, whatever its branch, so a
+        // hit on an abandoned branch can be seen where it was said.
+        let at = docs.partition_point(|d| d.line < line);
+        let at = at.min(docs.len().saturating_sub(1));
+        let from = at.saturating_sub(args.context);
+        let to = (at + args.context + 1).min(docs.len());
+        docs = docs[from..to].to_vec();
+    } else if args.branch == Branch::Active {
+        docs.retain(|d| d.active);
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
         Format::Json => {
             for d in &docs {
                 serde_json::to_writer(&mut out, d)?;
+                writeln!(out)?;
+            }
+        }
+        Format::Transcript => {
+            let mut open = false;
+            for d in &docs {
+                match d.role.as_str() {
+                    "user" => {
+                        if open {
+                            writeln!(out)?;
+                        }
+                        for l in d.text.lines() {
+                            writeln!(out, "> {l}")?;
+                        }
+                        open = true;
+                    }
+                    "assistant" => {
+                        writeln!(out, "{}", d.text)?;
+                    }
+                    _ => continue,
+                }
+            }
+            if open {
                 writeln!(out)?;
             }
         }

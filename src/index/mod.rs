@@ -4,13 +4,19 @@
 //!
 //! - [`schema`]: the fields and the tokenizer.
 //! - [`writer`]: documents in, one commit per build.
-//! - [`reader`]: documents out: a session's documents for `show`.
+//! - [`reader`]: documents out: a session's documents for `show`, session
+//!   listings.
+//! - [`query`]: the query language and filters.
+//! - [`search`]: ranked hits with snippets.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
+pub mod query;
 pub mod reader;
 pub mod schema;
+pub mod search;
+pub mod stats;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -5,10 +5,11 @@ use std::path::Path;
 
 use serde::Serialize;
 use tantivy::collector::DocSetCollector;
-use tantivy::query::TermQuery;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Searcher, TantivyDocument, Term};
 
+use super::schema::SESSION_KIND;
 use super::{tantivy_err, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
@@ -186,7 +187,19 @@ impl PiIndex {
             SessionKey::Path(p) => Term::from_field_text(f.path, p),
             SessionKey::Id(id) => Term::from_field_text(f.session_id, id),
         };
-        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>,
+            ),
+            (
+                Occur::MustNot,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.kind, SESSION_KIND),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
         let addrs = searcher
             .search(&query, &DocSetCollector)
             .map_err(|e| tantivy_err(&self.dir, e))?;
@@ -231,6 +244,128 @@ impl PiIndex {
                 .and_then(|v| v.as_bool())
                 .unwrap_or(true),
             text: s(f.text).unwrap_or_default(),
+        }
+    }
+}
+
+/// One session, as `pi-index sessions` lists it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SessionSummary {
+    /// Session id.
+    pub session_id: String,
+    /// Session file.
+    pub path: String,
+    /// Working directory.
+    pub cwd: Option<String>,
+    /// Display name.
+    pub session_name: Option<String>,
+    /// The first user message's first line.
+    pub title: Option<String>,
+    /// Session start, RFC 3339.
+    pub started: Option<String>,
+    /// Time of the last indexed document, RFC 3339.
+    pub last: Option<String>,
+    /// Indexed documents.
+    pub messages: u64,
+    /// `last` as epoch ms, for sorting.
+    #[serde(skip)]
+    pub last_ms: Option<i64>,
+}
+
+impl SessionSummary {
+    /// The name, else the title, else the id.
+    pub fn label(&self) -> &str {
+        self.session_name
+            .as_deref()
+            .or(self.title.as_deref())
+            .unwrap_or(&self.session_id)
+    }
+}
+
+impl PiIndex {
+    /// Every session, newest activity first.
+    pub fn sessions(&self, searcher: &Searcher) -> Result<Vec<SessionSummary>, IndexError> {
+        let f = &self.fields;
+        let query = TermQuery::new(
+            Term::from_field_text(f.kind, SESSION_KIND),
+            IndexRecordOption::Basic,
+        );
+        let addrs = searcher
+            .search(&query, &DocSetCollector)
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        let mut out = Vec::with_capacity(addrs.len());
+        for a in addrs {
+            let d: TantivyDocument = searcher.doc(a).map_err(|e| tantivy_err(&self.dir, e))?;
+            out.push(self.summary(&d));
+        }
+        out.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.path.cmp(&b.path)));
+        Ok(out)
+    }
+
+    /// The summary of the session stored at `path`.
+    pub fn session_by_path(
+        &self,
+        searcher: &Searcher,
+        path: &str,
+    ) -> Result<Option<SessionSummary>, IndexError> {
+        let f = &self.fields;
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.kind, SESSION_KIND),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.path, path),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
+        let top = searcher
+            .search(
+                &query,
+                &tantivy::collector::TopDocs::with_limit(1).order_by_score(),
+            )
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        match top.first() {
+            Some((_, a)) => {
+                let d: TantivyDocument = searcher.doc(*a).map_err(|e| tantivy_err(&self.dir, e))?;
+                Ok(Some(self.summary(&d)))
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn summary(&self, d: &TantivyDocument) -> SessionSummary {
+        let f = &self.fields;
+        let s = |field| {
+            d.get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let t = |field| {
+            d.get_first(field)
+                .and_then(|v| v.as_datetime())
+                .map(|t| t.into_timestamp_millis())
+        };
+        let last_ms = t(f.last);
+        SessionSummary {
+            session_id: s(f.session_id).unwrap_or_default(),
+            path: s(f.path).unwrap_or_default(),
+            cwd: s(f.cwd),
+            session_name: s(f.session_name),
+            title: s(f.title),
+            started: t(f.started).map(format_millis),
+            last: last_ms.map(format_millis),
+            messages: d
+                .get_first(f.messages)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
+            last_ms,
         }
     }
 }

@@ -19,6 +19,14 @@
 //! | `session_name` | stored | shown with hits; it changes when a session is renamed, so it is not a filter |
 //! | `active` | bool, indexed, stored, fast | `branch:active` filters and marks |
 //! | `started` | date (ms), stored | the session's start, shown in headings |
+//! | `kind` | raw term | `session` on the one summary document per session file (messages carry none, which costs nothing per message); searches exclude it |
+//! | `title` | stored | session documents: the first user message, for listings and headings |
+//! | `messages` | u64 stored | session documents: how many documents the session has |
+//! | `last` | date (ms), stored | session documents: the time of the session's last document |
+//!
+//! Message documents and session documents share the session fields
+//! (`session_id`, `path`, `cwd`, `session_name`, `started`), so one lookup
+//! by path or id finds both.
 //!
 //! The text tokenizer is registered under [`TEXT_TOKENIZER`] every time an
 //! index is opened; [`SCHEMA_VERSION`] changes whenever fields or
@@ -26,7 +34,7 @@
 
 use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema,
-    TextFieldIndexing, TextOptions, FAST, STORED, STRING,
+    TextFieldIndexing, TextOptions, STORED, STRING,
 };
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
@@ -35,7 +43,7 @@ use tantivy::Index;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -69,7 +77,18 @@ pub struct Fields {
     pub active: Field,
     /// Session start time.
     pub started: Field,
+    /// `session` on session documents.
+    pub kind: Field,
+    /// Session documents: the first user message.
+    pub title: Field,
+    /// Session documents: number of documents.
+    pub messages: Field,
+    /// Session documents: time of the last document.
+    pub last: Field,
 }
+
+/// The `kind` value of session documents.
+pub const SESSION_KIND: &str = "session";
 
 impl Fields {
     /// Build the schema and return it with its field handles.
@@ -83,18 +102,12 @@ impl Fields {
                     .set_index_option(IndexRecordOption::WithFreqsAndPositions),
             ),
         );
-        let session_id = b.add_text_field("session_id", STRING | STORED | FAST);
+        let session_id = b.add_text_field("session_id", STRING | STORED);
         let path = b.add_text_field("path", STRING | STORED);
-        let line = b.add_u64_field(
-            "line",
-            NumericOptions::default()
-                .set_indexed()
-                .set_stored()
-                .set_fast(),
-        );
+        let line = b.add_u64_field("line", STORED);
         let offset = b.add_u64_field("offset", STORED);
         let entry_id = b.add_text_field("entry_id", STRING | STORED);
-        let role = b.add_text_field("role", STRING | STORED | FAST);
+        let role = b.add_text_field("role", STRING | STORED);
         let ms = DateOptions::default().set_precision(DateTimePrecision::Milliseconds);
         let timestamp = b.add_date_field(
             "timestamp",
@@ -105,12 +118,13 @@ impl Fields {
         let session_name = b.add_text_field("session_name", STORED);
         let active = b.add_bool_field(
             "active",
-            NumericOptions::default()
-                .set_indexed()
-                .set_stored()
-                .set_fast(),
+            NumericOptions::default().set_indexed().set_stored(),
         );
-        let started = b.add_date_field("started", ms.set_stored());
+        let started = b.add_date_field("started", ms.clone().set_stored());
+        let kind = b.add_text_field("kind", STRING);
+        let title = b.add_text_field("title", STORED);
+        let messages = b.add_u64_field("messages", STORED);
+        let last = b.add_date_field("last", ms.set_stored());
         (
             b.build(),
             Fields {
@@ -127,6 +141,10 @@ impl Fields {
                 session_name,
                 active,
                 started,
+                kind,
+                title,
+                messages,
+                last,
             },
         )
     }

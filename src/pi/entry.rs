@@ -23,6 +23,7 @@
 
 use simd_json::{Buffers, Node, Tape};
 
+use super::skim::{reduce_into, SKIM_MIN_BYTES};
 use super::Kinds;
 
 /// What the prefix scan concluded about a line.
@@ -252,6 +253,27 @@ impl LineParser {
         self.buf.extend_from_slice(line);
         self.buf.resize(len + simd_json::INPUT_PADDING, b' ');
         self.parse_buf(len, f)
+    }
+
+    /// Like [`LineParser::parse`], but a long line is first skimmed (see
+    /// [`super::skim`]): values that hold nothing to index under `kinds`
+    /// are left out of the copy simd-json parses. A line the skim cannot
+    /// follow, or whose skimmed copy does not parse, is parsed whole, so
+    /// errors are those of the whole line.
+    pub fn parse_skimmed<R>(
+        &mut self,
+        line: &[u8],
+        kinds: Kinds,
+        mut f: impl FnMut(simd_json::tape::Value<'_, '_>) -> R,
+    ) -> Result<R, LineError> {
+        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf) {
+            let len = self.buf.len();
+            self.buf.resize(len + simd_json::INPUT_PADDING, b' ');
+            if let Ok(r) = self.parse_buf(len, &mut f) {
+                return Ok(r);
+            }
+        }
+        self.parse(line, f)
     }
 
     /// Like [`LineParser::parse`], after replacing every invalid UTF-8

@@ -160,7 +160,7 @@ impl ChunkParser {
             let scratch = &mut self.scratch;
             let result = self
                 .parser
-                .parse(b, |v| extract_line(v, &ctx, scratch, &mut out));
+                .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
             if let Err(err) = result {
                 let recovered = std::str::from_utf8(b).is_err()
                     && self

@@ -16,6 +16,7 @@ pub mod branch;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
+pub mod skim;
 pub mod time;
 
 use std::fmt;

@@ -78,13 +78,17 @@ impl Scratch {
             )
         })
     }
-    /// Run `pi-index show <session> --index <index> --format json` and return
-    /// one parsed object per printed line. Panics on a non-zero exit.
+    /// Run `pi-index show <session> --index <index> --format json --branch all`
+    /// (every document, abandoned branches included, unless `extra` says
+    /// otherwise: a later flag wins) and return one parsed object per
+    /// printed line. Panics on a non-zero exit.
     pub fn show_json(&self, session: &str, extra: &[&str]) -> Vec<serde_json::Value> {
         let mut cmd = self.cmd();
-        cmd.args(["show", session, "--format", "json", "--index"])
-            .arg(self.index())
-            .args(extra);
+        cmd.args([
+            "show", session, "--format", "json", "--branch", "all", "--index",
+        ])
+        .arg(self.index())
+        .args(extra);
         let out = run(&mut cmd);
         assert!(
             out.status.success(),

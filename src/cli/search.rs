@@ -1,0 +1,229 @@
+//! `pi-index search QUERY`: ranked hits, grouped by session like ripgrep
+//! groups by file, or JSON Lines for scripts.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use clap::{Args, ValueEnum};
+
+use pi_index::index::query::Filters;
+use pi_index::index::search::{SearchRequest, Sort};
+use pi_index::index::PiIndex;
+use pi_index::pipeline::now_ms;
+
+use super::output::{cut, highlight, shell_quote, short_time, ColorChoice, Style};
+use super::{EXIT_NOTHING, EXIT_OK};
+
+/// Orders of hits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Best match first (BM25), ties broken by recency.
+    Relevance,
+    /// Newest first.
+    Newest,
+    /// Oldest first.
+    Oldest,
+}
+
+/// Arguments of `pi-index search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// The query: words (ANDed), "phrases", OR, -word or NOT word,
+    /// parentheses, prefix*, and inline filters role:, cwd:, session:,
+    /// model:, after:, before:, branch:active.
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub query: Vec<String>,
+
+    /// Only these roles: user, assistant, thinking, tool, summary, custom
+    /// (comma separated).
+    #[arg(long, value_name = "ROLES")]
+    pub role: Option<String>,
+
+    /// Only sessions whose directory is DIR or below it.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<String>,
+
+    /// Only the session with this id (or id prefix).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Only messages from models whose name contains NAME.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Only messages at or after this time: 2026-03-01, 7d, yesterday, …
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only messages before this time.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Only messages on the active branch of their session.
+    #[arg(long)]
+    pub active_only: bool,
+
+    /// Order of hits.
+    #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
+    pub sort: SortArg,
+
+    /// How many hits to print.
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    pub limit: usize,
+
+    /// Skip this many hits first.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub offset: usize,
+
+    /// Print JSON Lines: one hit per line, nothing else on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// When to colour the output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// Run `search`.
+pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<i32> {
+    let now = now_ms();
+    let mut filters = Filters::default();
+    let flags = [
+        ("role", &args.role),
+        ("cwd", &args.cwd),
+        ("session", &args.session),
+        ("model", &args.model),
+        ("after", &args.since),
+        ("before", &args.until),
+    ];
+    for (key, value) in flags {
+        if let Some(v) = value {
+            filters.apply(key, v, now)?;
+        }
+    }
+    filters.active_only |= args.active_only;
+    let pi = PiIndex::open(index_dir)?;
+    let searcher = pi.searcher()?;
+    let req = SearchRequest {
+        query: args.query.join(" "),
+        filters,
+        sort: match args.sort {
+            SortArg::Relevance => Sort::Relevance,
+            SortArg::Newest => Sort::Newest,
+            SortArg::Oldest => Sort::Oldest,
+        },
+        limit: args.limit,
+        offset: args.offset,
+        snippet_chars: 160,
+        now_ms: now,
+    };
+    let result = pi.search(&searcher, &req)?;
+    {
+        let mut err = std::io::stderr().lock();
+        for w in &result.warnings {
+            writeln!(
+                err,
+                "pi-index: warning: query position {}: {}",
+                w.position, w.message
+            )?;
+        }
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.json {
+        for h in &result.hits {
+            serde_json::to_writer(&mut out, h)?;
+            writeln!(out)?;
+        }
+    } else {
+        let style = Style::new(args.color.enabled());
+        // Group by session, in the order each session first appears.
+        let mut order: Vec<&str> = Vec::new();
+        let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, h) in result.hits.iter().enumerate() {
+            let key = h.doc.path.as_str();
+            groups
+                .entry(key)
+                .or_insert_with(|| {
+                    order.push(key);
+                    Vec::new()
+                })
+                .push(i);
+        }
+        for (n, path) in order.iter().enumerate() {
+            if n > 0 {
+                writeln!(out)?;
+            }
+            let first = &result.hits[groups[path][0]].doc;
+            let summary = pi.session_by_path(&searcher, path)?;
+            let label = summary
+                .as_ref()
+                .map(|s| s.label().to_owned())
+                .unwrap_or_else(|| first.session_id.clone());
+            let date = summary
+                .as_ref()
+                .and_then(|s| s.started.clone())
+                .or_else(|| first.timestamp.clone());
+            writeln!(out, "{}", style.heading(&cut(&label, 80)))?;
+            writeln!(
+                out,
+                "{}",
+                style.dim(&format!(
+                    "{}  {}  {}",
+                    first.cwd.as_deref().unwrap_or("?"),
+                    short_time(date.as_deref()),
+                    path
+                ))
+            )?;
+            writeln!(
+                out,
+                "{}",
+                style.dim(&format!("resume: pi --session {}", shell_quote(path)))
+            )?;
+            let mut idx = groups[path].clone();
+            idx.sort_by_key(|&i| result.hits[i].doc.line);
+            for i in idx {
+                let h = &result.hits[i];
+                let branch = if h.doc.active {
+                    String::new()
+                } else {
+                    format!(" {}", style.warn("[abandoned branch]"))
+                };
+                writeln!(
+                    out,
+                    "  {} {} line {}{}: {}",
+                    style.role(&format!("[{}]", h.doc.role)),
+                    short_time(h.doc.timestamp.as_deref()),
+                    h.doc.line,
+                    branch,
+                    highlight(&h.snippet, &h.highlights, style)
+                )?;
+                writeln!(
+                    out,
+                    "    {}",
+                    style.dim(&format!(
+                        "pi-index show {} --around {}",
+                        h.doc.session_id, h.doc.line
+                    ))
+                )?;
+            }
+        }
+        if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
+            writeln!(
+                out,
+                "\n{}",
+                style.dim(&format!(
+                    "{} of {} hits shown: use -n or --offset for more",
+                    result.hits.len(),
+                    result.total
+                ))
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(if result.hits.is_empty() {
+        EXIT_NOTHING
+    } else {
+        EXIT_OK
+    })
+}

@@ -1,0 +1,80 @@
+//! `pi-index sessions`: one line per session, newest first.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Args;
+
+use pi_index::index::query::{normalize_dir, parse_when};
+use pi_index::index::PiIndex;
+use pi_index::pipeline::now_ms;
+
+use super::output::{cut, short_time, ColorChoice, Style};
+use super::EXIT_OK;
+
+/// Arguments of `pi-index sessions`.
+#[derive(Args, Debug)]
+pub struct SessionsArgs {
+    /// Only sessions whose directory is DIR or below it.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<String>,
+
+    /// Only sessions active at or after this time: 2026-03-01, 7d, yesterday, …
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Print JSON Lines: one session per line.
+    #[arg(long)]
+    pub json: bool,
+
+    /// When to colour the output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// Run `sessions`.
+pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<i32> {
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_when(s, now_ms()))
+        .transpose()?;
+    let dir = args.cwd.as_deref().map(normalize_dir);
+    let pi = PiIndex::open(index_dir)?;
+    let searcher = pi.searcher()?;
+    let sessions = pi.sessions(&searcher)?;
+    let style = Style::new(!args.json && args.color.enabled());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for s in &sessions {
+        if let Some(d) = &dir {
+            let cwd = s.cwd.as_deref().unwrap_or("");
+            let below = cwd
+                .strip_prefix(d.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || d == "/");
+            if !below {
+                continue;
+            }
+        }
+        if let Some(t) = since {
+            if s.last_ms.is_none_or(|l| l < t) {
+                continue;
+            }
+        }
+        if args.json {
+            serde_json::to_writer(&mut out, s)?;
+            writeln!(out)?;
+        } else {
+            writeln!(
+                out,
+                "{}  {:<60}  {}  {} messages  {}",
+                short_time(s.last.as_deref()),
+                style.heading(&cut(s.label(), 60)),
+                style.dim(s.cwd.as_deref().unwrap_or("?")),
+                s.messages,
+                style.dim(&s.session_id)
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}

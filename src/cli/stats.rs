@@ -1,0 +1,60 @@
+//! `pi-index stats`: what the index holds.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Args;
+
+use pi_index::index::PiIndex;
+
+use super::EXIT_OK;
+
+/// Arguments of `pi-index stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Run `stats`.
+pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<i32> {
+    let pi = PiIndex::open(index_dir)?;
+    let searcher = pi.searcher()?;
+    let sessions = pi.sessions(&searcher)?;
+    let stats = pi.stats(&searcher, &sessions)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &stats)?;
+        writeln!(out)?;
+        return Ok(EXIT_OK);
+    }
+    writeln!(out, "index      {}", stats.index)?;
+    writeln!(out, "sessions   {}", stats.sessions)?;
+    writeln!(out, "messages   {}", stats.messages)?;
+    for (role, n) in &stats.messages_by_role {
+        writeln!(out, "  {role:<9} {n}")?;
+    }
+    writeln!(
+        out,
+        "dates      {} .. {}",
+        stats.first.as_deref().unwrap_or("-"),
+        stats.last.as_deref().unwrap_or("-")
+    )?;
+    writeln!(out, "size       {:.1} MB", stats.index_bytes as f64 / 1e6)?;
+    writeln!(
+        out,
+        "built      {} (kinds: {})",
+        stats.built_at.as_deref().unwrap_or("never"),
+        stats.kinds.as_deref().unwrap_or("-")
+    )?;
+    writeln!(out, "top projects")?;
+    for p in &stats.top_projects {
+        writeln!(
+            out,
+            "  {:>5} sessions {:>7} messages  {}",
+            p.sessions, p.messages, p.cwd
+        )?;
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,235 @@
+//! Searching: a parsed query plus filters in, ranked hits with snippets out.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, Order, Searcher, TantivyDocument, Term};
+
+use super::query::{filter_clauses, parse, FilterError, Filters, Warning};
+use super::reader::StoredDoc;
+use super::schema::SESSION_KIND;
+use super::{tantivy_err, IndexError, PiIndex};
+
+/// How hits are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// BM25, ties broken by recency.
+    #[default]
+    Relevance,
+    /// Newest first.
+    Newest,
+    /// Oldest first.
+    Oldest,
+}
+
+/// A search request.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    /// The query string.
+    pub query: String,
+    /// Filters from flags (inline filters are added to these).
+    pub filters: Filters,
+    /// Order.
+    pub sort: Sort,
+    /// Hits to return.
+    pub limit: usize,
+    /// Hits to skip.
+    pub offset: usize,
+    /// Snippet length in characters.
+    pub snippet_chars: usize,
+    /// Now, epoch ms (for relative dates).
+    pub now_ms: i64,
+}
+
+/// One hit.
+#[derive(Clone, Debug, Serialize)]
+pub struct Hit {
+    /// The stored document (every key `show --format json` prints).
+    #[serde(flatten)]
+    pub doc: StoredDoc,
+    /// The BM25 score (0 when sorted by date or with no text query).
+    pub score: f32,
+    /// A short plain-text excerpt around the matched words.
+    pub snippet: String,
+    /// Byte ranges of matched words within `snippet`.
+    #[serde(skip)]
+    pub highlights: Vec<std::ops::Range<usize>>,
+}
+
+/// The result of a search.
+#[derive(Debug)]
+pub struct SearchResult {
+    /// The hits, in order.
+    pub hits: Vec<Hit>,
+    /// How many documents matched in all.
+    pub total: usize,
+    /// What was repaired or ignored in the query.
+    pub warnings: Vec<Warning>,
+}
+
+/// Errors of a search.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The index failed.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// A filter value is unusable.
+    #[error(transparent)]
+    Filter(#[from] FilterError),
+}
+
+impl PiIndex {
+    /// Run a search.
+    pub fn search(
+        &self,
+        searcher: &Searcher,
+        req: &SearchRequest,
+    ) -> Result<SearchResult, SearchError> {
+        let f = &self.fields;
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(f.text)
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        let parsed = parse(
+            &req.query,
+            f,
+            &mut analyzer,
+            req.filters.clone(),
+            req.now_ms,
+        )?;
+        let models = self.matching_models(searcher, &parsed.filters.models)?;
+        let mut clauses = filter_clauses(&parsed.filters, f, &models);
+        let has_text = parsed.text.is_some();
+        match parsed.text {
+            Some(q) => clauses.push((Occur::Must, q)),
+            None => clauses.push((Occur::Must, Box::new(AllQuery))),
+        }
+        clauses.push((
+            Occur::MustNot,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.kind, SESSION_KIND),
+                IndexRecordOption::Basic,
+            )),
+        ));
+        let query = BooleanQuery::new(clauses);
+        let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
+
+        let wanted = req.offset + req.limit;
+        let mut ranked: Vec<(f32, Option<i64>, DocAddress)> = match (req.sort, has_text) {
+            (Sort::Relevance, true) => {
+                let (top, _) = searcher
+                    .search(
+                        &query,
+                        &(TopDocs::with_limit(wanted.max(1)).order_by_score(), Count),
+                    )
+                    .map_err(err)?;
+                let mut v: Vec<_> = top
+                    .into_iter()
+                    .map(|(s, a)| (s, self.timestamp_of(searcher, a), a))
+                    .collect();
+                v.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+                v
+            }
+            (sort, _) => {
+                let order = if sort == Sort::Oldest {
+                    Order::Asc
+                } else {
+                    Order::Desc
+                };
+                let top = searcher
+                    .search(
+                        &query,
+                        &TopDocs::with_limit(wanted.max(1))
+                            .order_by_fast_field::<tantivy::DateTime>("timestamp", order),
+                    )
+                    .map_err(err)?;
+                top.into_iter()
+                    .map(|(t, a)| (0.0, t.map(|t| t.into_timestamp_millis()), a))
+                    .collect()
+            }
+        };
+        let total = searcher.search(&query, &Count).map_err(err)?;
+        let ranked: Vec<_> = ranked.drain(..).skip(req.offset).take(req.limit).collect();
+
+        let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
+        snippets.set_max_num_chars(req.snippet_chars);
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (score, _, addr) in ranked {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let doc = self.stored(&d);
+            let snippet = snippets.snippet(&doc.text);
+            let (text, highlights) = if snippet.fragment().is_empty() {
+                (lead(&doc.text, req.snippet_chars), Vec::new())
+            } else {
+                (
+                    snippet.fragment().to_owned(),
+                    snippet.highlighted().to_vec(),
+                )
+            };
+            hits.push(Hit {
+                doc,
+                score,
+                snippet: text,
+                highlights,
+            });
+        }
+        Ok(SearchResult {
+            hits,
+            total,
+            warnings: parsed.warnings,
+        })
+    }
+
+    fn timestamp_of(&self, searcher: &Searcher, a: DocAddress) -> Option<i64> {
+        let reader = searcher.segment_reader(a.segment_ord);
+        let col = reader.fast_fields().date("timestamp").ok()?;
+        col.first(a.doc_id).map(|t| t.into_timestamp_millis())
+    }
+
+    /// Indexed model names containing any of `fragments` (case-insensitive).
+    pub fn matching_models(
+        &self,
+        searcher: &Searcher,
+        fragments: &[String],
+    ) -> Result<Vec<String>, IndexError> {
+        if fragments.is_empty() {
+            return Ok(Vec::new());
+        }
+        let all: BTreeSet<String> =
+            self.terms_with_prefix(searcher, self.fields.model, "", usize::MAX - 1)?;
+        Ok(all
+            .into_iter()
+            .filter(|m| {
+                let lower = m.to_lowercase();
+                fragments.iter().any(|frag| lower.contains(frag.as_str()))
+            })
+            .collect())
+    }
+}
+
+/// The start of `text`, at most `chars` characters, on one line.
+fn lead(text: &str, chars: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(chars) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}
+
+/// A query matching every message document.
+pub fn all_messages(f: &super::Fields) -> Box<dyn Query> {
+    Box::new(BooleanQuery::new(vec![
+        (Occur::Must, Box::new(AllQuery) as Box<dyn Query>),
+        (
+            Occur::MustNot,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.kind, SESSION_KIND),
+                IndexRecordOption::Basic,
+            )),
+        ),
+    ]))
+}

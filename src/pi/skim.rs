@@ -1,0 +1,224 @@
+//! Skimming: copy a line for parsing, leaving out the big values that hold
+//! nothing to index.
+//!
+//! An assistant line is mostly tool-call arguments (whole files being
+//! written or edited), thinking, signatures and usage; its text blocks are
+//! a small part. simd-json's cost grows with every byte it parses, so
+//! before parsing, [`reduce_into`] copies the line into the parse buffer
+//! with the values of such keys replaced by `null`. It only follows the
+//! line's structure (strings are skipped with `memchr2`, nothing is
+//! unescaped or validated), so it runs at several GB/s, and simd-json then
+//! parses what is left. Extraction still sees a normal JSON object: the
+//! rules stay in one place, in `extract`.
+//!
+//! The skim is conservative: if it cannot follow the line (cut short, too
+//! deep, not an object), it returns `false` and the caller parses the line
+//! whole, so damage is reported exactly as without it.
+
+use super::Kinds;
+
+/// Whether the value of `key` (inside the entry, not at its top level) can
+/// be left out under `kinds`.
+#[inline]
+fn elide(key: &[u8], kinds: Kinds) -> bool {
+    match key {
+        // Tool-call arguments (both spellings); `input` is also a number in
+        // `usage`, which is never indexed either.
+        b"arguments" | b"input" => !kinds.tools,
+        b"thinking" | b"thinkingSignature" => !kinds.thinking,
+        // Image data, signatures, streaming leftovers, usage and tool
+        // details: never indexed.
+        b"data" | b"signature" | b"textSignature" | b"partialJson" | b"usage" | b"details" => true,
+        _ => false,
+    }
+}
+
+/// Index just past the string starting at `line[i] == b'"'`.
+///
+/// Searches for quotes only, then counts the backslashes before each one:
+/// tool arguments are full of `\n` escapes but have far fewer `\"`, so
+/// this stops about half as often as searching for both bytes.
+#[inline]
+fn skip_string(line: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let q = j + memchr::memchr(b'"', line.get(j..)?)?;
+        let mut backslashes = 0;
+        while q - backslashes > i + 1 && line[q - 1 - backslashes] == b'\\' {
+            backslashes += 1;
+        }
+        if backslashes % 2 == 0 {
+            return Some(q + 1);
+        }
+        j = q + 1;
+    }
+}
+
+/// Index just past the value starting at `line[i]`.
+fn skip_value(line: &[u8], i: usize) -> Option<usize> {
+    match *line.get(i)? {
+        b'"' => skip_string(line, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < line.len() {
+                match line[j] {
+                    b'"' => {
+                        j = skip_string(line, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let rest = &line[i..];
+            let end = rest.iter().position(|&c| matches!(c, b',' | b'}' | b']'))?;
+            Some(i + end)
+        }
+    }
+}
+
+#[inline]
+fn skip_ws(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && line[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// Lines shorter than this are copied whole: skimming them saves less than
+/// it costs.
+pub const SKIM_MIN_BYTES: usize = 1024;
+
+/// Copy `line` into `out` with the values of inert keys (see the module
+/// docs) replaced by `null`. Returns `false`, with `out` in an unspecified
+/// state, when the line's structure cannot be followed.
+pub fn reduce_into(line: &[u8], kinds: Kinds, out: &mut Vec<u8>) -> bool {
+    reduce(line, kinds, out).is_some()
+}
+
+fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>) -> Option<()> {
+    out.clear();
+    let mut copied = 0;
+    let mut i = 0;
+    let mut depth = 0u32;
+    // Bit d set: the container at depth d is an object.
+    let mut objects: u64 = 0;
+    let mut expect_key = false;
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    while i < line.len() {
+        match line[i] {
+            b'"' => {
+                let end = skip_string(line, i)?;
+                if !expect_key {
+                    i = end;
+                    continue;
+                }
+                expect_key = false;
+                let key = &line[i + 1..end - 1];
+                let colon = skip_ws(line, end);
+                if line.get(colon) != Some(&b':') {
+                    return None;
+                }
+                let value = skip_ws(line, colon + 1);
+                if depth >= 2 && elide(key, kinds) {
+                    let value_end = skip_value(line, value)?;
+                    out.extend_from_slice(&line[copied..value]);
+                    out.extend_from_slice(b"null");
+                    copied = value_end;
+                    i = value_end;
+                } else {
+                    i = value;
+                }
+            }
+            b'{' | b'[' => {
+                if depth >= 63 {
+                    return None;
+                }
+                depth += 1;
+                let is_object = line[i] == b'{';
+                if is_object {
+                    objects |= 1 << depth;
+                } else {
+                    objects &= !(1 << depth);
+                }
+                expect_key = is_object;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                expect_key = false;
+                i += 1;
+            }
+            b',' => {
+                expect_key = objects & (1 << depth) != 0;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if depth != 0 {
+        return None;
+    }
+    out.extend_from_slice(&line[copied..]);
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reduced(line: &str, kinds: Kinds) -> Option<String> {
+        let mut out = Vec::new();
+        reduce_into(line.as_bytes(), kinds, &mut out).then(|| String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn tool_arguments_thinking_and_usage_are_left_out() {
+        let line = r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"long \"thought\"","thinkingSignature":"sig"},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":{"path":"x","content":"a\\b\n}{"}}],"usage":{"input":1,"output":2},"model":"m"}}"#;
+        assert_eq!(
+            reduced(line, Kinds::default()).unwrap(),
+            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":null,"thinkingSignature":null},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":null}],"usage":null,"model":"m"}}"#
+        );
+        let all = reduced(line, Kinds::ALL).unwrap();
+        assert!(all.contains(r#""thinking":"long \"thought\"""#));
+        assert!(all.contains(r#""arguments":{"path":"x","content":"a\\b\n}{"}"#));
+        assert!(all.contains(r#""usage":null"#));
+    }
+
+    #[test]
+    fn top_level_keys_and_whitespace() {
+        let line = r#"{ "type" : "custom_message", "details" : {"a":1}, "message" : { "content" : [ { "data" : "AAAA" , "text" : "t" } ] } }"#;
+        assert_eq!(
+            reduced(line, Kinds::default()).unwrap(),
+            r#"{ "type" : "custom_message", "details" : {"a":1}, "message" : { "content" : [ { "data" : null , "text" : "t" } ] } }"#
+        );
+    }
+
+    #[test]
+    fn lines_it_cannot_follow_are_refused() {
+        for line in [
+            r#"{"type":"message","message":{"content":[{"arguments":{"a":"b"#,
+            r#"{"a":"unterminated"#,
+            r#"[1,2]"#,
+            r#"{"a":1}}"#,
+            "",
+        ] {
+            assert_eq!(reduced(line, Kinds::default()), None, "{line}");
+        }
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(70), "]".repeat(70));
+        assert_eq!(reduced(&deep, Kinds::default()), None);
+    }
+}
