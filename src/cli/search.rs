@@ -31,7 +31,8 @@ pub enum SortArg {
 pub struct SearchArgs {
     /// The query: words (ANDed), "phrases", OR, -word or NOT word,
     /// parentheses, prefix*, and inline filters role:, cwd:, session:,
-    /// model:, after:, before:, branch:active.
+    /// model:, after:, before:, branch:active. A query that starts with
+    /// `-` goes after `--`: `pi-index search -- -flaky`.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
 

@@ -2,7 +2,8 @@
 //! about how it was built (in tantivy's commit payload, so the record and
 //! the documents are committed together and can never disagree).
 //!
-//! - [`schema`]: the fields and the tokenizer.
+//! - [`schema`]: the fields.
+//! - [`tokenizer`]: the text tokenizer, for prose and code alike.
 //! - [`writer`]: documents in, one commit per build.
 //! - [`reader`]: documents out: a session's documents for `show`, session
 //!   listings.
@@ -17,6 +18,7 @@ pub mod reader;
 pub mod schema;
 pub mod search;
 pub mod stats;
+pub mod tokenizer;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

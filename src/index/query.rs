@@ -503,79 +503,103 @@ fn to_query(e: &Expr, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query>
     }
 }
 
-/// The analyzer's tokens of `text`, with positions.
-fn tokens(text: &str, analyzer: &mut TextAnalyzer) -> Vec<(usize, String)> {
+/// A query token: position, text and byte span in the query.
+struct QTok {
+    position: usize,
+    text: String,
+    from: usize,
+    to: usize,
+}
+
+/// The analyzer's tokens of `text`.
+fn tokens(text: &str, analyzer: &mut TextAnalyzer) -> Vec<QTok> {
     let mut out = Vec::new();
     let mut stream = analyzer.token_stream(text);
     while let Some(t) = stream.next() {
-        out.push((t.position, t.text.clone()));
+        out.push(QTok {
+            position: t.position,
+            text: t.text.clone(),
+            from: t.offset_from,
+            to: t.offset_to,
+        });
     }
     out
 }
 
-fn text_query(text: &str, phrase: bool, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
+fn term(f: &Fields, text: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(
+        Term::from_field_text(f.text, text),
+        IndexRecordOption::WithFreqs,
+    ))
+}
+
+/// Words and phrases. The tokenizer emits an identifier's parts at
+/// consecutive positions and the whole identifier (and its sub-compounds)
+/// at the position of its first part. So a query that is one compound is
+/// the single term of its whole form, and anything longer is a phrase of
+/// the first token at each position (the parts), which is exactly how the
+/// indexed text reads.
+fn text_query(
+    text: &str,
+    _phrase: bool,
+    f: &Fields,
+    analyzer: &mut TextAnalyzer,
+) -> Box<dyn Query> {
     let toks = tokens(text, analyzer);
-    match toks.len() {
-        0 => Box::new(EmptyQuery),
-        1 => Box::new(TermQuery::new(
-            Term::from_field_text(f.text, &toks[0].1),
-            IndexRecordOption::WithFreqs,
-        )),
-        _ => {
-            let first = toks[0].0;
-            let distinct: std::collections::BTreeSet<usize> = toks.iter().map(|t| t.0).collect();
-            if distinct.len() == 1 && !phrase {
-                // Several tokens at one position (a compound and its first
-                // part): any of them.
-                return Box::new(BooleanQuery::new(
-                    toks.iter()
-                        .map(|(_, t)| {
-                            (
-                                Occur::Should,
-                                Box::new(TermQuery::new(
-                                    Term::from_field_text(f.text, t),
-                                    IndexRecordOption::WithFreqs,
-                                )) as Box<dyn Query>,
-                            )
-                        })
-                        .collect(),
-                ));
-            }
-            if distinct.len() == 1 {
-                return Box::new(TermQuery::new(
-                    Term::from_field_text(f.text, &toks[0].1),
-                    IndexRecordOption::WithFreqs,
-                ));
-            }
-            Box::new(PhraseQuery::new_with_offset(
-                toks.into_iter()
-                    .map(|(p, t)| (p - first, Term::from_field_text(f.text, &t)))
-                    .collect(),
-            ))
-        }
+    let Some(first) = toks.first() else {
+        return Box::new(EmptyQuery);
+    };
+    let end = toks.iter().map(|t| t.to).max().unwrap_or(0);
+    if let Some(whole) = toks
+        .iter()
+        .filter(|t| t.position == first.position && t.from == first.from && t.to >= end)
+        .max_by_key(|t| t.to - t.from)
+    {
+        return term(f, &whole.text);
     }
+    let mut parts: Vec<(usize, Term)> = Vec::new();
+    for t in &toks {
+        if parts
+            .last()
+            .is_some_and(|(p, _)| *p + first.position == t.position)
+        {
+            continue;
+        }
+        parts.push((
+            t.position - first.position,
+            Term::from_field_text(f.text, &t.text),
+        ));
+    }
+    if parts.len() == 1 {
+        return Box::new(TermQuery::new(
+            parts.remove(0).1,
+            IndexRecordOption::WithFreqs,
+        ));
+    }
+    Box::new(PhraseQuery::new_with_offset(parts))
 }
 
 fn prefix_query(stem: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     let toks = tokens(stem, analyzer);
-    let Some((_, last)) = toks.last() else {
+    let Some(first) = toks.first() else {
         return Box::new(EmptyQuery);
     };
-    let range = term_prefix_range(Term::from_field_text(f.text, last));
-    if toks.len() == 1 {
-        return range;
+    // One word or one compound (`serde_js*`): its whole form as a prefix.
+    let end = toks.iter().map(|t| t.to).max().unwrap_or(0);
+    if let Some(whole) = toks
+        .iter()
+        .filter(|t| t.position == first.position && t.from == first.from && t.to >= end)
+        .max_by_key(|t| t.to - t.from)
+    {
+        return term_prefix_range(Term::from_field_text(f.text, &whole.text));
     }
-    // `serde_js*`: the leading tokens as written, the last as a prefix.
-    let lead = text_query(
-        &toks[..toks.len() - 1]
-            .iter()
-            .map(|(_, t)| t.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        true,
-        f,
-        analyzer,
-    );
+    // Several words (`parse sess*`, quoted): all but the last as written,
+    // the last as a prefix.
+    let last = toks.iter().map(|t| t.position).max().unwrap_or(0);
+    let cut = toks.iter().position(|t| t.position == last).unwrap_or(0);
+    let lead_end = toks[..cut].iter().map(|t| t.to).max().unwrap_or(0);
+    let range = term_prefix_range(Term::from_field_text(f.text, &toks[cut].text));
+    let lead = text_query(&stem[..lead_end], true, f, analyzer);
     Box::new(BooleanQuery::new(vec![
         (Occur::Must, lead),
         (Occur::Must, range),

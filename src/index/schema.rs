@@ -36,14 +36,12 @@ use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema,
     TextFieldIndexing, TextOptions, STORED, STRING,
 };
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
-};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::Index;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -156,14 +154,11 @@ impl Fields {
     }
 }
 
-/// The text analyzer: words split at anything not alphanumeric, lower-cased
-/// and folded to ASCII, tokens over 100 bytes dropped (base64, hashes).
+/// The text analyzer: the code-aware tokenizer of [`super::tokenizer`]
+/// (prose words, identifiers whole and by parts, CJK per character,
+/// lower-cased and folded to ASCII, tokens over 100 bytes dropped).
 pub fn text_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(100))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
+    super::tokenizer::analyzer()
 }
 
 /// Register the tokenizers the schema names on an opened or new index.

@@ -1,0 +1,1117 @@
+//! A tantivy tokenizer for text that mixes prose and code.
+//!
+//! [`CodeTokenizer`] splits text into *words*: runs of alphanumeric
+//! characters (Unicode-aware). Everything else separates words, with two
+//! exceptions:
+//!
+//! - **Compounds.** Words joined by `_` (one or more), `::`, `.`, `-` or `/`
+//!   (with a word on both sides) form one compound, and a word is further
+//!   split at its camelCase / PascalCase humps. The pieces are the compound's
+//!   *parts*, emitted at consecutive positions. On top of the parts, the
+//!   compound emits the text of some longer stretches of itself (see
+//!   [Compounds](#compounds)) at the position of their first part, so that
+//!   an identifier or a path is found whole, by any of its parts, and by
+//!   its natural sub-units.
+//! - **CJK.** Han, Hiragana, Katakana, Bopomofo and Hangul characters are
+//!   emitted one per token at consecutive positions, so a phrase query finds
+//!   any substring.
+//!
+//! A token's text is the text of its byte range (`offset_from` to
+//! `offset_to`: byte offsets into the input, correct for every token, for
+//! snippets), lower-cased, folded to ASCII where a folding exists (`Café`
+//! → `cafe`, `straße` → `strasse`, by tantivy's [`AsciiFoldingFilter`]),
+//! and without combining accents (U+0300 to U+036F and the other combining
+//! diacritical blocks), which decomposed text carries separately. A token
+//! longer than [`MAX_TOKEN_LEN`] bytes (base64, hashes, minified blobs) is
+//! dropped but still takes its position.
+//!
+//! The tokenizer does all of this itself, in one pass with no filter: it
+//! needs the case to find humps, ASCII tokens (nearly all of them) are
+//! lower-cased as they are copied, and only tokens with other characters
+//! go through the folding. [`analyzer`] wraps it for registration.
+//!
+//! # Compounds
+//!
+//! A word is split into parts before an upper-case letter that follows a
+//! lower-case one (`parse|Session`), before the last capital of a run of
+//! capitals followed by lower case (`HTTP|Server`, `IO|Error`; but a run
+//! followed by a lone `s` is a plural: `URLs`, `IDs`), and before a capital
+//! after digits when the digits follow a lower-case letter (`utf8|String`)
+//! or the capital starts a capitalised word (`HTTP2|Server`,
+//! `404|Not|Found`). Letters and digits are never split otherwise (`utf8`,
+//! `x86`, `A1B2C3`, `3F2504E0`). A word longer than
+//! [`MAX_TOKEN_LEN`] bytes is not split: it is data, not an identifier,
+//! and is dropped as one token.
+//!
+//! The joiners nest, from the tightest to the loosest: camelCase humps,
+//! `_`, `-`, `.`, `::`, `/`. So `src/core/session-manager.ts` is the tree
+//! `src / core / ((session - manager) . ts)`, and `serde_json::from_str` is
+//! `(serde _ json) :: (from _ str)`. Each node of that tree with `k >= 2`
+//! children emits every run of 2 to [`MAX_RUN`] consecutive children, and
+//! itself whole. For `src/core/session-manager.ts` that is
+//! `session-manager`, `session-manager.ts`, `src/core`,
+//! `core/session-manager.ts` and the whole path (`src/core/session-manager.ts`
+//! has 3 children, so it is both a run and the whole).
+//!
+//! Since the same analyzer runs on queries, a query term is itself split
+//! into this structure, and it finds a compound when the query is one of
+//! the emitted runs (or a single part): a whole identifier or path, a
+//! sub-identifier between two joiners of one kind (`from_str`, `io::Read`
+//! in `std::io::Read`, `core/session-manager.ts` in a longer path,
+//! `sessionEntries` in `parseSessionEntries`), or any run of up to
+//! [`MAX_RUN`] consecutive children of one node (`src/core` or
+//! `src/index/tokenizer.rs` in `/home/u/pi-index/src/index/tokenizer.rs`,
+//! but not `u/pi-index/src/index/tokenizer.rs`, 5 children). A query that
+//! cuts through a tighter unit, like `json::from_str` in
+//! `serde_json::from_str` (it splits `serde_json`) or `manager.ts` in
+//! `session-manager.ts`, does not match as a compound; written with spaces
+//! (`"json from_str"`, or unquoted `json from_str`) it does.
+//!
+//! Emitting more tokens has a cost: on a code-heavy sample (with some CJK)
+//! 1.7 times as many tokens as tantivy's `SimpleTokenizer`, the same on prose.
+//!
+//! A compound stops growing at [`MAX_PARTS`] parts (the next part starts a
+//! new compound), which bounds the work and memory per compound.
+
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, RawTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,
+};
+
+/// Longest token kept, in bytes: longer ones are dropped (they still take
+/// their position).
+pub const MAX_TOKEN_LEN: usize = 100;
+
+/// Longest run of a compound node's children emitted as one token, besides
+/// the whole node.
+pub const MAX_RUN: usize = 4;
+
+/// Most parts in one compound; the next part starts a new compound.
+pub const MAX_PARTS: usize = 64;
+
+// Joiner levels, from the tightest to the loosest.
+const CAMEL: u8 = 0;
+const UNDERSCORE: u8 = 1;
+const HYPHEN: u8 = 2;
+const DOT: u8 = 3;
+const COLONS: u8 = 4;
+const SLASH: u8 = 5;
+
+// Character classes.
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+/// A letter without case (Thai, Arabic, …).
+const OTHER: u8 = 4;
+/// A combining mark: part of the word, left out of the token text.
+const MARK: u8 = 5;
+const CJK: u8 = 6;
+/// Only in [`ASCII_CLASS`]: the byte starts a multi-byte character.
+const NON_ASCII: u8 = 7;
+/// No previous character in the word.
+const NONE: u8 = 8;
+
+static ASCII_CLASS: [u8; 256] = {
+    let mut table = [SEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = match b as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            0x80..=0xFF => NON_ASCII,
+            _ => SEP,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Combining diacritical marks (not alphanumeric, but part of a word).
+#[inline]
+fn is_mark(c: char) -> bool {
+    matches!(c as u32,
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF
+        | 0x3099..=0x309A // combining kana voicing marks
+        | 0xFE20..=0xFE2F)
+}
+
+/// Han, Hiragana, Katakana, Bopomofo and Hangul letters (the blocks,
+/// without their few punctuation characters and marks; unassigned code
+/// points in them count too, which is harmless and saves a lookup).
+#[inline]
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF       // Hangul Jamo
+        | 0x3005..=0x3007     // 々 〆 〇
+        | 0x3021..=0x3029     // Hangzhou numerals
+        | 0x3041..=0x3098     // Hiragana
+        | 0x309D..=0x309F     // Hiragana iteration marks, ゟ
+        | 0x30A1..=0x30FA     // Katakana, without ゠ and the middle dot ・
+        | 0x30FC..=0x30FF     // ー, iteration marks, ヿ
+        | 0x3100..=0x318F     // Bopomofo, Hangul compatibility Jamo
+        | 0x31A0..=0x31BF     // Bopomofo extended
+        | 0x31F0..=0x31FF     // Katakana phonetic extensions
+        | 0x3400..=0x4DBF     // CJK extension A
+        | 0x4E00..=0x9FFF     // CJK unified ideographs
+        | 0xA960..=0xA97F     // Hangul Jamo extended A
+        | 0xAC00..=0xD7FF     // Hangul syllables, Jamo extended B
+        | 0xF900..=0xFAFF     // CJK compatibility ideographs
+        | 0xFF66..=0xFFDC     // half-width Katakana and Hangul
+        | 0x1B000..=0x1B16F   // Kana supplement and extensions
+        | 0x20000..=0x3FFFF) // CJK extensions B and later
+}
+
+/// The class of a non-ASCII character.
+#[inline]
+fn classify(c: char) -> u8 {
+    if is_mark(c) {
+        MARK
+    } else if is_cjk(c) {
+        CJK
+    } else if !c.is_alphanumeric() {
+        SEP
+    } else if c.is_lowercase() {
+        LOWER
+    } else if c.is_uppercase() {
+        UPPER
+    } else if c.is_numeric() {
+        DIGIT
+    } else {
+        OTHER
+    }
+}
+
+/// The character starting at byte `p` of `text` (a character boundary).
+#[inline]
+fn char_at(text: &str, p: usize) -> char {
+    text[p..].chars().next().unwrap_or('\0')
+}
+
+/// One part of a compound: a byte range of the text.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    start: usize,
+    end: usize,
+    /// Level of the joiner before this part (unused for the first part).
+    joiner: u8,
+    /// The range is ASCII, so its token text is the range itself.
+    ascii: bool,
+}
+
+/// A token of a compound: its parts `first..=last`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Span {
+    first: u32,
+    last: u32,
+}
+
+/// tantivy's ASCII folding, run on one token at a time.
+type Folder = <AsciiFoldingFilter as TokenFilter>::Tokenizer<RawTokenizer>;
+
+/// A tokenizer for prose and code: words, identifier and path compounds
+/// with their parts, and CJK characters one by one, lower-cased and folded
+/// to ASCII (see the [module documentation](self)).
+#[derive(Clone, Default)]
+pub struct CodeTokenizer {
+    token: Token,
+    parts: Vec<Part>,
+    pending: Vec<Span>,
+    children: Vec<usize>,
+    /// Created on first use (the folding wrapper has no `Default`).
+    folder: Option<Folder>,
+    scratch: String,
+}
+
+/// The [`TokenStream`] of a [`CodeTokenizer`].
+pub struct CodeTokenStream<'a> {
+    text: &'a str,
+    token: &'a mut Token,
+    /// The current compound's parts.
+    parts: &'a mut Vec<Part>,
+    /// The current compound's tokens in position order, from `next_pending`.
+    pending: &'a mut Vec<Span>,
+    next_pending: usize,
+    /// Scratch for [`Self::plan`].
+    children: &'a mut Vec<usize>,
+    folder: &'a mut Folder,
+    /// Scratch for folding.
+    scratch: &'a mut String,
+    /// Where scanning resumes.
+    cursor: usize,
+    /// Position of the current compound's first part.
+    base: usize,
+    /// Position of the next part or CJK character.
+    next_position: usize,
+}
+
+impl Tokenizer for CodeTokenizer {
+    type TokenStream<'a> = CodeTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
+        self.token.reset();
+        self.parts.clear();
+        self.pending.clear();
+        CodeTokenStream {
+            text,
+            token: &mut self.token,
+            parts: &mut self.parts,
+            pending: &mut self.pending,
+            next_pending: 0,
+            children: &mut self.children,
+            folder: self
+                .folder
+                .get_or_insert_with(|| AsciiFoldingFilter.transform(RawTokenizer::default())),
+            scratch: &mut self.scratch,
+            cursor: 0,
+            base: 0,
+            next_position: 0,
+        }
+    }
+}
+
+/// The analyzer for indexed text and queries alike: a [`CodeTokenizer`],
+/// which needs no filter (it lower-cases, folds and drops long tokens
+/// itself).
+pub fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::from(CodeTokenizer::default())
+}
+
+impl CodeTokenStream<'_> {
+    /// The class of the character at byte `p`, and its length; `SEP` past
+    /// the end.
+    #[inline]
+    fn class_at(&self, p: usize) -> (u8, usize) {
+        match self.text.as_bytes().get(p) {
+            None => (SEP, 0),
+            Some(&b) => match ASCII_CLASS[b as usize] {
+                NON_ASCII => {
+                    let c = char_at(self.text, p);
+                    (classify(c), c.len_utf8())
+                }
+                class => (class, 1),
+            },
+        }
+    }
+
+    /// Does a word (not a mark, not CJK) start at byte `p`?
+    #[inline]
+    fn word_starts_at(&self, p: usize) -> bool {
+        matches!(self.class_at(p).0, LOWER | UPPER | DIGIT | OTHER)
+    }
+
+    /// Is the character at `p` lower-case, and not a plural `s` (an `s`
+    /// not followed by another lower-case letter)?
+    #[inline]
+    fn lower_not_plural_at(&self, p: usize) -> bool {
+        let (class, len) = self.class_at(p);
+        class == LOWER && (self.text.as_bytes()[p] != b's' || self.class_at(p + len).0 == LOWER)
+    }
+
+    /// The joiner at byte `p`, if a word follows it: its level and where
+    /// the next word starts.
+    #[inline]
+    fn joiner_at(&self, p: usize) -> Option<(u8, usize)> {
+        let bytes = self.text.as_bytes();
+        let (level, next) = match *bytes.get(p)? {
+            b'_' => {
+                let mut q = p + 1;
+                while bytes.get(q) == Some(&b'_') {
+                    q += 1;
+                }
+                (UNDERSCORE, q)
+            }
+            b'-' => (HYPHEN, p + 1),
+            b'.' => (DOT, p + 1),
+            b'/' => (SLASH, p + 1),
+            b':' if bytes.get(p + 1) == Some(&b':') => (COLONS, p + 2),
+            _ => return None,
+        };
+        self.word_starts_at(next).then_some((level, next))
+    }
+
+    /// Scan the word starting at `start` (a word character), pushing its
+    /// parts, the first after a joiner of level `joiner`. Returns the end.
+    fn scan_word(&mut self, start: usize, joiner: u8) -> usize {
+        let bytes = self.text.as_bytes();
+        let first_part = self.parts.len();
+        let mut part = Part {
+            start,
+            end: start,
+            joiner,
+            ascii: true,
+        };
+        let mut word_ascii = true;
+        let mut prev = NONE;
+        let mut last_letter = NONE;
+        let mut p = start;
+        while p < bytes.len() {
+            let b = bytes[p];
+            let (class, len) = match ASCII_CLASS[b as usize] {
+                SEP => break,
+                // The common case: lower case and digits never start a part.
+                class @ (LOWER | DIGIT) => {
+                    if class == LOWER {
+                        last_letter = LOWER;
+                    }
+                    prev = class;
+                    p += 1;
+                    continue;
+                }
+                NON_ASCII => {
+                    let c = char_at(self.text, p);
+                    match classify(c) {
+                        SEP | CJK => break,
+                        class => {
+                            part.ascii = false;
+                            word_ascii = false;
+                            (class, c.len_utf8())
+                        }
+                    }
+                }
+                class => (class, 1),
+            };
+            match class {
+                MARK => {}
+                UPPER => {
+                    let split = match prev {
+                        LOWER => true,
+                        DIGIT => last_letter == LOWER || self.lower_not_plural_at(p + len),
+                        UPPER => self.lower_not_plural_at(p + len),
+                        _ => false,
+                    };
+                    if split {
+                        part.end = p;
+                        self.parts.push(part);
+                        part = Part {
+                            start: p,
+                            end: p,
+                            joiner: CAMEL,
+                            ascii: len == 1,
+                        };
+                    }
+                    prev = UPPER;
+                    last_letter = UPPER;
+                }
+                _ => {
+                    prev = class;
+                    if class != DIGIT {
+                        last_letter = class;
+                    }
+                }
+            }
+            p += len;
+        }
+        part.end = p;
+        if p - start > MAX_TOKEN_LEN && self.parts.len() > first_part {
+            // Too long for an identifier: one part, to be dropped.
+            self.parts.truncate(first_part);
+            part = Part {
+                start,
+                end: p,
+                joiner,
+                ascii: word_ascii,
+            };
+        }
+        self.parts.push(part);
+        p
+    }
+
+    /// Scan the compound starting at `start`, filling `parts`, and move
+    /// the cursor past it.
+    fn scan_compound(&mut self, start: usize) {
+        self.parts.clear();
+        let mut p = start;
+        let mut joiner = CAMEL;
+        loop {
+            p = self.scan_word(p, joiner);
+            if self.parts.len() >= MAX_PARTS {
+                break;
+            }
+            match self.joiner_at(p) {
+                Some((level, next)) => {
+                    joiner = level;
+                    p = next;
+                }
+                None => break,
+            }
+        }
+        self.cursor = p;
+    }
+
+    /// Fill `pending` with the tokens of a compound of several parts, in
+    /// position order: each part, and the runs of each node's children.
+    fn plan(&mut self) {
+        let n = self.parts.len();
+        self.pending.clear();
+        self.next_pending = 0;
+        self.pending
+            .extend((0..n as u32).map(|i| Span { first: i, last: i }));
+        let mut levels = 0u8;
+        for part in &self.parts[1..] {
+            levels |= 1 << part.joiner;
+        }
+        for level in CAMEL..=SLASH {
+            if levels & (1 << level) == 0 {
+                continue;
+            }
+            // The nodes at this level: maximal runs of parts joined by
+            // joiners no looser than `level`.
+            let mut node_start = 0;
+            for j in 1..=n {
+                if j == n || self.parts[j].joiner > level {
+                    self.plan_node(node_start, j, level);
+                    node_start = j;
+                }
+            }
+        }
+        // By position, then length (`Ord` compares `first`, then `last`).
+        self.pending.sort_unstable();
+    }
+
+    /// Push the runs of the children of the node made of parts
+    /// `start..end`, whose children are separated by joiners of `level`.
+    fn plan_node(&mut self, start: usize, end: usize, level: u8) {
+        self.children.clear();
+        self.children.push(start);
+        for j in start + 1..end {
+            if self.parts[j].joiner == level {
+                self.children.push(j);
+            }
+        }
+        let k = self.children.len();
+        if k < 2 {
+            return;
+        }
+        self.children.push(end);
+        for a in 0..k {
+            for c in a + 1..k.min(a + MAX_RUN) {
+                self.pending.push(Span {
+                    first: self.children[a] as u32,
+                    last: (self.children[c + 1] - 1) as u32,
+                });
+            }
+        }
+        if k > MAX_RUN {
+            self.pending.push(Span {
+                first: start as u32,
+                last: (end - 1) as u32,
+            });
+        }
+    }
+
+    /// Make the ASCII range `start..end` the current token; false if too
+    /// long.
+    #[inline]
+    fn emit_ascii(&mut self, start: usize, end: usize, position: usize, length: usize) -> bool {
+        if end - start > MAX_TOKEN_LEN {
+            return false;
+        }
+        let text = &mut self.token.text;
+        text.clear();
+        text.push_str(&self.text[start..end]);
+        text.make_ascii_lowercase();
+        self.token.offset_from = start;
+        self.token.offset_to = end;
+        self.token.position = position;
+        self.token.position_length = length;
+        true
+    }
+
+    /// Make the token of parts `first..=last` current; false if too long.
+    fn emit(&mut self, first: usize, last: usize) -> bool {
+        let start = self.parts[first].start;
+        let end = self.parts[last].end;
+        let position = self.base + first;
+        let length = last - first + 1;
+        if self.parts[first..=last].iter().all(|part| part.ascii) {
+            return self.emit_ascii(start, end, position, length);
+        }
+        let text = &mut self.token.text;
+        text.clear();
+        for c in self.text[start..end].chars() {
+            if c.is_ascii() {
+                text.push(c.to_ascii_lowercase());
+            } else if !is_mark(c) {
+                // Lower-casing can add a mark (`İ` → `i` + U+0307).
+                text.extend(c.to_lowercase().filter(|&c| !is_mark(c)));
+            }
+        }
+        if !text.is_ascii() {
+            std::mem::swap(text, self.scratch);
+            text.clear();
+            let mut folded = self.folder.token_stream(self.scratch);
+            if folded.advance() {
+                text.push_str(&folded.token().text);
+            }
+            // Folding turns small capitals (`ᴀ`) into capitals.
+            text.make_ascii_lowercase();
+        }
+        if text.len() > MAX_TOKEN_LEN {
+            return false;
+        }
+        self.token.offset_from = start;
+        self.token.offset_to = end;
+        self.token.position = position;
+        self.token.position_length = length;
+        true
+    }
+}
+
+impl TokenStream for CodeTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        loop {
+            if let Some(&span) = self.pending.get(self.next_pending) {
+                self.next_pending += 1;
+                if self.emit(span.first as usize, span.last as usize) {
+                    return true;
+                }
+                continue;
+            }
+            // Skip separators up to a word or a CJK character.
+            let bytes = self.text.as_bytes();
+            let mut p = self.cursor;
+            loop {
+                let Some(&b) = bytes.get(p) else {
+                    self.cursor = p;
+                    return false;
+                };
+                match ASCII_CLASS[b as usize] {
+                    SEP => p += 1,
+                    NON_ASCII => {
+                        let c = char_at(self.text, p);
+                        let len = c.len_utf8();
+                        match classify(c) {
+                            SEP | MARK => p += len,
+                            CJK => {
+                                self.cursor = p + len;
+                                self.token.text.clear();
+                                self.token.text.push_str(&self.text[p..p + len]);
+                                self.token.offset_from = p;
+                                self.token.offset_to = p + len;
+                                self.token.position = self.next_position;
+                                self.token.position_length = 1;
+                                self.next_position += 1;
+                                return true;
+                            }
+                            _ => break,
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            // Fast path: a plain ASCII word (lower case and digits after its
+            // first character) that no joiner extends.
+            let mut q = p + 1;
+            while bytes[p] < 0x80
+                && q < bytes.len()
+                && matches!(ASCII_CLASS[bytes[q] as usize], LOWER | DIGIT)
+            {
+                q += 1;
+            }
+            if q == bytes.len()
+                || (ASCII_CLASS[bytes[q] as usize] == SEP && self.joiner_at(q).is_none())
+            {
+                let position = self.next_position;
+                self.next_position += 1;
+                self.cursor = q;
+                if self.emit_ascii(p, q, position, 1) {
+                    return true;
+                }
+                continue;
+            }
+            self.scan_compound(p);
+            self.base = self.next_position;
+            self.next_position += self.parts.len();
+            if self.parts.len() == 1 {
+                if self.emit(0, 0) {
+                    return true;
+                }
+            } else {
+                self.plan();
+            }
+        }
+    }
+
+    fn token(&self) -> &Token {
+        self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.token
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::query::QueryParser;
+    use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
+    use tantivy::snippet::SnippetGenerator;
+    use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer};
+    use tantivy::{doc, Index, IndexWriter};
+
+    /// (text, position, offset_from, offset_to) of every token.
+    fn tokens(text: &str) -> Vec<(String, usize, usize, usize)> {
+        let mut analyzer = analyzer();
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        stream.process(&mut |t| {
+            out.push((t.text.clone(), t.position, t.offset_from, t.offset_to));
+        });
+        out
+    }
+
+    /// Token texts only.
+    fn texts(text: &str) -> Vec<String> {
+        tokens(text).into_iter().map(|t| t.0).collect()
+    }
+
+    fn t(text: &str, position: usize, from: usize, to: usize) -> (String, usize, usize, usize) {
+        (text.to_string(), position, from, to)
+    }
+
+    #[test]
+    fn empty_and_punctuation_only() {
+        assert!(tokens("").is_empty());
+        assert!(tokens("  \n\t ").is_empty());
+        assert!(tokens("!?, ... -- :: // __ 🎉🚀 ✓ → «»").is_empty());
+    }
+
+    #[test]
+    fn prose_like_simple_tokenizer() {
+        assert_eq!(
+            tokens("Hello, World!"),
+            vec![t("hello", 0, 0, 5), t("world", 1, 7, 12)]
+        );
+        assert_eq!(
+            texts("It's a 2nd test — ok? 🎉 yes."),
+            ["it", "s", "a", "2nd", "test", "ok", "yes"]
+        );
+    }
+
+    #[test]
+    fn rust_path() {
+        assert_eq!(
+            tokens("serde_json::from_str"),
+            vec![
+                t("serde", 0, 0, 5),
+                t("serde_json", 0, 0, 10),
+                t("serde_json::from_str", 0, 0, 20),
+                t("json", 1, 6, 10),
+                t("from", 2, 12, 16),
+                t("from_str", 2, 12, 20),
+                t("str", 3, 17, 20),
+            ]
+        );
+    }
+
+    #[test]
+    fn camel_case() {
+        assert_eq!(
+            tokens("parseSessionEntries"),
+            vec![
+                t("parse", 0, 0, 5),
+                t("parsesession", 0, 0, 12),
+                t("parsesessionentries", 0, 0, 19),
+                t("session", 1, 5, 12),
+                t("sessionentries", 1, 5, 19),
+                t("entries", 2, 12, 19),
+            ]
+        );
+        assert_eq!(texts("HTTPServer"), ["http", "httpserver", "server"]);
+        assert_eq!(texts("IOError"), ["io", "ioerror", "error"]);
+        assert_eq!(texts("utf8"), ["utf8"]);
+        assert_eq!(texts("utf8String"), ["utf8", "utf8string", "string"]);
+        assert_eq!(texts("HTTP2Server"), ["http2", "http2server", "server"]);
+        assert_eq!(texts("404NotFound")[0], "404");
+        assert_eq!(texts("URLs IDs"), ["urls", "ids"]);
+        assert_eq!(
+            texts("URLsToFetch"),
+            ["urls", "urlsto", "urlstofetch", "to", "tofetch", "fetch"]
+        );
+        assert_eq!(
+            texts("A1B2C3 x86 deadBEEF0"),
+            ["a1b2c3", "x86", "dead", "deadbeef0", "beef0"]
+        );
+        assert_eq!(texts("ÉCOLE École"), ["ecole", "ecole"]);
+        assert_eq!(texts("straßeNeu"), ["strasse", "strasseneu", "neu"]);
+    }
+
+    #[test]
+    fn file_path() {
+        assert_eq!(
+            tokens("see src/core/session-manager.ts."),
+            vec![
+                t("see", 0, 0, 3),
+                t("src", 1, 4, 7),
+                t("src/core", 1, 4, 12),
+                t("src/core/session-manager.ts", 1, 4, 31),
+                t("core", 2, 8, 12),
+                t("core/session-manager.ts", 2, 8, 31),
+                t("session", 3, 13, 20),
+                t("session-manager", 3, 13, 28),
+                t("session-manager.ts", 3, 13, 31),
+                t("manager", 4, 21, 28),
+                t("ts", 5, 29, 31),
+            ]
+        );
+        // Leading and trailing punctuation is not a joiner.
+        assert_eq!(
+            texts("./a.b/ __c_d__ -e- x..y a:b"),
+            ["a", "a.b", "b", "c", "c_d", "d", "e", "x", "y", "a", "b"]
+        );
+    }
+
+    #[test]
+    fn long_path_runs_are_bounded() {
+        // 7 children at the `/` level: runs of 2 to 4 children plus the
+        // whole path.
+        let all = texts("/home/u/w/pi-index/src/index/tokenizer.rs");
+        assert!(all.contains(&"home/u/w/pi-index/src/index/tokenizer.rs".to_string()));
+        assert!(all.contains(&"src/index/tokenizer.rs".to_string()));
+        assert!(all.contains(&"pi-index/src/index/tokenizer.rs".to_string()));
+        assert!(!all.contains(&"w/pi-index/src/index/tokenizer.rs".to_string()));
+        assert!(!all.contains(&"index/tokenizer".to_string()));
+        assert_eq!(all.len(), 9 + 2 + (6 + 5 + 4) + 1);
+    }
+
+    #[test]
+    fn accents() {
+        assert_eq!(
+            tokens("Café ÉCOLE naïve"),
+            vec![
+                t("cafe", 0, 0, 5),
+                t("ecole", 1, 6, 12),
+                t("naive", 2, 13, 19)
+            ]
+        );
+        // Decomposed: e + U+0301.
+        assert_eq!(tokens("Cafe\u{301}s"), vec![t("cafes", 0, 0, 7)]);
+        // Lower-cased, but no ASCII folding exists for Greek or Cyrillic.
+        assert_eq!(texts("Ελληνικά ДОМ"), ["ελληνικά", "дом"]);
+    }
+
+    #[test]
+    fn folding_and_lower_casing_edge_cases() {
+        // Small capitals fold to capitals, then are lower-cased; `İ`
+        // lower-cases to `i` plus a combining dot, which is dropped.
+        assert_eq!(
+            texts("ᴀʙᴄ İstanbul ǅemal Æsir ＡＢＣ１２"),
+            ["abc", "istanbul", "dzemal", "aesir", "abc12"]
+        );
+    }
+
+    #[test]
+    fn prose_matches_simple_tokenizer() {
+        let prose = "Résumé of the 3rd day: nothing broke, 42 tests passed (all of \
+                     them!). Ça marche — très bien; Über naïve façades, ok?";
+        let mut simple = TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(AsciiFoldingFilter)
+            .filter(LowerCaser)
+            .build();
+        let mut expected = Vec::new();
+        simple.token_stream(prose).process(&mut |t| {
+            expected.push((t.text.clone(), t.position, t.offset_from, t.offset_to));
+        });
+        assert_eq!(tokens(prose), expected);
+    }
+
+    /// Every token of a compound, analyzed as a query on its own, yields
+    /// tokens that the compound has at the same relative positions: so a
+    /// phrase query for any emitted token's source text finds the compound.
+    #[test]
+    fn every_emitted_token_is_findable_as_a_query() {
+        for text in [
+            "serde_json::from_str",
+            "parseSessionEntries",
+            "src/core/session-manager.ts",
+            "/home/u/w/pi-index/src/index/tokenizer.rs",
+            "HTTPServer::new_with_config",
+            "std::io::BufReader<File>.read_line",
+            "x86_64-unknown-linux-gnu",
+            "AbstractSingletonProxyFactoryBean.getObjectType",
+            "https://github.com/org/repo_name/blob/main/README.md",
+            "ÉcoleNormale_supérieure.fr",
+        ] {
+            let all = tokens(text);
+            for (token_text, position, from, to) in &all {
+                for (q_text, q_position, _, _) in tokens(&text[*from..*to]) {
+                    assert!(
+                        all.iter()
+                            .any(|t| t.0 == q_text && t.1 == position + q_position),
+                        "{text}: query {token_text} yields {q_text}@{q_position}, \
+                         missing at {}",
+                        position + q_position
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cjk_one_token_per_character() {
+        assert_eq!(
+            tokens("検索エンジン"),
+            vec![
+                t("検", 0, 0, 3),
+                t("索", 1, 3, 6),
+                t("エ", 2, 6, 9),
+                t("ン", 3, 9, 12),
+                t("ジ", 4, 12, 15),
+                t("ン", 5, 15, 18),
+            ]
+        );
+        assert_eq!(
+            tokens("検索API、한국"),
+            vec![
+                t("検", 0, 0, 3),
+                t("索", 1, 3, 6),
+                t("api", 2, 6, 9),
+                t("한", 3, 12, 15),
+                t("국", 4, 15, 18),
+            ]
+        );
+    }
+
+    #[test]
+    fn cjk_punctuation_is_not_a_token() {
+        assert_eq!(
+            texts("ジョン・スミス「テスト」。"),
+            ["ジ", "ョ", "ン", "ス", "ミ", "ス", "テ", "ス", "ト"]
+        );
+        assert_eq!(
+            texts("中文，한국어 텍스트"),
+            ["中", "文", "한", "국", "어", "텍", "스", "트"]
+        );
+    }
+
+    #[test]
+    fn compounds_are_capped_at_max_parts() {
+        let text = "a.".repeat(100) + "z";
+        let all = tokens(&text);
+        let parts: Vec<_> = all.iter().filter(|t| t.2 + 1 == t.3).collect();
+        assert_eq!(parts.len(), 101);
+        assert!(parts.iter().enumerate().all(|(i, t)| t.1 == i));
+        // No token spans the cut between part 63 and part 64.
+        assert!(all
+            .iter()
+            .all(|t| t.2 >= 2 * MAX_PARTS || t.3 < 2 * MAX_PARTS));
+    }
+
+    #[test]
+    fn over_long_tokens_are_dropped_but_take_a_position() {
+        let blob = "A".repeat(150);
+        let text = format!("before {blob} after");
+        assert_eq!(
+            tokens(&text),
+            vec![t("before", 0, 0, 6), t("after", 2, 158, 163)]
+        );
+        // Exactly 100 bytes is kept.
+        let hundred = "b".repeat(100);
+        assert_eq!(texts(&hundred), [hundred.as_str()]);
+        // A long camelCase-looking word is data: not split, dropped.
+        let mixed = "aB".repeat(60);
+        assert_eq!(tokens(&format!("x {mixed} y")).len(), 2);
+        // A compound too long to keep whole still yields its parts.
+        let dirs = "directory/".repeat(12);
+        let all = tokens(&format!("{dirs}file.rs"));
+        assert!(all.iter().all(|t| t.0.len() <= MAX_TOKEN_LEN));
+        assert!(all.contains(&t("file.rs", 12, 120, 127)));
+        assert_eq!(all.iter().filter(|t| t.0 == "directory").count(), 12);
+    }
+
+    #[test]
+    fn offsets_and_positions_are_consistent() {
+        let text = "Ça va? let v = serde_json::from_str(&line)?; HTTPServer::new(utf8Bytes) \
+                    /home/u/src/core/session-manager.ts 検索エンジン Cafe\u{301} ДОМ_Ёлка 🎉 \
+                    x::y::z a--b 1.2.3 https://github.com/org/repo_name/blob/main/README.md";
+        let mut last_position = 0;
+        for (token_text, position, from, to) in tokens(text) {
+            assert!(position >= last_position, "{token_text} at {position}");
+            last_position = position;
+            let source = &text[from..to];
+            let expected: String = source
+                .chars()
+                .filter(|&c| !is_mark(c))
+                .flat_map(char::to_lowercase)
+                .collect();
+            if source.is_ascii() {
+                assert_eq!(token_text, expected);
+            } else {
+                assert!(!token_text.is_empty());
+            }
+        }
+    }
+
+    const DOC: &str = "let v = serde_json::from_str(&line)?; parseSessionEntries(v); \
+                       see src/core/session-manager.ts and 検索エンジン";
+
+    fn search_index() -> (Index, QueryParser) {
+        let mut builder = Schema::builder();
+        let indexing = TextFieldIndexing::default()
+            .set_tokenizer("code")
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        let text = builder.add_text_field(
+            "text",
+            TextOptions::default().set_indexing_options(indexing),
+        );
+        let index = Index::create_in_ram(builder.build());
+        index.tokenizers().register("code", analyzer());
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 50_000_000).unwrap();
+        writer.add_document(doc!(text => DOC)).unwrap();
+        writer
+            .add_document(doc!(text => "entries session serde yaml: serde_yaml::from_str"))
+            .unwrap();
+        writer
+            .add_document(doc!(text => "検 and エ apart; parse the session entries later"))
+            .unwrap();
+        writer.commit().unwrap();
+        let mut parser = QueryParser::for_index(&index, vec![text]);
+        parser.set_conjunction_by_default();
+        (index, parser)
+    }
+
+    /// Does `query` find [`DOC`] (document 0)?
+    fn finds_doc(index: &Index, parser: &QueryParser, query: &str) -> bool {
+        let query = parser
+            .parse_query(query)
+            .unwrap_or_else(|e| panic!("{query}: {e}"));
+        let searcher = index.reader().unwrap().searcher();
+        let hits = searcher
+            .search(&query, &tantivy::collector::DocSetCollector)
+            .unwrap();
+        hits.iter().any(|addr| addr.doc_id == 0)
+    }
+
+    #[test]
+    fn queries_find_identifiers_paths_and_cjk() {
+        let (index, parser) = search_index();
+        for query in [
+            "\"serde_json::from_str\"",
+            "serde_json",
+            "from_str",
+            "json",
+            "parseSessionEntries",
+            "parsesessionentries",
+            "sessionEntries",
+            "parseSession",
+            "session entries",
+            "\"parse session entries\"",
+            "Entries",
+            "session-manager.ts",
+            "session-manager",
+            "src/core/session-manager.ts",
+            "core/session-manager.ts",
+            "\"src/core/session-manager.ts\"",
+            "manager",
+            "\"json from_str\"",
+            "検索",
+            "エンジン",
+            "\"検索エンジン\"",
+            "索エ",
+            "\"see src/core/session-manager.ts and 検索\"",
+        ] {
+            assert!(finds_doc(&index, &parser, query), "{query} should find it");
+        }
+    }
+
+    #[test]
+    fn queries_that_must_not_find_it() {
+        let (index, parser) = search_index();
+        for query in [
+            "serde_yaml",
+            "\"entries session\"",
+            "\"検エ\"",
+            "検エ",
+            "\"session parse\"",
+            "\"json::from_str\"",
+            "manager.ts",
+            "src/session-manager.ts",
+        ] {
+            assert!(
+                !finds_doc(&index, &parser, query),
+                "{query} should not find it"
+            );
+        }
+    }
+
+    #[test]
+    fn snippets_highlight_compounds_and_cjk() {
+        let (index, parser) = search_index();
+        let searcher = index.reader().unwrap().searcher();
+        let field = index.schema().get_field("text").unwrap();
+        for (query, highlighted) in [
+            ("\"serde_json::from_str\"", "<b>serde_json::from_str</b>"),
+            ("from_str", "serde_json::<b>from_str</b>"),
+            ("session-manager.ts", "src/core/<b>session-manager.ts</b>"),
+            ("Entries", "parseSession<b>Entries</b>"),
+            // One range per character: `to_html` merges overlapping ranges,
+            // not adjacent ones.
+            ("\"検索\"", "<b>検</b><b>索</b>エンジン"),
+        ] {
+            let query = parser.parse_query(query).unwrap();
+            let generator = SnippetGenerator::create(&searcher, &*query, field).unwrap();
+            let html = generator.snippet(DOC).to_html();
+            assert!(html.contains(highlighted), "{html}");
+        }
+    }
+
+    #[test]
+    fn unquoted_double_colon_is_a_field_for_the_query_parser() {
+        // The query grammar reads `serde_json:` as a field name, before the
+        // analyzer ever sees the text: quote or escape `::` in queries.
+        let (index, parser) = search_index();
+        assert!(parser.parse_query("serde_json::from_str").is_err());
+        assert!(finds_doc(&index, &parser, r"serde_json\:\:from_str"));
+    }
+
+    /// Throughput in release mode (best of 5 passes over 4 MB):
+    /// `cargo test --release --lib index::tokenizer -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn bench_throughput() {
+        let mixed = "The session manager loads entries lazily; see \
+            src/core/session-manager.ts (line 42) and call parseSessionEntries(v) \
+            once. let v = serde_json::from_str::<Value>(&line)?; if v.is_null() { \
+            return Err(anyhow!(\"bad line\")); } Café, naïve résumé. 検索エンジンの\
+            テスト。 HTTPServer::new(utf8Bytes).await?; 1.2.3 x86_64-unknown-linux-gnu \
+            https://github.com/org/repo/blob/main/README.md Plain prose follows here, \
+            as most messages are sentences with a few words of code among them.\n";
+        let prose = "Plain prose follows here, as most messages are sentences: the \
+            agent explains what it will do next, and why. It reads a file, then \
+            edits it; the user answers with a short remark or a new question.\n";
+        let simple = || {
+            TextAnalyzer::builder(SimpleTokenizer::default())
+                .filter(LowerCaser)
+                .filter(AsciiFoldingFilter)
+                .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN + 1))
+                .build()
+        };
+        for (sample_name, sample) in [("mixed", mixed), ("prose", prose)] {
+            let text = sample.repeat(4 * 1024 * 1024 / sample.len());
+            let run = |name: &str, mut analyzer: TextAnalyzer| {
+                let mut best = f64::MAX;
+                let mut count = 0usize;
+                for _ in 0..5 {
+                    let start = std::time::Instant::now();
+                    count = 0;
+                    let mut stream = analyzer.token_stream(&text);
+                    while stream.advance() {
+                        count += 1;
+                    }
+                    best = best.min(start.elapsed().as_secs_f64());
+                }
+                println!(
+                    "{sample_name:>5} {name:<40} {:>4.0} MB/s {:>8} tokens",
+                    text.len() as f64 / best / 1e6,
+                    count
+                );
+            };
+            run("analyzer()", analyzer());
+            run("CodeTokenizer alone", CodeTokenizer::default().into());
+            run("simple + lower + folding + remove long", simple());
+            run("SimpleTokenizer alone", SimpleTokenizer::default().into());
+        }
+    }
+}
