@@ -118,41 +118,47 @@ impl PiIndex {
         let query = BooleanQuery::new(clauses);
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
 
-        let wanted = req.offset + req.limit;
-        let mut ranked: Vec<(f32, Option<i64>, DocAddress)> = match (req.sort, has_text) {
-            (Sort::Relevance, true) => {
-                let (top, _) = searcher
-                    .search(
-                        &query,
-                        &(TopDocs::with_limit(wanted.max(1)).order_by_score(), Count),
-                    )
-                    .map_err(err)?;
-                let mut v: Vec<_> = top
-                    .into_iter()
-                    .map(|(s, a)| (s, self.timestamp_of(searcher, a), a))
-                    .collect();
-                v.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-                v
-            }
-            (sort, _) => {
-                let order = if sort == Sort::Oldest {
-                    Order::Asc
-                } else {
-                    Order::Desc
-                };
-                let top = searcher
-                    .search(
-                        &query,
-                        &TopDocs::with_limit(wanted.max(1))
-                            .order_by_fast_field::<tantivy::DateTime>("timestamp", order),
-                    )
-                    .map_err(err)?;
-                top.into_iter()
-                    .map(|(t, a)| (0.0, t.map(|t| t.into_timestamp_millis()), a))
-                    .collect()
-            }
-        };
-        let total = searcher.search(&query, &Count).map_err(err)?;
+        let wanted = (req.offset + req.limit).max(1);
+        // One pass over the matches: the top hits and the total together.
+        let (mut ranked, total): (Vec<(f32, Option<i64>, DocAddress)>, usize) =
+            match (req.sort, has_text) {
+                (Sort::Relevance, true) => {
+                    let (top, total) = searcher
+                        .search(
+                            &query,
+                            &(TopDocs::with_limit(wanted).order_by_score(), Count),
+                        )
+                        .map_err(err)?;
+                    let mut v: Vec<_> = top
+                        .into_iter()
+                        .map(|(s, a)| (s, self.timestamp_of(searcher, a), a))
+                        .collect();
+                    v.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+                    (v, total)
+                }
+                (sort, _) => {
+                    let order = if sort == Sort::Oldest {
+                        Order::Asc
+                    } else {
+                        Order::Desc
+                    };
+                    let (top, total) = searcher
+                        .search(
+                            &query,
+                            &(
+                                TopDocs::with_limit(wanted)
+                                    .order_by_fast_field::<tantivy::DateTime>("timestamp", order),
+                                Count,
+                            ),
+                        )
+                        .map_err(err)?;
+                    let v = top
+                        .into_iter()
+                        .map(|(t, a)| (0.0, t.map(|t| t.into_timestamp_millis()), a))
+                        .collect();
+                    (v, total)
+                }
+            };
         let ranked: Vec<_> = ranked.drain(..).skip(req.offset).take(req.limit).collect();
 
         let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
