@@ -1,0 +1,129 @@
+//! End to end on a generated corpus of realistic sessions
+//! (`scripts/gen-corpus.py`): the build finds exactly the documents the
+//! generator wrote, every planted word is found at its file and line with
+//! the right role and branch, and words planted where pi-index must not
+//! look by default (tool results, thinking, summaries, session names) are
+//! found only when their kind is included.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{run, Scratch};
+
+fn generate(dir: &Path, size: &str, seed: &str) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-corpus.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--out")
+        .arg(dir)
+        .args(["--size", size, "--seed", seed, "--json"])
+        .output()
+        .expect("python3 runs the corpus generator");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("manifest")
+}
+
+fn search(s: &Scratch, query: &str) -> Vec<serde_json::Value> {
+    let out = run(s
+        .cmd()
+        .args(["search", "--json", "-n", "50", "--index"])
+        .arg(s.index())
+        .arg("--")
+        .arg(query));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn generated_corpus_is_indexed_exactly() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let manifest = generate(&corpus, "3MB", "11");
+    let report = s.build(&[&corpus], &[]);
+    let totals = &manifest["totals"];
+    assert_eq!(report["files_indexed"], totals["files"]);
+    assert_eq!(report["files_rejected"], 0);
+    assert_eq!(report["lines_damaged"], 0);
+    assert_eq!(report["messages_indexed"], totals["documents"]);
+    assert_eq!(report["bytes_read"], totals["bytes"]);
+    assert_eq!(report["lines_read"], totals["lines"]);
+
+    let planted = manifest["planted"].as_array().unwrap();
+    assert!(planted.len() >= 50);
+    for p in planted {
+        let token = p["token"].as_str().unwrap();
+        let hits = search(&s, token);
+        assert_eq!(hits.len(), 1, "{token}: {hits:?}");
+        let h = &hits[0];
+        let file = p["file"].as_str().unwrap();
+        assert!(h["path"].as_str().unwrap().ends_with(file), "{token}");
+        assert_eq!(h["line"], p["line"], "{token}");
+        assert_eq!(h["role"], p["role"], "{token}");
+        assert_eq!(h["active"], p["active"], "{token}");
+        assert_eq!(h["offset"], p["offset"], "{token}");
+    }
+    for ph in manifest["phrases"].as_array().unwrap() {
+        let phrase = ph["phrase"].as_str().unwrap();
+        let exact = search(&s, &format!("\"{phrase}\""));
+        assert_eq!(exact.len(), 1, "{phrase}");
+        assert_eq!(exact[0]["line"], ph["adjacent"]["line"]);
+        assert_eq!(
+            search(&s, phrase).len(),
+            2,
+            "{phrase}: both words, any order"
+        );
+    }
+    for hidden in manifest["hidden"].as_array().unwrap() {
+        let token = hidden["token"].as_str().unwrap();
+        assert!(
+            search(&s, token).is_empty(),
+            "{token} must not be indexed by default"
+        );
+    }
+}
+
+#[test]
+fn opt_in_kinds_find_what_the_default_leaves_out() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let manifest = generate(&corpus, "3MB", "12");
+    s.build(&[&corpus], &["--include", "all"]);
+    for hidden in manifest["hidden"].as_array().unwrap() {
+        let token = hidden["token"].as_str().unwrap();
+        let kind = hidden["kind"].as_str().unwrap();
+        let hits = search(&s, token);
+        if kind == "session_info name" {
+            // A session name is metadata shown with hits, not a document.
+            assert!(hits.is_empty(), "{token}");
+            continue;
+        }
+        let want = match kind {
+            "thinking block" => "thinking",
+            "compaction/branch summary" => "summary",
+            _ => "tool",
+        };
+        assert!(
+            hits.iter().any(|h| h["role"] == want
+                && h["path"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(hidden["file"].as_str().unwrap())
+                && h["line"] == hidden["line"]),
+            "{token} ({kind}) as {want}: {hits:?}"
+        );
+    }
+}
