@@ -60,6 +60,7 @@ fn index() -> PathBuf {
                 kinds: Kinds::default(),
                 threads: 2,
                 memory_budget: 96 << 20,
+                full: false,
             },
             &|_| {},
         )

@@ -165,6 +165,7 @@ fn stages(c: &mut Criterion) {
                         kinds: Kinds::default(),
                         threads: THREADS,
                         memory_budget: 96 << 20,
+                        full: false,
                     },
                     &|_| {},
                 )

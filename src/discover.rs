@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::state::FileIdentity;
+
 /// A file that may be a Pi session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
@@ -19,6 +21,8 @@ pub struct Candidate {
     pub path: PathBuf,
     /// Its size when discovered.
     pub len: u64,
+    /// Its identity, size and time when discovered.
+    pub identity: FileIdentity,
 }
 
 /// Something discovery could not read.
@@ -85,7 +89,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
             }
         };
         if meta.is_file() {
-            add(&mut out, &mut seen, root, meta.len());
+            add(&mut out, &mut seen, root, &meta);
             continue;
         }
         for entry in WalkDir::new(root).follow_links(true).sort_by_file_name() {
@@ -95,7 +99,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
                         continue;
                     }
                     match e.metadata() {
-                        Ok(m) => add(&mut out, &mut seen, e.path(), m.len()),
+                        Ok(m) => add(&mut out, &mut seen, e.path(), &m),
                         Err(err) => out.problems.push(Problem {
                             path: e.path().to_owned(),
                             error: err.to_string(),
@@ -127,10 +131,14 @@ fn is_jsonl(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "jsonl")
 }
 
-fn add(out: &mut Discovered, seen: &mut HashSet<PathBuf>, path: &Path, len: u64) {
+fn add(out: &mut Discovered, seen: &mut HashSet<PathBuf>, path: &Path, meta: &std::fs::Metadata) {
     let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
     if seen.insert(canon.clone()) {
-        out.files.push(Candidate { path: canon, len });
+        out.files.push(Candidate {
+            path: canon,
+            len: meta.len(),
+            identity: FileIdentity::of(meta),
+        });
     }
 }
 

@@ -36,6 +36,7 @@
 //!         kinds: Kinds::default(),
 //!         threads: 2,
 //!         memory_budget: 64 << 20,
+//!         full: false,
 //!     },
 //!     &|_bytes| {},
 //! )
@@ -49,3 +50,4 @@ pub mod index;
 pub mod pi;
 pub mod pipeline;
 pub mod source;
+pub mod state;

@@ -10,6 +10,7 @@
 //! indexing overlap, and the build commits once at the end.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -19,11 +20,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::discover::{discover, Candidate, Problem};
-use crate::index::writer::{Fresh, IndexBuilder, SessionMeta};
+use crate::index::writer::{title_of, Fresh, IndexBuilder, IndexStore, SessionMeta, SessionRecord};
 use crate::index::{BuildInfo, IndexError};
 use crate::pi::fingerprint::{fingerprint, read_first_line, FirstLine, Header, Rejection};
-use crate::pi::{ChunkParser, Kinds, ParsedChunk, Session};
+use crate::pi::{ChunkParser, Document, Kinds, ParsedChunk, Role, Session};
 use crate::source::{chunks, complete_len, MappedFile, CHUNK_BYTES};
+use crate::state::{hashes, FileIdentity, FileState};
 
 /// How many damaged lines the report lists before only counting them.
 pub const DAMAGE_LIST_CAP: usize = 100;
@@ -41,6 +43,8 @@ pub struct BuildOptions {
     pub threads: usize,
     /// Memory budget for tantivy's indexing, in bytes.
     pub memory_budget: usize,
+    /// Rebuild everything instead of only what changed.
+    pub full: bool,
 }
 
 /// A damaged line, as reported.
@@ -70,8 +74,14 @@ pub struct BuildReport {
     pub files_scanned: u64,
     /// Session files indexed.
     pub files_indexed: u64,
-    /// Files left as they were (incremental builds; always 0 for a full build).
+    /// Files unchanged since the last build: not opened.
     pub files_unchanged: u64,
+    /// Files that grew since the last build: only their new lines were read.
+    pub files_grown: u64,
+    /// Files indexed before that were rewritten or shrunk: replaced.
+    pub files_replaced: u64,
+    /// Files indexed before that no longer exist: their documents removed.
+    pub files_deleted: u64,
     /// Files rejected by the fingerprint.
     pub files_rejected: u64,
     /// Files that could not be read (listed in `errors`).
@@ -99,7 +109,7 @@ pub struct BuildReport {
     pub mb_per_s: f64,
     /// Opt-in kinds included.
     pub kinds: String,
-    /// Why the index started empty, if it did (`new`, `schema changed`).
+    /// Why the whole index was rebuilt, if it was.
     pub rebuilt: Option<String>,
     /// Damaged lines, in path and line order, at most [`DAMAGE_LIST_CAP`].
     pub damaged: Vec<DamageReport>,
@@ -144,6 +154,7 @@ pub enum BuildError {
 /// What happened to one file.
 enum Outcome {
     Indexed {
+        how: How,
         lines: u64,
         bytes: u64,
         bytes_parsed: u64,
@@ -151,8 +162,17 @@ enum Outcome {
         damage: Vec<DamageReport>,
         newer: Option<u64>,
     },
+    Unchanged,
     Rejected(Rejection),
     Failed(String),
+}
+
+/// How an indexed file was treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum How {
+    New,
+    Grown,
+    Replaced,
 }
 
 thread_local! {
@@ -161,7 +181,7 @@ thread_local! {
 
 /// Parse one accepted session file into a [`Session`]. Public so that
 /// benchmarks and tests can run the read-and-extract stages without an
-/// index.
+/// index. Returns the session and the bytes of complete lines.
 pub fn read_session(
     path: &Path,
     kinds: Kinds,
@@ -176,23 +196,53 @@ pub fn read_session(
         Err(r) => return Ok(Err(r)),
     };
     let map = MappedFile::from_file(&file)?;
-    Ok(Ok(parse_mapped(&map, header, &first, kinds)))
+    let (session, complete) = parse_mapped(&map, header, &first, kinds, None);
+    Ok(Ok((session, complete)))
 }
 
 /// Parse the entries of a mapped session whose header was already read.
-/// Returns the session and the number of bytes of complete lines.
+/// With `indexed_to`, the lines before that offset were indexed by an
+/// earlier build: only their links are read, and only the lines after it
+/// yield documents. Returns the session and the bytes of complete lines.
 fn parse_mapped(
     map: &MappedFile,
     header: Header,
     first: &FirstLine,
     kinds: Kinds,
+    indexed_to: Option<u64>,
 ) -> (Session, u64) {
     let bytes = map.bytes();
     let complete = complete_len(bytes);
     let start = (first.end as usize).min(complete);
-    let body = &bytes[start..complete];
-    let pieces = chunks(body, CHUNK_BYTES);
+    let split = indexed_to.map_or(start, |to| (to as usize).clamp(start, complete));
     let version = header.version;
+    let old = parse_range(map, start, split, version, kinds, true);
+    let new = parse_range(map, split, complete, version, kinds, false);
+    let session = if indexed_to.is_some() {
+        Session::finish_grown(header, old, new, first.number + 1)
+    } else {
+        let mut all = old;
+        all.extend(new);
+        Session::finish(header, all, first.number + 1)
+    };
+    (session, complete as u64)
+}
+
+/// Parse `from..to` of a mapped file (complete lines) in chunks, in
+/// parallel when there are several.
+fn parse_range(
+    map: &MappedFile,
+    from: usize,
+    to: usize,
+    version: u64,
+    kinds: Kinds,
+    links_only: bool,
+) -> Vec<ParsedChunk> {
+    if from >= to {
+        return Vec::new();
+    }
+    let body = &map.bytes()[from..to];
+    let pieces = chunks(body, CHUNK_BYTES);
     // Files of several chunks are where memory and page faults add up:
     // map each chunk's pages in one go before reading it, and drop them
     // from our resident set after, so peak memory is a few chunks, not the
@@ -200,45 +250,160 @@ fn parse_mapped(
     let manage_pages = pieces.len() > 1;
     let parse = |c: &crate::source::Chunk| -> ParsedChunk {
         if manage_pages {
-            map.prefault(start + c.start, start + c.end);
+            map.prefault(from + c.start, from + c.end);
         }
+        let bytes = &body[c.start..c.end];
+        let offset = (from + c.start) as u64;
         let parsed = PARSER.with(|p| {
-            p.borrow_mut().parse_chunk(
-                &body[c.start..c.end],
-                (start + c.start) as u64,
-                version,
-                kinds,
-            )
+            let mut p = p.borrow_mut();
+            if links_only {
+                p.parse_links(bytes, offset, version)
+            } else {
+                p.parse_chunk(bytes, offset, version, kinds)
+            }
         });
         if manage_pages {
-            map.release(start + c.start, start + c.end);
+            map.release(from + c.start, from + c.end);
         }
         parsed
     };
-    let parsed: Vec<ParsedChunk> = if pieces.len() == 1 {
+    if pieces.len() == 1 {
         vec![parse(&pieces[0])]
     } else {
         pieces.par_iter().map(parse).collect()
-    };
-    let session = Session::finish(header, parsed, first.number + 1);
-    (session, complete as u64)
+    }
 }
 
-fn process(c: &Candidate, kinds: Kinds, index: &IndexBuilder) -> Result<Outcome, IndexError> {
+/// Everything a worker needs to process files.
+struct Work<'a> {
+    kinds: Kinds,
+    index: &'a IndexBuilder,
+    /// The last committed index, for what grown files already have.
+    searcher: &'a tantivy::Searcher,
+    pi: &'a crate::index::PiIndex,
+    states: &'a HashMap<String, FileState>,
+}
+
+fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
     let path_str = c.path.to_string_lossy();
-    let (session, bytes) = match read_session(&c.path, kinds) {
-        Ok(Ok(s)) => s,
-        Ok(Err(r)) => return Ok(Outcome::Rejected(r)),
+    let old = w.states.get(path_str.as_ref());
+    if let Some(st) = old {
+        let id = c.identity;
+        if (st.dev, st.ino, st.size, st.mtime_ns) == (id.dev, id.ino, id.size, id.mtime_ns) {
+            return Ok(Outcome::Unchanged);
+        }
+    }
+    let mut file = match File::open(&c.path) {
+        Ok(f) => f,
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
     };
+    let first = match read_first_line(&mut file) {
+        Ok(Ok(first)) => first,
+        Ok(Err(r)) => {
+            if old.is_some() {
+                w.index.delete_path(&path_str);
+            }
+            return Ok(Outcome::Rejected(r));
+        }
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    let header = match fingerprint(&first.bytes) {
+        Ok(h) => h,
+        Err(r) => {
+            if old.is_some() {
+                w.index.delete_path(&path_str);
+            }
+            return Ok(Outcome::Rejected(r));
+        }
+    };
+    let identity = match file.metadata() {
+        Ok(m) => FileIdentity::of(&m),
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    let map = match MappedFile::from_file(&file) {
+        Ok(m) => m,
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    let bytes = map.bytes();
+    // Grown: the same file, with the bytes indexed before intact.
+    let grown = old.filter(|st| {
+        (st.dev, st.ino) == (identity.dev, identity.ino)
+            && (bytes.len() as u64) >= st.indexed_to
+            && st.indexed_to > 0
+            && hashes(bytes, st.indexed_to) == (st.head_hash, st.tail_hash)
+    });
+    let (session, complete) =
+        parse_mapped(&map, header, &first, w.kinds, grown.map(|st| st.indexed_to));
+    let state = FileState::of(bytes, identity, complete);
+    drop(map);
+
+    let name = session.name.clone();
     let meta = SessionMeta {
         id: &session.header.id,
         path: &path_str,
         cwd: session.header.cwd.as_deref(),
-        name: session.name.as_deref(),
+        name: name.as_deref(),
         started_ms: session.header.started_ms,
     };
-    index.add_session(&meta, &session.documents)?;
+    let how;
+    let mut title = session
+        .documents
+        .iter()
+        .find(|d| d.role == Role::User)
+        .map(|d| title_of(&d.text));
+    let mut messages = session.documents.len() as u64;
+    let mut last_ms = session
+        .documents
+        .iter()
+        .filter_map(|d| d.timestamp_ms)
+        .max();
+    if grown.is_some() {
+        how = How::Grown;
+        let before = w.pi.session_by_path(w.searcher, &path_str)?;
+        if let Some(b) = before {
+            if b.title.is_some() {
+                title = b.title;
+            }
+            messages += b.messages;
+            last_ms = last_ms.max(b.last_ms);
+        }
+        w.index.delete_session_record(&path_str)?;
+        // Entries whose branch status the new entries changed: re-add
+        // their documents with the new status.
+        if !session.flipped.is_empty() {
+            let ids: Vec<String> = session.flipped.iter().map(|(id, _)| id.clone()).collect();
+            let stored = w.pi.entry_documents(w.searcher, &path_str, &ids)?;
+            w.index.delete_entries(&path_str, &ids)?;
+            let now: HashMap<&str, bool> = session
+                .flipped
+                .iter()
+                .map(|(id, a)| (id.as_str(), *a))
+                .collect();
+            let docs: Vec<Document> = stored
+                .into_iter()
+                .map(|d| {
+                    let active = d.entry_id.as_deref().and_then(|id| now.get(id)).copied();
+                    let mut doc = d.into_document();
+                    doc.active = active.unwrap_or(doc.active);
+                    doc
+                })
+                .collect();
+            w.index.add_documents(&meta, &docs)?;
+        }
+    } else if old.is_some() {
+        how = How::Replaced;
+        w.index.delete_path(&path_str);
+    } else {
+        how = How::New;
+    }
+    w.index.add_documents(&meta, &session.documents)?;
+    w.index.add_session_record(&SessionRecord {
+        meta: meta.clone(),
+        state,
+        title,
+        messages,
+        last_ms,
+    })?;
     let damage = session
         .damage
         .iter()
@@ -249,8 +414,9 @@ fn process(c: &Candidate, kinds: Kinds, index: &IndexBuilder) -> Result<Outcome,
         })
         .collect();
     Ok(Outcome::Indexed {
+        how,
         lines: session.lines,
-        bytes,
+        bytes: complete - grown.map_or(0, |st| st.indexed_to),
         bytes_parsed: session.bytes_parsed,
         documents: session.documents.len() as u64,
         damage,
@@ -258,7 +424,8 @@ fn process(c: &Candidate, kinds: Kinds, index: &IndexBuilder) -> Result<Outcome,
     })
 }
 
-/// Run a full build.
+/// Run a build: incremental unless `opts.full`, the index is new, or it
+/// was built with other kinds or another schema.
 pub fn build(
     opts: &BuildOptions,
     progress: &(dyn Fn(u64) + Sync),
@@ -271,19 +438,33 @@ pub fn build(
         .build()
         .map_err(|source| BuildError::Threads { threads, source })?;
 
+    let store = IndexStore::open_or_create(&opts.index_dir)?;
+    let kinds_list = opts.kinds.to_list();
+    let rebuild = match (&store.fresh, &store.info) {
+        (Fresh::New, _) => Some("new index".to_owned()),
+        (Fresh::SchemaChanged, _) => {
+            Some("the index was written by another version of pi-index".to_owned())
+        }
+        _ if opts.full => Some("--full".to_owned()),
+        (_, None) => Some("the last build did not finish".to_owned()),
+        (_, Some(info)) if info.kinds != kinds_list => Some(format!(
+            "the included kinds changed from {} to {}",
+            info.kinds, kinds_list
+        )),
+        _ => None,
+    };
+    let states = if rebuild.is_none() {
+        store.file_states()?
+    } else {
+        HashMap::new()
+    };
+
     let found = discover(&opts.roots);
     let discovered = Instant::now();
-    let index = IndexBuilder::create(&opts.index_dir, threads, opts.memory_budget)?;
     let mut report = BuildReport {
         files_scanned: found.files.len() as u64,
-        kinds: opts.kinds.to_list(),
-        rebuilt: match index.fresh {
-            Fresh::New => Some("new index".into()),
-            Fresh::SchemaChanged => {
-                Some("the index was written by another version of pi-index".into())
-            }
-            Fresh::Rebuild => None,
-        },
+        kinds: kinds_list.clone(),
+        rebuilt: rebuild.clone(),
         ..BuildReport::default()
     };
     for Problem { path, error } in found.problems {
@@ -293,12 +474,56 @@ pub fn build(
         });
     }
 
-    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(found.files.len()));
-    let kinds = opts.kinds;
+    // Files indexed before that no longer exist.
+    let seen: std::collections::HashSet<String> = found
+        .files
+        .iter()
+        .map(|c| c.path.to_string_lossy().into_owned())
+        .collect();
+    let deleted: Vec<&String> = states
+        .keys()
+        .filter(|p| !seen.contains(*p) && !Path::new(p).exists())
+        .collect();
+    let unchanged = |c: &Candidate| {
+        states
+            .get(c.path.to_string_lossy().as_ref())
+            .is_some_and(|st| {
+                let id = c.identity;
+                (st.dev, st.ino, st.size, st.mtime_ns) == (id.dev, id.ino, id.size, id.mtime_ns)
+            })
+    };
+    let work_files: Vec<&Candidate> = found.files.iter().filter(|c| !unchanged(c)).collect();
+    report.files_unchanged = (found.files.len() - work_files.len()) as u64;
+    report.files_deleted = deleted.len() as u64;
+
+    if rebuild.is_none() && work_files.is_empty() && deleted.is_empty() {
+        // Nothing changed: no writer, no lock, no commit.
+        report.sessions = states.len() as u64;
+        finish_report(&mut report, started, discovered, discovered, None);
+        return Ok(report);
+    }
+
+    let searcher = store.pi.searcher()?;
+    let pi = store.pi.clone();
+    let index = store.writer(threads, opts.memory_budget)?;
+    if rebuild.is_some() {
+        index.delete_all()?;
+    }
+    for p in &deleted {
+        index.delete_path(p);
+    }
+    let work = Work {
+        kinds: opts.kinds,
+        index: &index,
+        searcher: &searcher,
+        pi: &pi,
+        states: &states,
+    };
+    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(work_files.len()));
     let first_error: Mutex<Option<IndexError>> = Mutex::new(None);
     pool.install(|| {
-        found.files.par_iter().enumerate().for_each(|(i, c)| {
-            match process(c, kinds, &index) {
+        work_files.par_iter().enumerate().for_each(|(i, c)| {
+            match process(c, &work) {
                 Ok(o) => results.lock().expect("results lock").push((i, o)),
                 Err(e) => {
                     first_error.lock().expect("error lock").get_or_insert(e);
@@ -316,9 +541,10 @@ pub fn build(
 
     let mut damaged = Vec::new();
     for (i, outcome) in results {
-        let path = found.files[i].path.to_string_lossy().into_owned();
+        let path = work_files[i].path.to_string_lossy().into_owned();
         match outcome {
             Outcome::Indexed {
+                how,
                 lines,
                 bytes,
                 bytes_parsed,
@@ -327,6 +553,11 @@ pub fn build(
                 newer,
             } => {
                 report.files_indexed += 1;
+                match how {
+                    How::Grown => report.files_grown += 1,
+                    How::Replaced => report.files_replaced += 1,
+                    How::New => {}
+                }
                 report.lines_read += lines;
                 report.bytes_read += bytes;
                 report.bytes_parsed += bytes_parsed;
@@ -340,6 +571,7 @@ pub fn build(
                     });
                 }
             }
+            Outcome::Unchanged => report.files_unchanged += 1,
             Outcome::Rejected(r) => {
                 report.files_rejected += 1;
                 report.rejected.push(Skipped {
@@ -360,18 +592,28 @@ pub fn build(
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
     let committing = Instant::now();
-    let info: BuildInfo = index.commit(&opts.kinds.to_list(), now_ms())?;
+    let info: BuildInfo = index.commit(&kinds_list, now_ms())?;
     report.sessions = info.sessions;
+    finish_report(&mut report, started, discovered, parsed, Some(committing));
+    Ok(report)
+}
+
+fn finish_report(
+    report: &mut BuildReport,
+    started: Instant,
+    discovered: Instant,
+    parsed: Instant,
+    committing: Option<Instant>,
+) {
     let elapsed = started.elapsed();
     let ms = |d: std::time::Duration| d.as_millis() as u64;
+    report.elapsed_ms = ms(elapsed);
+    report.mb_per_s = report.bytes_read as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
     report.timings = Timings {
         discover_ms: ms(discovered - started),
         parse_ms: ms(parsed - discovered),
-        commit_ms: ms(committing.elapsed()),
+        commit_ms: committing.map_or(0, |c| ms(c.elapsed())),
     };
-    report.elapsed_ms = elapsed.as_millis() as u64;
-    report.mb_per_s = report.bytes_read as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
-    Ok(report)
 }
 
 /// Milliseconds since the Unix epoch, now.

@@ -218,13 +218,27 @@ fn index_location_comes_from_the_environment_and_the_data_dir() {
 }
 
 #[test]
-fn a_rebuild_replaces_the_previous_documents() {
+fn a_second_build_reads_nothing_that_did_not_change() {
     let s = Scratch::new();
     let r1 = s.build(&[&fixtures()], &[]);
     let r2 = s.build(&[&fixtures()], &[]);
-    assert_eq!(r1["messages_indexed"], r2["messages_indexed"]);
+    assert_eq!(r1["messages_indexed"], 139);
+    assert_eq!(r2["messages_indexed"], 0);
+    assert_eq!(r2["files_unchanged"], 42);
+    assert_eq!(r2["files_indexed"], 0);
+    assert_eq!(r2["bytes_read"], 0);
+    assert_eq!(r2["sessions"], 42);
+    assert_eq!(r2["rebuilt"], serde_json::Value::Null);
     let docs = s.show_json(fixture("branch-abandoned.jsonl").to_str().unwrap(), &[]);
     assert_eq!(docs.len(), 6, "no duplicates after a second build");
+    let r3 = s.build(&[&fixtures()], &["--full"]);
+    assert_eq!(r3["messages_indexed"], 139);
+    assert_eq!(r3["rebuilt"], "--full");
+    assert_eq!(
+        s.show_json(fixture("branch-abandoned.jsonl").to_str().unwrap(), &[])
+            .len(),
+        6
+    );
 }
 
 #[test]

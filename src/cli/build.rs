@@ -36,6 +36,11 @@ pub struct BuildArgs {
     #[arg(long, value_name = "MB", default_value_t = 96, value_parser = clap::value_parser!(u64).range(16..))]
     pub memory: u64,
 
+    /// Rebuild the whole index instead of only what changed (also recovers
+    /// an index that cannot be read).
+    #[arg(long)]
+    pub full: bool,
+
     /// Print one JSON object with the build's numbers on stdout instead of
     /// the summary.
     #[arg(long)]
@@ -84,6 +89,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<i32> {
         kinds: args.include,
         threads,
         memory_budget: (args.memory as usize) << 20,
+        full: args.full,
     };
 
     let show_bar = !args.quiet && !args.json && std::io::stderr().is_terminal();
@@ -110,8 +116,8 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<i32> {
     }
     if !args.quiet {
         if let Some(why) = &report.rebuilt {
-            if why != "new index" {
-                writeln!(err, "pi-index: rebuilt the index from scratch: {why}")?;
+            if why != "new index" && why != "--full" {
+                writeln!(err, "pi-index: rebuilding the whole index: {why}")?;
             }
         }
         for n in &report.newer_versions {
@@ -147,6 +153,18 @@ fn summary(r: &BuildReport, index_dir: &Path) -> String {
         "indexed {} sessions ({} files seen, {} rejected",
         r.sessions, r.files_scanned, r.files_rejected
     );
+    if r.files_unchanged > 0 {
+        s += &format!(", {} unchanged", r.files_unchanged);
+    }
+    if r.files_grown > 0 {
+        s += &format!(", {} grown", r.files_grown);
+    }
+    if r.files_replaced > 0 {
+        s += &format!(", {} replaced", r.files_replaced);
+    }
+    if r.files_deleted > 0 {
+        s += &format!(", {} deleted", r.files_deleted);
+    }
     if r.files_failed > 0 {
         s += &format!(", {} unreadable", r.files_failed);
     }

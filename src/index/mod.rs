@@ -82,6 +82,7 @@ pub enum IndexError {
 }
 
 /// An opened index with its field handles.
+#[derive(Clone)]
 pub struct PiIndex {
     /// The tantivy index.
     pub index: Index,

@@ -44,6 +44,25 @@ pub struct StoredDoc {
     pub text: String,
 }
 
+impl StoredDoc {
+    /// Back to the document it was made from (for re-adding it).
+    pub fn into_document(self) -> crate::pi::Document {
+        crate::pi::Document {
+            line: self.line,
+            offset: self.offset,
+            entry_id: self.entry_id,
+            role: self.role.parse().unwrap_or(Role::User),
+            timestamp_ms: self
+                .timestamp
+                .as_deref()
+                .and_then(crate::pi::time::parse_iso_millis),
+            model: self.model,
+            active: self.active,
+            text: self.text,
+        }
+    }
+}
+
 /// Which session a `show` argument names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionKey {
@@ -175,6 +194,64 @@ impl PiIndex {
         Ok(out)
     }
 
+    /// The stored message documents of some entries of one file.
+    pub fn entry_documents(
+        &self,
+        searcher: &Searcher,
+        path: &str,
+        entry_ids: &[String],
+    ) -> Result<Vec<StoredDoc>, IndexError> {
+        let f = &self.fields;
+        let mut out = Vec::new();
+        for id in entry_ids {
+            let query = BooleanQuery::new(vec![
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.path, path),
+                        IndexRecordOption::Basic,
+                    )) as Box<dyn Query>,
+                ),
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.entry_id, id),
+                        IndexRecordOption::Basic,
+                    )),
+                ),
+            ]);
+            let addrs = searcher
+                .search(&query, &DocSetCollector)
+                .map_err(|e| tantivy_err(&self.dir, e))?;
+            for a in addrs {
+                let d: TantivyDocument = searcher.doc(a).map_err(|e| tantivy_err(&self.dir, e))?;
+                out.push(self.stored(&d));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Fill in each document's session name from its session's summary
+    /// document (the name is kept there only, so a rename rewrites one
+    /// document).
+    pub fn fill_session_names(
+        &self,
+        searcher: &Searcher,
+        docs: &mut [StoredDoc],
+    ) -> Result<(), IndexError> {
+        let mut names: std::collections::HashMap<String, Option<String>> = Default::default();
+        for d in docs.iter_mut() {
+            if !names.contains_key(&d.path) {
+                let name = self
+                    .session_by_path(searcher, &d.path)?
+                    .and_then(|s| s.session_name);
+                names.insert(d.path.clone(), name);
+            }
+            d.session_name = names[&d.path].clone();
+        }
+        Ok(())
+    }
+
     /// Every stored document of a session, in file order (then role order
     /// within a line).
     pub fn session_documents(
@@ -210,6 +287,7 @@ impl PiIndex {
                 Ok(self.stored(&d))
             })
             .collect::<Result<Vec<_>, IndexError>>()?;
+        self.fill_session_names(searcher, &mut docs)?;
         docs.sort_by(|a, b| {
             (&a.path, a.line, role_rank(&a.role)).cmp(&(&b.path, b.line, role_rank(&b.role)))
         });

@@ -183,6 +183,11 @@ impl PiIndex {
                 highlights,
             });
         }
+        let mut docs: Vec<StoredDoc> = hits.iter().map(|h| h.doc.clone()).collect();
+        self.fill_session_names(searcher, &mut docs)?;
+        for (h, d) in hits.iter_mut().zip(docs) {
+            h.doc.session_name = d.session_name;
+        }
         Ok(SearchResult {
             hits,
             total,

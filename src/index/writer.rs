@@ -1,27 +1,31 @@
 //! Documents in: one writer per build, one commit at the end.
 //!
-//! `add_session` may be called from many threads at once: tantivy's
+//! A build first opens an [`IndexStore`] and reads the indexed state of
+//! every session file ([`FileState`], kept on each session's summary
+//! document, so it is committed together with the documents it describes
+//! and can never disagree with them). Only when something changed does it
+//! take the writer (and its lock) as an [`IndexBuilder`].
+//!
+//! The builder's methods may be called from many threads at once: tantivy's
 //! `IndexWriter::add_document` only queues the document for tantivy's own
 //! indexing threads, so parsing (on rayon's threads) and indexing overlap.
+//! Nothing is visible to searches until the single commit; a build killed
+//! before it leaves the previous commit intact.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use tantivy::schema::Schema;
-use tantivy::{DateTime, Index, IndexWriter, TantivyDocument};
+use tantivy::collector::{Count, DocSetCollector};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Schema};
+use tantivy::{DateTime, Index, IndexWriter, TantivyDocument, Term};
 
 use super::schema::{register_tokenizers, Fields, SESSION_KIND};
-#[allow(unused)]
-fn wt(d: usize) -> usize {
-    std::env::var("PIX_WT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(d)
-}
 use super::{tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL};
-use crate::pi::{Document, Role};
+use crate::pi::Document;
+use crate::state::FileState;
 
-/// Session-level facts stored with each of its documents.
+/// Session-level facts: the header's, and the session's final name.
 #[derive(Clone, Debug)]
 pub struct SessionMeta<'a> {
     /// Session id from the header.
@@ -36,6 +40,21 @@ pub struct SessionMeta<'a> {
     pub started_ms: Option<i64>,
 }
 
+/// A session's summary document: its facts, summary and file state.
+#[derive(Clone, Debug)]
+pub struct SessionRecord<'a> {
+    /// Header facts and name.
+    pub meta: SessionMeta<'a>,
+    /// The file's indexed state.
+    pub state: FileState,
+    /// The first user message's first line.
+    pub title: Option<String>,
+    /// Documents of the session in the index.
+    pub messages: u64,
+    /// Time of its last document.
+    pub last_ms: Option<i64>,
+}
+
 /// Why a build starts from an empty index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fresh {
@@ -43,16 +62,17 @@ pub enum Fresh {
     New,
     /// The index was written by another schema version.
     SchemaChanged,
-    /// The index existed and is being rebuilt.
-    Rebuild,
+    /// The index exists: builds are incremental.
+    Existing,
 }
 
-/// Writes one build's documents.
-pub struct IndexBuilder {
-    pi: PiIndex,
-    writer: IndexWriter<TantivyDocument>,
-    documents: AtomicU64,
-    sessions: AtomicU64,
+/// An index opened for a build: read its state, then (if there is work)
+/// turn it into an [`IndexBuilder`].
+pub struct IndexStore {
+    /// The index.
+    pub pi: PiIndex,
+    /// What the last build recorded.
+    pub info: Option<BuildInfo>,
     /// How the index was found.
     pub fresh: Fresh,
 }
@@ -61,15 +81,11 @@ pub struct IndexBuilder {
 /// segment, at least. tantivy refuses less than 15 MB per thread.
 pub const MIN_THREAD_BUDGET: usize = 15_000_000;
 
-impl IndexBuilder {
-    /// Open the index at `dir` for a full build, creating it if needed and
-    /// recreating it if it was written by another schema. `threads` indexing
-    /// threads share `memory_budget` bytes.
-    pub fn create(
-        dir: &Path,
-        threads: usize,
-        memory_budget: usize,
-    ) -> Result<IndexBuilder, IndexError> {
+impl IndexStore {
+    /// Open the index at `dir` for a build, creating it if needed and
+    /// recreating it if it was written by another schema. A directory that
+    /// holds anything else is refused.
+    pub fn open_or_create(dir: &Path) -> Result<IndexStore, IndexError> {
         let io = |source| IndexError::Io {
             path: dir.to_owned(),
             source,
@@ -79,7 +95,7 @@ impl IndexBuilder {
         let index = if dir.join("meta.json").exists() {
             match open_ours(dir, &schema)? {
                 Some(index) => {
-                    fresh = Fresh::Rebuild;
+                    fresh = Fresh::Existing;
                     index
                 }
                 None => {
@@ -97,29 +113,180 @@ impl IndexBuilder {
             create(dir, schema)?
         };
         register_tokenizers(&index);
-        let threads = wt(threads.max(1));
-        let budget = memory_budget.max(threads * MIN_THREAD_BUDGET);
-        let writer = index
-            .writer_with_num_threads(threads, budget)
-            .map_err(|e| tantivy_err(dir, e))?;
-        writer
-            .delete_all_documents()
-            .map_err(|e| tantivy_err(dir, e))?;
-        Ok(IndexBuilder {
-            pi: PiIndex {
-                index,
-                fields,
-                dir: dir.to_owned(),
-            },
-            writer,
-            documents: AtomicU64::new(0),
-            sessions: AtomicU64::new(0),
-            fresh,
-        })
+        let pi = PiIndex {
+            index,
+            fields,
+            dir: dir.to_owned(),
+        };
+        let info = pi.build_info()?;
+        Ok(IndexStore { pi, info, fresh })
     }
 
-    /// Queue every document of one session.
-    pub fn add_session(&self, meta: &SessionMeta<'_>, docs: &[Document]) -> Result<(), IndexError> {
+    /// The indexed state of every session file, by path, read from fast
+    /// columns (no stored document is read).
+    pub fn file_states(&self) -> Result<HashMap<String, FileState>, IndexError> {
+        let pi = &self.pi;
+        let err = |e| tantivy_err(&pi.dir, e);
+        let searcher = pi.searcher()?;
+        let query = TermQuery::new(
+            Term::from_field_text(pi.fields.kind, SESSION_KIND),
+            IndexRecordOption::Basic,
+        );
+        let addrs = searcher.search(&query, &DocSetCollector).map_err(err)?;
+        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); searcher.segment_readers().len()];
+        for a in addrs {
+            by_segment[a.segment_ord as usize].push(a.doc_id);
+        }
+        let mut out = HashMap::new();
+        let mut path = String::new();
+        for (ord, docs) in by_segment.iter().enumerate() {
+            if docs.is_empty() {
+                continue;
+            }
+            let ff = searcher.segment_reader(ord as u32).fast_fields();
+            let Some(file) = ff.str("file").map_err(err)? else {
+                continue;
+            };
+            let col = |name: &str| ff.u64(name).map_err(err);
+            let (dev, ino, size, mtime, to, head, tail) = (
+                col("file_dev")?,
+                col("file_ino")?,
+                col("file_size")?,
+                col("file_mtime_ns")?,
+                col("indexed_to")?,
+                col("head_hash")?,
+                col("tail_hash")?,
+            );
+            for &doc in docs {
+                let Some(term) = file.term_ords(doc).next() else {
+                    continue;
+                };
+                path.clear();
+                if !file
+                    .ord_to_str(term, &mut path)
+                    .map_err(|e| err(e.into()))?
+                {
+                    continue;
+                }
+                let v = |c: &tantivy::columnar::Column<u64>| c.first(doc).unwrap_or(0);
+                out.insert(
+                    path.clone(),
+                    FileState {
+                        dev: v(&dev),
+                        ino: v(&ino),
+                        size: v(&size),
+                        mtime_ns: v(&mtime),
+                        indexed_to: v(&to),
+                        head_hash: v(&head),
+                        tail_hash: v(&tail),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Start writing: `threads` indexing threads share `memory_budget`
+    /// bytes. Fails with [`IndexError::Busy`] while another build writes.
+    pub fn writer(self, threads: usize, memory_budget: usize) -> Result<IndexBuilder, IndexError> {
+        let threads = threads.max(1);
+        let budget = memory_budget.max(threads * MIN_THREAD_BUDGET);
+        let writer = self
+            .pi
+            .index
+            .writer_with_num_threads(threads, budget)
+            .map_err(|e| tantivy_err(&self.pi.dir, e))?;
+        Ok(IndexBuilder {
+            pi: self.pi,
+            writer,
+        })
+    }
+}
+
+/// Writes one build's changes; everything becomes visible at once, at
+/// [`IndexBuilder::commit`]. All methods may be called from many threads.
+pub struct IndexBuilder {
+    pi: PiIndex,
+    writer: IndexWriter<TantivyDocument>,
+}
+
+impl IndexBuilder {
+    fn err(&self, e: tantivy::TantivyError) -> IndexError {
+        tantivy_err(&self.pi.dir, e)
+    }
+
+    /// Remove every document (a full rebuild).
+    pub fn delete_all(&self) -> Result<(), IndexError> {
+        self.writer
+            .delete_all_documents()
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Remove every document of the session file at `path`.
+    pub fn delete_path(&self, path: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.pi.fields.path, path));
+    }
+
+    /// Remove the documents of some entries of the file at `path`.
+    pub fn delete_entries(&self, path: &str, entry_ids: &[String]) -> Result<(), IndexError> {
+        let f = &self.pi.fields;
+        for id in entry_ids {
+            let q = BooleanQuery::new(vec![
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.path, path),
+                        IndexRecordOption::Basic,
+                    )) as Box<dyn Query>,
+                ),
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.entry_id, id),
+                        IndexRecordOption::Basic,
+                    )),
+                ),
+            ]);
+            self.writer
+                .delete_query(Box::new(q))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Remove the summary document of the file at `path`.
+    pub fn delete_session_record(&self, path: &str) -> Result<(), IndexError> {
+        let f = &self.pi.fields;
+        let q = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.kind, SESSION_KIND),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.path, path),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
+        self.writer
+            .delete_query(Box::new(q))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Queue documents of one session.
+    pub fn add_documents(
+        &self,
+        meta: &SessionMeta<'_>,
+        docs: &[Document],
+    ) -> Result<(), IndexError> {
         let f = &self.pi.fields;
         for d in docs {
             let mut doc = TantivyDocument::new();
@@ -141,81 +308,82 @@ impl IndexBuilder {
             if let Some(cwd) = meta.cwd {
                 doc.add_text(f.cwd, cwd);
             }
-            if let Some(name) = meta.name {
-                doc.add_text(f.session_name, name);
-            }
             doc.add_bool(f.active, d.active);
-            if let Some(ms) = meta.started_ms {
-                doc.add_date(f.started, DateTime::from_timestamp_millis(ms));
-            }
-            self.writer
-                .add_document(doc)
-                .map_err(|e| tantivy_err(&self.pi.dir, e))?;
+            self.writer.add_document(doc).map_err(|e| self.err(e))?;
         }
-        self.writer
-            .add_document(session_document(f, meta, docs))
-            .map_err(|e| tantivy_err(&self.pi.dir, e))?;
-        self.documents
-            .fetch_add(docs.len() as u64, Ordering::Relaxed);
-        self.sessions.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
-    /// Commit everything queued, with the build's record, and wait for
-    /// merges to finish so the index is compact when the build returns.
+    /// Queue a session's summary document (remove the old one first with
+    /// [`IndexBuilder::delete_session_record`] or
+    /// [`IndexBuilder::delete_path`]).
+    pub fn add_session_record(&self, rec: &SessionRecord<'_>) -> Result<(), IndexError> {
+        let f = &self.pi.fields;
+        let meta = &rec.meta;
+        let mut doc = TantivyDocument::new();
+        doc.add_text(f.kind, SESSION_KIND);
+        doc.add_text(f.session_id, meta.id);
+        doc.add_text(f.path, meta.path);
+        doc.add_text(f.file, meta.path);
+        if let Some(cwd) = meta.cwd {
+            doc.add_text(f.cwd, cwd);
+        }
+        if let Some(name) = meta.name {
+            doc.add_text(f.session_name, name);
+        }
+        if let Some(ms) = meta.started_ms {
+            doc.add_date(f.started, DateTime::from_timestamp_millis(ms));
+        }
+        if let Some(title) = &rec.title {
+            doc.add_text(f.title, title);
+        }
+        doc.add_u64(f.messages, rec.messages);
+        if let Some(ms) = rec.last_ms.or(meta.started_ms) {
+            doc.add_date(f.last, DateTime::from_timestamp_millis(ms));
+        }
+        let st = rec.state;
+        doc.add_u64(f.file_dev, st.dev);
+        doc.add_u64(f.file_ino, st.ino);
+        doc.add_u64(f.file_size, st.size);
+        doc.add_u64(f.file_mtime_ns, st.mtime_ns);
+        doc.add_u64(f.indexed_to, st.indexed_to);
+        doc.add_u64(f.head_hash, st.head_hash);
+        doc.add_u64(f.tail_hash, st.tail_hash);
+        self.writer.add_document(doc).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Commit everything queued, with the build's record, wait for merges,
+    /// and count what the index now holds.
     pub fn commit(mut self, kinds: &str, now_ms: i64) -> Result<BuildInfo, IndexError> {
-        let info = BuildInfo {
+        let dir = self.pi.dir.clone();
+        let err = |e| tantivy_err(&dir, e);
+        // The counts are only known after the commit; the payload records
+        // the build, and `stats` counts the index itself.
+        let mut info = BuildInfo {
             tool: TOOL.into(),
             schema_version: SCHEMA_VERSION,
             kinds: kinds.into(),
             built_at_ms: now_ms,
-            sessions: self.sessions.load(Ordering::Relaxed),
-            documents: self.documents.load(Ordering::Relaxed),
+            sessions: 0,
+            documents: 0,
         };
-        let dir = self.pi.dir.clone();
         let payload = serde_json::to_string(&info).expect("build info serializes");
-        let mut prepared = self
-            .writer
-            .prepare_commit()
-            .map_err(|e| tantivy_err(&dir, e))?;
+        let mut prepared = self.writer.prepare_commit().map_err(err)?;
         prepared.set_payload(&payload);
-        prepared.commit().map_err(|e| tantivy_err(&dir, e))?;
-        self.writer
-            .wait_merging_threads()
-            .map_err(|e| tantivy_err(&dir, e))?;
+        prepared.commit().map_err(err)?;
+        self.writer.wait_merging_threads().map_err(err)?;
+        let searcher = self.pi.searcher()?;
+        let sessions = TermQuery::new(
+            Term::from_field_text(self.pi.fields.kind, SESSION_KIND),
+            IndexRecordOption::Basic,
+        );
+        info.sessions = searcher.search(&sessions, &Count).map_err(err)? as u64;
+        info.documents = searcher
+            .search(&*super::search::all_messages(&self.pi.fields), &Count)
+            .map_err(err)? as u64;
         Ok(info)
     }
-}
-
-/// The summary document of one session file: what listings and search
-/// headings show without reading any message.
-fn session_document(f: &Fields, meta: &SessionMeta<'_>, docs: &[Document]) -> TantivyDocument {
-    let mut doc = TantivyDocument::new();
-    doc.add_text(f.kind, SESSION_KIND);
-    doc.add_text(f.session_id, meta.id);
-    doc.add_text(f.path, meta.path);
-    if let Some(cwd) = meta.cwd {
-        doc.add_text(f.cwd, cwd);
-    }
-    if let Some(name) = meta.name {
-        doc.add_text(f.session_name, name);
-    }
-    if let Some(ms) = meta.started_ms {
-        doc.add_date(f.started, DateTime::from_timestamp_millis(ms));
-    }
-    if let Some(first) = docs.iter().find(|d| d.role == Role::User) {
-        doc.add_text(f.title, title_of(&first.text));
-    }
-    doc.add_u64(f.messages, docs.len() as u64);
-    if let Some(ms) = docs
-        .iter()
-        .filter_map(|d| d.timestamp_ms)
-        .max()
-        .or(meta.started_ms)
-    {
-        doc.add_date(f.last, DateTime::from_timestamp_millis(ms));
-    }
-    doc
 }
 
 /// The first line of a message, at most 200 characters: a session's title.

@@ -119,10 +119,33 @@ impl<'a> Cursor<'a> {
 /// A skipped line is not validated as JSON beyond ending in `}`: it holds
 /// nothing that would be indexed, so damage inside it loses nothing.
 pub fn peek(line: &[u8], kinds: Kinds, needs_ids: bool) -> Peek<'_> {
-    peek_inner(line, kinds, needs_ids).unwrap_or(Peek::Parse)
+    peek_inner(
+        line,
+        needs_ids,
+        |ty| type_is_inert(ty, kinds),
+        |role| !role_is_indexed(role, kinds),
+    )
+    .unwrap_or(Peek::Parse)
 }
 
-fn peek_inner(line: &[u8], kinds: Kinds, needs_ids: bool) -> Option<Peek<'_>> {
+/// Like [`peek`], for a pass that only wants the tree links (and the
+/// session facts: model changes and names): every message is inert.
+pub fn peek_links(line: &[u8], needs_ids: bool) -> Peek<'_> {
+    peek_inner(
+        line,
+        needs_ids,
+        |ty| !matches!(ty, "model_change" | "session_info" | "session"),
+        |_| true,
+    )
+    .unwrap_or(Peek::Parse)
+}
+
+fn peek_inner(
+    line: &[u8],
+    needs_ids: bool,
+    inert_type: impl Fn(&str) -> bool,
+    inert_role: impl Fn(&str) -> bool,
+) -> Option<Peek<'_>> {
     if line.last() != Some(&b'}') {
         return None;
     }
@@ -169,7 +192,7 @@ fn peek_inner(line: &[u8], kinds: Kinds, needs_ids: bool) -> Option<Peek<'_>> {
                 }
                 c.eat(b':')?;
                 let role = c.simple_str()?;
-                if role_is_indexed(role, kinds) {
+                if !inert_role(role) {
                     return None;
                 }
                 return Some(Peek::Skip {
@@ -181,7 +204,7 @@ fn peek_inner(line: &[u8], kinds: Kinds, needs_ids: bool) -> Option<Peek<'_>> {
                 // Any other key: the base fields are behind us. Decide on
                 // the type alone, if we may.
                 let ty = ty?;
-                if ty == "message" || !type_is_inert(ty, kinds) || !ids_ready(&id, &parent) {
+                if ty == "message" || !inert_type(ty) || !ids_ready(&id, &parent) {
                     return None;
                 }
                 return Some(Peek::Skip {
@@ -194,7 +217,7 @@ fn peek_inner(line: &[u8], kinds: Kinds, needs_ids: bool) -> Option<Peek<'_>> {
             // End of the object (or something unexpected): decide now.
             c.eat(b'}')?;
             let ty = ty?;
-            if ty == "message" || !type_is_inert(ty, kinds) || !ids_ready(&id, &parent) {
+            if ty == "message" || !inert_type(ty) || !ids_ready(&id, &parent) {
                 return None;
             }
             return Some(Peek::Skip {

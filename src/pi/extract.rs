@@ -12,7 +12,7 @@ use simd_json::prelude::*;
 use simd_json::tape::{Array, Object, Value};
 
 use super::branch;
-use super::entry::{peek, role_is_indexed, LineParser, Peek};
+use super::entry::{peek, peek_links, role_is_indexed, LineParser, Peek};
 use super::fingerprint::Header;
 use super::time::parse_iso_millis;
 use super::{Kinds, Role};
@@ -118,6 +118,8 @@ struct LineCtx {
     kinds: Kinds,
     line: u64,
     offset: u64,
+    /// Only links and session facts are wanted: no documents.
+    links_only: bool,
 }
 
 impl ChunkParser {
@@ -139,6 +141,27 @@ impl ChunkParser {
         version: u64,
         kinds: Kinds,
     ) -> ParsedChunk {
+        self.parse_with(bytes, offset, version, kinds, false)
+    }
+
+    /// Read only what an incremental build needs from lines it indexed
+    /// before: every entry's tree links, model changes and names. Messages
+    /// are not parsed (their links come from the prefix scan), no document
+    /// is produced and damage is not reported again.
+    pub fn parse_links(&mut self, bytes: &[u8], offset: u64, version: u64) -> ParsedChunk {
+        let mut out = self.parse_with(bytes, offset, version, Kinds::default(), true);
+        out.damage.clear();
+        out
+    }
+
+    fn parse_with(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        version: u64,
+        kinds: Kinds,
+        links_only: bool,
+    ) -> ParsedChunk {
         let needs_ids = version >= 2;
         let mut out = ParsedChunk::default();
         for line in Lines::new(bytes, offset, 0) {
@@ -147,7 +170,12 @@ impl ChunkParser {
             if b.trim_ascii().is_empty() {
                 continue;
             }
-            if let Peek::Skip { id, parent } = peek(b, kinds, needs_ids) {
+            let peeked = if links_only {
+                peek_links(b, needs_ids)
+            } else {
+                peek(b, kinds, needs_ids)
+            };
+            if let Peek::Skip { id, parent } = peeked {
                 out.push_link(id, parent);
                 continue;
             }
@@ -156,6 +184,7 @@ impl ChunkParser {
                 kinds,
                 line: line.number,
                 offset: line.offset,
+                links_only,
             };
             let scratch = &mut self.scratch;
             let result = self
@@ -198,6 +227,9 @@ impl ParsedChunk {
     }
 
     fn push_doc(&mut self, ctx: &LineCtx, link: u32, role: Role, meta: &EntryMeta, text: &str) {
+        if ctx.links_only {
+            return;
+        }
         let text = text.trim();
         if text.is_empty() || !ctx.kinds.includes(role) {
             return;
@@ -453,12 +485,41 @@ pub struct Session {
     pub lines: u64,
     /// Bytes fully parsed.
     pub bytes_parsed: u64,
+    /// Grown files only: entries indexed before whose branch status changed
+    /// (entry id, now active?).
+    pub flipped: Vec<(String, bool)>,
 }
 
 impl Session {
     /// Put a file's chunks back together. `first_line` is the number of
     /// the first line of the first chunk (the line after the header).
     pub fn finish(header: Header, chunks: Vec<ParsedChunk>, first_line: u64) -> Session {
+        Self::finish_inner(header, chunks, first_line, 0)
+    }
+
+    /// Put a grown file back together: `old` are the chunks of the lines
+    /// indexed before (read with [`ChunkParser::parse_links`]), `new` those
+    /// appended since. The documents are the new lines' only; entries of
+    /// the old part whose branch status the new entries changed are listed
+    /// in [`Session::flipped`].
+    pub fn finish_grown(
+        header: Header,
+        old: Vec<ParsedChunk>,
+        new: Vec<ParsedChunk>,
+        first_line: u64,
+    ) -> Session {
+        let old_links = old.iter().map(|c| c.links.len()).sum();
+        let mut chunks = old;
+        chunks.extend(new);
+        Self::finish_inner(header, chunks, first_line, old_links)
+    }
+
+    fn finish_inner(
+        header: Header,
+        chunks: Vec<ParsedChunk>,
+        first_line: u64,
+        old_links: usize,
+    ) -> Session {
         // Absolute line numbers.
         let mut base = first_line;
         let mut chunks = chunks;
@@ -497,6 +558,15 @@ impl Session {
         } else {
             vec![true; links.len()]
         };
+        let mut flipped = Vec::new();
+        if header.version >= 2 && old_links > 0 {
+            let before = branch::active(&links[..old_links]);
+            for (i, was) in before.into_iter().enumerate() {
+                if let (true, Some(id)) = (was != active[i], links[i].id) {
+                    flipped.push((id.to_owned(), active[i]));
+                }
+            }
+        }
         drop(links);
 
         // The model in effect: the last model change before each document.
@@ -542,6 +612,7 @@ impl Session {
             damage,
             lines,
             bytes_parsed,
+            flipped,
         }
     }
 }

@@ -1,0 +1,109 @@
+//! What identifies the indexed state of a session file: its identity on
+//! disk, how far it was indexed, and hashes of the indexed bytes. The build
+//! computes it, the index stores it, the next build compares.
+
+/// What identifies the indexed state of a session file, so the next build
+/// can tell an unchanged file (same identity, size and time: not opened)
+/// from one that grew (same identity, old bytes intact: only new lines
+/// read) and one that was rewritten (everything replaced).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileState {
+    /// Device number.
+    pub dev: u64,
+    /// Inode number.
+    pub ino: u64,
+    /// Size when indexed.
+    pub size: u64,
+    /// Modification time when indexed, ns since the epoch.
+    pub mtime_ns: u64,
+    /// Bytes of complete lines indexed (a half-written last line is not).
+    pub indexed_to: u64,
+    /// Hash of the first [`HASH_SPAN`] bytes.
+    pub head_hash: u64,
+    /// Hash of the [`HASH_SPAN`] bytes before `indexed_to`.
+    pub tail_hash: u64,
+}
+
+/// How many bytes at each end of the indexed part are hashed.
+pub const HASH_SPAN: u64 = 4096;
+
+/// FNV-1a, 64 bits: small, fast on 4 KiB, and stable across releases (the
+/// hashes are stored in the index).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl FileState {
+    /// The state of a file whose complete lines end at `indexed_to`, given
+    /// its bytes (at least `indexed_to` of them).
+    pub fn of(bytes: &[u8], identity: FileIdentity, indexed_to: u64) -> FileState {
+        let (head, tail) = hashes(bytes, indexed_to);
+        FileState {
+            dev: identity.dev,
+            ino: identity.ino,
+            size: identity.size,
+            mtime_ns: identity.mtime_ns,
+            indexed_to,
+            head_hash: head,
+            tail_hash: tail,
+        }
+    }
+}
+
+/// Hashes of the first and the last [`HASH_SPAN`] bytes of `bytes[..to]`.
+pub fn hashes(bytes: &[u8], to: u64) -> (u64, u64) {
+    let to = (to as usize).min(bytes.len());
+    let head = fnv1a(&bytes[..to.min(HASH_SPAN as usize)]);
+    let tail = fnv1a(&bytes[to.saturating_sub(HASH_SPAN as usize)..to]);
+    (head, tail)
+}
+
+/// A file's identity and size, from its metadata.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileIdentity {
+    /// Device number (0 where the platform has none).
+    pub dev: u64,
+    /// Inode number (0 where the platform has none).
+    pub ino: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, ns since the epoch.
+    pub mtime_ns: u64,
+}
+
+impl FileIdentity {
+    /// Read from metadata.
+    pub fn of(m: &std::fs::Metadata) -> FileIdentity {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileIdentity {
+                dev: m.dev(),
+                ino: m.ino(),
+                size: m.len(),
+                mtime_ns: (m.mtime() as u64)
+                    .wrapping_mul(1_000_000_000)
+                    .wrapping_add(m.mtime_nsec() as u64),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let mtime_ns = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as u64);
+            FileIdentity {
+                dev: 0,
+                ino: 0,
+                size: m.len(),
+                mtime_ns,
+            }
+        }
+    }
+}
