@@ -505,7 +505,7 @@ pub fn build(
 
     let searcher = store.pi.searcher()?;
     let pi = store.pi.clone();
-    let index = store.writer(threads, opts.memory_budget)?;
+    let index = store.writer(threads, opts.memory_budget, rebuild.is_none())?;
     if rebuild.is_some() {
         index.delete_all()?;
     }
