@@ -46,6 +46,7 @@
 #![warn(missing_docs)]
 
 pub mod discover;
+pub mod failpoint;
 pub mod index;
 pub mod pi;
 pub mod pipeline;

@@ -438,13 +438,14 @@ pub fn build(
         .build()
         .map_err(|source| BuildError::Threads { threads, source })?;
 
-    let store = IndexStore::open_or_create(&opts.index_dir)?;
+    let store = IndexStore::open_or_create(&opts.index_dir, opts.full)?;
     let kinds_list = opts.kinds.to_list();
     let rebuild = match (&store.fresh, &store.info) {
         (Fresh::New, _) => Some("new index".to_owned()),
         (Fresh::SchemaChanged, _) => {
             Some("the index was written by another version of pi-index".to_owned())
         }
+        (Fresh::Recovered, _) => Some("the index could not be read: recreated".to_owned()),
         _ if opts.full => Some("--full".to_owned()),
         (_, None) => Some("the last build did not finish".to_owned()),
         (_, Some(info)) if info.kinds != kinds_list => Some(format!(
@@ -503,6 +504,7 @@ pub fn build(
         return Ok(report);
     }
 
+    crate::failpoint::point("before-writer");
     let searcher = store.pi.searcher()?;
     let pi = store.pi.clone();
     let index = store.writer(threads, opts.memory_budget, rebuild.is_none())?;
@@ -524,7 +526,13 @@ pub fn build(
     pool.install(|| {
         work_files.par_iter().enumerate().for_each(|(i, c)| {
             match process(c, &work) {
-                Ok(o) => results.lock().expect("results lock").push((i, o)),
+                Ok(o) => {
+                    let mut r = results.lock().expect("results lock");
+                    r.push((i, o));
+                    if r.len() == 1 {
+                        crate::failpoint::point("after-first-file");
+                    }
+                }
                 Err(e) => {
                     first_error.lock().expect("error lock").get_or_insert(e);
                 }
@@ -591,6 +599,7 @@ pub fn build(
     report.damaged = damaged;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
+    crate::failpoint::point("before-commit");
     let committing = Instant::now();
     let info: BuildInfo = index.commit(&kinds_list, now_ms())?;
     report.sessions = info.sessions;

@@ -63,21 +63,22 @@ pub enum IndexError {
     /// Another build holds the index's write lock.
     #[error("another `pi-index build` is writing the index at {0}: wait for it to finish")]
     Busy(PathBuf),
-    /// tantivy failed.
-    #[error("index at {path}: {source}; `pi-index build --full` rebuilds it from scratch")]
+    /// tantivy failed (the message includes tantivy's, so it is not also
+    /// chained as a source).
+    #[error("index at {path}: {error}; `pi-index build --full` rebuilds it from scratch")]
     Tantivy {
         /// The index directory.
         path: PathBuf,
         /// What tantivy said.
-        source: tantivy::TantivyError,
+        error: tantivy::TantivyError,
     },
     /// The file system failed.
-    #[error("index at {path}: {source}")]
+    #[error("index at {path}: {error}")]
     Io {
         /// The index directory.
         path: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -134,9 +135,9 @@ impl PiIndex {
 }
 
 fn has_entries(dir: &Path) -> Result<bool, IndexError> {
-    let mut it = std::fs::read_dir(dir).map_err(|source| IndexError::Io {
+    let mut it = std::fs::read_dir(dir).map_err(|error| IndexError::Io {
         path: dir.to_owned(),
-        source,
+        error,
     })?;
     Ok(it.next().is_some())
 }
@@ -147,6 +148,6 @@ pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
     }
     IndexError::Tantivy {
         path: dir.to_owned(),
-        source: e,
+        error: e,
     }
 }

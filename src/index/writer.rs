@@ -64,6 +64,8 @@ pub enum Fresh {
     SchemaChanged,
     /// The index exists: builds are incremental.
     Existing,
+    /// The index could not be read and was recreated (`--full`).
+    Recovered,
 }
 
 /// An index opened for a build: read its state, then (if there is work)
@@ -88,30 +90,49 @@ impl IndexStore {
     /// Open the index at `dir` for a build, creating it if needed and
     /// recreating it if it was written by another schema. A directory that
     /// holds anything else is refused.
-    pub fn open_or_create(dir: &Path) -> Result<IndexStore, IndexError> {
-        let io = |source| IndexError::Io {
+    ///
+    /// With `recover`, an index of ours that cannot be read (tantivy's
+    /// own files are there, but `meta.json` or a segment is damaged) is
+    /// cleared and recreated instead of being an error.
+    pub fn open_or_create(dir: &Path, recover: bool) -> Result<IndexStore, IndexError> {
+        let io = |error| IndexError::Io {
             path: dir.to_owned(),
-            source,
+            error,
         };
         let (schema, fields) = Fields::build();
         let fresh;
         let index = if dir.join("meta.json").exists() {
-            match open_ours(dir, &schema)? {
-                Some(index) => {
+            match open_ours(dir, &schema) {
+                Ok(Some(index)) => {
                     fresh = Fresh::Existing;
                     index
                 }
-                None => {
+                Ok(None) => {
                     clear_dir(dir).map_err(io)?;
                     fresh = Fresh::SchemaChanged;
                     create(dir, schema)?
                 }
+                Err(IndexError::Tantivy { .. })
+                    if recover && dir.join(".managed.json").exists() =>
+                {
+                    clear_dir(dir).map_err(io)?;
+                    fresh = Fresh::Recovered;
+                    create(dir, schema)?
+                }
+                Err(e) => return Err(e),
             }
         } else {
             std::fs::create_dir_all(dir).map_err(io)?;
-            if std::fs::read_dir(dir).map_err(io)?.next().is_some() {
-                return Err(IndexError::Foreign(dir.to_owned()));
+            // Empty, or left by a build killed while creating the index
+            // (only tantivy's own files, no meta.json yet): start afresh.
+            // Anything else is someone's directory: refuse.
+            for entry in std::fs::read_dir(dir).map_err(io)? {
+                let name = entry.map_err(io)?.file_name();
+                if !is_tantivy_file(&name.to_string_lossy()) {
+                    return Err(IndexError::Foreign(dir.to_owned()));
+                }
             }
+            clear_dir(dir).map_err(io)?;
             fresh = Fresh::New;
             create(dir, schema)?
         };
@@ -393,7 +414,9 @@ impl IndexBuilder {
         let payload = serde_json::to_string(&info).expect("build info serializes");
         let mut prepared = self.writer.prepare_commit().map_err(err)?;
         prepared.set_payload(&payload);
+        crate::failpoint::point("after-prepare-commit");
         prepared.commit().map_err(err)?;
+        crate::failpoint::point("after-commit");
         self.writer.wait_merging_threads().map_err(err)?;
         let searcher = self.pi.searcher()?;
         let sessions = TermQuery::new(
@@ -463,6 +486,22 @@ fn open_ours(dir: &Path, schema: &Schema) -> Result<Option<Index>, IndexError> {
         None if same_schema => Ok(Some(index)),
         _ => Err(IndexError::Foreign(dir.to_owned())),
     }
+}
+
+/// Whether a file name is one tantivy writes in an index directory: its
+/// bookkeeping files and locks, the temporary file of an atomic write
+/// (`.tmpXXXXXX`, left behind when a build is killed while writing
+/// `meta.json`), and segment files (32 hex digits and an extension).
+fn is_tantivy_file(name: &str) -> bool {
+    if matches!(
+        name,
+        "meta.json" | ".managed.json" | ".tantivy-meta.lock" | ".tantivy-writer.lock"
+    ) || (name.starts_with(".tmp") && name.len() <= 16)
+    {
+        return true;
+    }
+    let (stem, ext) = name.split_once('.').unwrap_or((name, ""));
+    stem.len() == 32 && stem.bytes().all(|b| b.is_ascii_hexdigit()) && !ext.is_empty()
 }
 
 /// Remove the files of an index of ours, leaving the directory.
