@@ -1,4 +1,6 @@
-//! Throughput of every build stage, on a generated corpus of realistic
+//! Throughput of every build stage (split, fingerprint, parse+extract with
+//! a serde_json baseline, tantivy indexing of extracted documents, the
+//! whole build), on a generated corpus of realistic
 //! sessions (see `scripts/gen-corpus.py`).
 //!
 //! The corpus is `$PI_INDEX_BENCH_CORPUS` if set, else one generated once
@@ -19,6 +21,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use rayon::prelude::*;
 
 use pi_index::discover::discover;
+use pi_index::index::writer::{IndexStore, SessionMeta};
 use pi_index::pi::fingerprint::{fingerprint, read_first_line};
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, read_session, BuildOptions};
@@ -148,6 +151,47 @@ fn stages(c: &mut Criterion) {
                     .sum::<u64>()
             })
         })
+    });
+    g.finish();
+
+    // tantivy alone: the documents of the corpus, already extracted,
+    // written and committed into a fresh index. Throughput is in bytes of
+    // text indexed (5-8% of the corpus).
+    let sessions: Vec<(pi_index::pi::Session, String)> = corpus
+        .files
+        .iter()
+        .filter_map(|p| match read_session(p, Kinds::default()).unwrap() {
+            Ok((s, _)) => Some((s, p.to_string_lossy().into_owned())),
+            Err(_) => None,
+        })
+        .collect();
+    let text_bytes: u64 = sessions
+        .iter()
+        .flat_map(|(s, _)| s.documents.iter())
+        .map(|d| d.text.len() as u64)
+        .sum();
+    let mut g = c.benchmark_group("index_documents");
+    g.sample_size(10).throughput(Throughput::Bytes(text_bytes));
+    g.bench_function(BenchmarkId::new("tantivy_text_bytes", THREADS), |b| {
+        b.iter_batched(
+            || tempfile::tempdir().unwrap(),
+            |dir| {
+                let store = IndexStore::open_or_create(&dir.path().join("index"), false).unwrap();
+                let w = store.writer(THREADS, 96 << 20, false).unwrap();
+                for (s, path) in &sessions {
+                    let meta = SessionMeta {
+                        id: &s.header.id,
+                        path,
+                        cwd: s.header.cwd.as_deref(),
+                        name: s.name.as_deref(),
+                        started_ms: s.header.started_ms,
+                    };
+                    w.add_documents(&meta, &s.documents).unwrap();
+                }
+                (w.commit("none", 0).unwrap().documents, dir)
+            },
+            criterion::BatchSize::PerIteration,
+        )
     });
     g.finish();
 

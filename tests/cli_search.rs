@@ -379,6 +379,31 @@ fn a_missing_index_hints_at_build() {
 }
 
 #[test]
+fn an_empty_index_hints_at_build() {
+    let s = Scratch::new();
+    let empty = s.dir.path().join("nothing");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions/decoy-codex.jsonl"),
+        empty.join("decoy.jsonl"),
+    )
+    .unwrap();
+    let r = s.build(&[&empty], &[]);
+    assert_eq!(r["sessions"], 0);
+    for (cmd, code) in [
+        (&["search", "x"][..], 1),
+        (&["sessions"], 0),
+        (&["stats"], 0),
+    ] {
+        let out = run(s.cmd().args(cmd).arg("--index").arg(s.index()));
+        assert_eq!(out.status.code(), Some(code), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is empty: run `pi-index build`"), "{err}");
+        assert_eq!(err.lines().count(), 1);
+    }
+}
+
+#[test]
 fn show_formats_and_context() {
     let a = format!("{A}-0000-4000-8000-000000000001");
     let t = pi(&["show", &a, "--format", "transcript"]);

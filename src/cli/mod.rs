@@ -96,6 +96,19 @@ pub fn run() -> i32 {
     }
 }
 
+/// Say so on stderr when an index holds nothing yet; returns whether it
+/// was empty.
+fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) -> bool {
+    if searcher.num_docs() == 0 {
+        eprintln!(
+            "pi-index: the index at {} is empty: run `pi-index build` (with the directory of your sessions if Pi keeps them elsewhere)",
+            pi.dir.display()
+        );
+        return true;
+    }
+    false
+}
+
 /// Print a one-line error and return the error exit code.
 fn fail(e: &anyhow::Error) -> i32 {
     // A closed pipe (`pi-index show … | head`) is not an error worth a word.

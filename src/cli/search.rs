@@ -119,6 +119,9 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<i32> {
         snippet_chars: 160,
         now_ms: now,
     };
+    if super::hint_if_empty(&pi, &searcher) {
+        return Ok(EXIT_NOTHING);
+    }
     let result = pi.search(&searcher, &req)?;
     {
         let mut err = std::io::stderr().lock();

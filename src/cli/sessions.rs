@@ -42,6 +42,9 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<i32> {
     let dir = args.cwd.as_deref().map(normalize_dir);
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
+    if super::hint_if_empty(&pi, &searcher) {
+        return Ok(EXIT_OK);
+    }
     let sessions = pi.sessions(&searcher)?;
     let style = Style::new(!args.json && args.color.enabled());
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

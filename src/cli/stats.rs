@@ -21,6 +21,9 @@ pub struct StatsArgs {
 pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<i32> {
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
+    if super::hint_if_empty(&pi, &searcher) {
+        return Ok(EXIT_OK);
+    }
     let sessions = pi.sessions(&searcher)?;
     let stats = pi.stats(&searcher, &sessions)?;
     let mut out = std::io::stdout().lock();
