@@ -41,7 +41,7 @@ fn summary_line_names_every_count() {
         "indexed 42 sessions",
         "54 files seen",
         "12 rejected",
-        "139 messages",
+        "140 messages",
         "5 damaged lines",
         "MB/s",
     ] {
@@ -222,7 +222,7 @@ fn a_second_build_reads_nothing_that_did_not_change() {
     let s = Scratch::new();
     let r1 = s.build(&[&fixtures()], &[]);
     let r2 = s.build(&[&fixtures()], &[]);
-    assert_eq!(r1["messages_indexed"], 139);
+    assert_eq!(r1["messages_indexed"], 140);
     assert_eq!(r2["messages_indexed"], 0);
     assert_eq!(r2["files_unchanged"], 42);
     assert_eq!(r2["files_indexed"], 0);
@@ -232,7 +232,7 @@ fn a_second_build_reads_nothing_that_did_not_change() {
     let docs = s.show_json(fixture("branch-abandoned.jsonl").to_str().unwrap(), &[]);
     assert_eq!(docs.len(), 6, "no duplicates after a second build");
     let r3 = s.build(&[&fixtures()], &["--full"]);
-    assert_eq!(r3["messages_indexed"], 139);
+    assert_eq!(r3["messages_indexed"], 140);
     assert_eq!(r3["rebuilt"], "--full");
     assert_eq!(
         s.show_json(fixture("branch-abandoned.jsonl").to_str().unwrap(), &[])

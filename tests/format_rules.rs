@@ -1142,7 +1142,7 @@ fn timestamps_normalised_to_utc_milliseconds() {
 
 #[test]
 #[rustfmt::skip]
-fn damaged_lines_are_reported_and_skipped() {
+fn damaged_lines_are_reported_and_what_was_written_is_recovered() {
     let s = session("4e8f2a6b-0c4d-4e8f-9a6b-0c4d8e2f6a0c");
     check(
         "damaged-lines.jsonl",
@@ -1153,6 +1153,10 @@ fn damaged_lines_are_reported_and_skipped() {
                 "Start the server."),
             doc(4, Some("1e2f3a4b"), "assistant", Some("2026-02-01T09:00:09.000Z"), SONNET, true,
                 "Started on port 8080."),
+            // Cut short: the text written so far is recovered; Pi skips
+            // the line, so it is on no branch.
+            doc(5, Some("2f3a4b5c"), "user", Some("2026-02-01T09:00:30.000Z"), NONE, false,
+                "Now stop it and"),
             doc(7, Some("3a4b5c6d"), "user", Some("2026-02-01T09:01:00.000Z"), NONE, true,
                 "Restart it with --verbose."),
             doc(8, Some("4b5c6d7e"), "assistant", Some("2026-02-01T09:01:04.000Z"), SONNET, true,
@@ -1299,14 +1303,14 @@ fn whole_fixture_directory_default_kinds() {
     // 12 rejected (empty, blank lines only, 3 bad headers, 7 decoys).
     let scratch = common::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &[]);
-    assert_report(&report, 54, 42, 12, 139, &ALL_DAMAGED);
+    assert_report(&report, 54, 42, 12, 140, &ALL_DAMAGED);
 }
 
 #[test]
 fn whole_fixture_directory_all_kinds() {
-    // 139 user/assistant documents + 21 opt-in ones (5 summary, 5 custom,
+    // 140 user/assistant documents (one recovered from a cut line) + 21 opt-in ones (5 summary, 5 custom,
     // 3 thinking, 8 tool); fixtures/README.md has the per-file counts.
     let scratch = common::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &["--include", "all"]);
-    assert_report(&report, 54, 42, 12, 160, &ALL_DAMAGED);
+    assert_report(&report, 54, 42, 12, 161, &ALL_DAMAGED);
 }

@@ -14,6 +14,7 @@ use simd_json::tape::{Array, Object, Value};
 use super::branch;
 use super::entry::{peek, peek_links, role_is_indexed, LineParser, Peek};
 use super::fingerprint::Header;
+use super::repair;
 use super::time::parse_iso_millis;
 use super::{Kinds, Role};
 use crate::source::Lines;
@@ -105,6 +106,7 @@ pub struct ParsedChunk {
 pub struct ChunkParser {
     parser: LineParser,
     scratch: String,
+    repaired: Vec<u8>,
 }
 
 impl Default for ChunkParser {
@@ -113,6 +115,10 @@ impl Default for ChunkParser {
     }
 }
 
+/// The link of a document whose line was repaired: it has no place in the
+/// tree, so it is never on the active branch.
+const NO_LINK: u32 = u32::MAX;
+
 /// Context for extracting one line's documents.
 struct LineCtx {
     kinds: Kinds,
@@ -120,6 +126,8 @@ struct LineCtx {
     offset: u64,
     /// Only links and session facts are wanted: no documents.
     links_only: bool,
+    /// A repaired line: documents, but no place in the tree.
+    recovered: bool,
 }
 
 impl ChunkParser {
@@ -128,6 +136,7 @@ impl ChunkParser {
         ChunkParser {
             parser: LineParser::new(),
             scratch: String::new(),
+            repaired: Vec::new(),
         }
     }
 
@@ -185,22 +194,40 @@ impl ChunkParser {
                 line: line.number,
                 offset: line.offset,
                 links_only,
+                recovered: false,
             };
             let scratch = &mut self.scratch;
             let result = self
                 .parser
                 .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
             if let Err(err) = result {
-                let recovered = std::str::from_utf8(b).is_err()
+                let not_utf8 = std::str::from_utf8(b).is_err();
+                let recovered = not_utf8
                     && self
                         .parser
                         .parse_lossy(b, |v| extract_line(v, &ctx, scratch, &mut out))
+                        .is_ok();
+                // Cut short: close what was written and read it, off the
+                // tree (Pi skips the line, so it is not on any branch).
+                let repaired = !not_utf8
+                    && repair::close(b, &mut self.repaired)
+                    && self
+                        .parser
+                        .parse(&self.repaired, |v| {
+                            let ctx = LineCtx {
+                                recovered: true,
+                                ..ctx
+                            };
+                            extract_line(v, &ctx, scratch, &mut out)
+                        })
                         .is_ok();
                 out.damage.push(Damage {
                     line: line.number,
                     error: if recovered {
                         "invalid UTF-8, replaced with U+FFFD".into()
-                    } else if std::str::from_utf8(b).is_err() {
+                    } else if repaired {
+                        format!("{err}: cut short, the text written so far is indexed")
+                    } else if not_utf8 {
                         format!("invalid UTF-8 and {err}")
                     } else {
                         err.to_string()
@@ -281,7 +308,11 @@ fn extract_line(root: Value<'_, '_>, ctx: &LineCtx, scratch: &mut String, out: &
     if ty == "session" {
         return;
     }
-    let link = out.push_link(id, parent);
+    let link = if ctx.recovered {
+        NO_LINK
+    } else {
+        out.push_link(id, parent)
+    };
     let mut meta = EntryMeta {
         id,
         timestamp_ms: ts.and_then(parse_iso_millis),
@@ -587,7 +618,7 @@ impl Session {
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {
-                p.doc.active = active[link_base + p.link as usize];
+                p.doc.active = p.link != NO_LINK && active[link_base + p.link as usize];
                 pending.push(p);
             }
             link_base += c.links.len();

@@ -6,6 +6,7 @@
 //!   parse (with reused buffers) for the rest.
 //! - [`extract`]: from entries to documents, following the rules of the
 //!   format page exactly, plus the session facts (model, name) they carry.
+//! - [`repair`]: a line cut short, closed so what was written is read.
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
 //!
@@ -16,6 +17,7 @@ pub mod branch;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
+pub mod repair;
 pub mod skim;
 pub mod time;
 
