@@ -11,7 +11,6 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -21,30 +20,9 @@ use pi_index::index::PiIndex;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, now_ms, BuildOptions};
 
-fn size() -> String {
-    std::env::var("PI_INDEX_BENCH_SIZE").unwrap_or_else(|_| "64MB".into())
-}
-
-fn corpus() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_CORPUS") {
-        return PathBuf::from(dir);
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target").join(format!("bench-corpus-{}", size()));
-    if !dir.join(".complete").exists() {
-        let _ = std::fs::remove_dir_all(&dir);
-        let status = Command::new("python3")
-            .arg(root.join("scripts/gen-corpus.py"))
-            .arg("--out")
-            .arg(&dir)
-            .args(["--size", &size(), "--seed", "42"])
-            .status()
-            .expect("python3 runs scripts/gen-corpus.py");
-        assert!(status.success(), "corpus generation failed");
-        std::fs::write(dir.join(".complete"), b"").unwrap();
-    }
-    dir
-}
+#[path = "corpus.rs"]
+mod corpus;
+use corpus::{corpus, size};
 
 fn index() -> PathBuf {
     if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_INDEX") {

@@ -14,8 +14,7 @@
 //! PI_INDEX_BENCH_SIZE=256MB cargo bench --bench throughput -- parse_extract
 //! ```
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rayon::prelude::*;
@@ -30,30 +29,12 @@ use pi_index::source::{count_lines, MappedFile};
 #[path = "serde_baseline.rs"]
 mod serde_baseline;
 
+#[path = "corpus.rs"]
+mod corpus;
+use corpus::corpus;
+
 /// Threads used by the parallel groups: the floors are stated for 2.
 const THREADS: usize = 2;
-
-fn corpus() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_CORPUS") {
-        return PathBuf::from(dir);
-    }
-    let size = std::env::var("PI_INDEX_BENCH_SIZE").unwrap_or_else(|_| "64MB".into());
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target").join(format!("bench-corpus-{size}"));
-    if !dir.join(".complete").exists() {
-        let _ = std::fs::remove_dir_all(&dir);
-        let status = Command::new("python3")
-            .arg(root.join("scripts/gen-corpus.py"))
-            .args(["--out"])
-            .arg(&dir)
-            .args(["--size", &size, "--seed", "42"])
-            .status()
-            .expect("python3 runs scripts/gen-corpus.py");
-        assert!(status.success(), "corpus generation failed");
-        std::fs::write(dir.join(".complete"), b"").unwrap();
-    }
-    dir
-}
 
 struct Corpus {
     files: Vec<PathBuf>,

@@ -142,6 +142,41 @@ fn has_entries(dir: &Path) -> Result<bool, IndexError> {
     Ok(it.next().is_some())
 }
 
+/// A query for one exact term of a raw (untokenized) field.
+pub(crate) fn term_query(
+    field: tantivy::schema::Field,
+    value: &str,
+) -> Box<dyn tantivy::query::Query> {
+    Box::new(tantivy::query::TermQuery::new(
+        tantivy::Term::from_field_text(field, value),
+        tantivy::schema::IndexRecordOption::Basic,
+    ))
+}
+
+/// Documents with all of these exact terms.
+pub(crate) fn all_terms(terms: &[(tantivy::schema::Field, &str)]) -> tantivy::query::BooleanQuery {
+    tantivy::query::BooleanQuery::new(
+        terms
+            .iter()
+            .map(|&(f, v)| (tantivy::query::Occur::Must, term_query(f, v)))
+            .collect(),
+    )
+}
+
+/// `query`, but never a session's summary document.
+pub(crate) fn messages_only(
+    fields: &Fields,
+    query: Box<dyn tantivy::query::Query>,
+) -> tantivy::query::BooleanQuery {
+    tantivy::query::BooleanQuery::new(vec![
+        (tantivy::query::Occur::Must, query),
+        (
+            tantivy::query::Occur::MustNot,
+            term_query(fields.kind, schema::SESSION_KIND),
+        ),
+    ])
+}
+
 pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
     if let tantivy::TantivyError::LockFailure(..) = e {
         return IndexError::Busy(dir.to_owned());

@@ -264,7 +264,7 @@ fn lex(q: &str, warnings: &mut Vec<Warning>) -> Vec<Tok> {
 /// An expression of the query, before it becomes a tantivy query.
 #[derive(Clone, Debug, PartialEq)]
 enum Expr {
-    Text { text: String, phrase: bool },
+    Text { text: String },
     Prefix(String),
     Not(Box<Expr>),
     And(Vec<Expr>),
@@ -374,7 +374,7 @@ impl Parser<'_> {
             }
             Some(Tok::Phrase(text, _)) => {
                 self.at += 1;
-                Some(Expr::Text { text, phrase: true })
+                Some(Expr::Text { text })
             }
             Some(Tok::Word(word, p)) => {
                 self.at += 1;
@@ -397,10 +397,7 @@ impl Parser<'_> {
                     }
                     return Some(Expr::Prefix(stem.to_owned()));
                 }
-                Some(Expr::Text {
-                    text: word,
-                    phrase: false,
-                })
+                Some(Expr::Text { text: word })
             }
             // Operators in the wrong place.
             Some(Tok::And | Tok::Or | Tok::Close(_)) | None => {
@@ -472,7 +469,7 @@ pub fn parse(
 
 fn to_query(e: &Expr, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     match e {
-        Expr::Text { text, phrase } => text_query(text, *phrase, f, analyzer),
+        Expr::Text { text } => text_query(text, f, analyzer),
         Expr::Prefix(stem) => prefix_query(stem, f, analyzer),
         Expr::Not(inner) => Box::new(BooleanQuery::new(vec![
             (Occur::Must, Box::new(AllQuery) as Box<dyn Query>),
@@ -526,6 +523,17 @@ fn tokens(text: &str, analyzer: &mut TextAnalyzer) -> Vec<QTok> {
     out
 }
 
+/// The token that spans the whole input, when the input is one word or
+/// one compound (the tokenizer emits the whole compound at the position of
+/// its first part).
+fn whole(toks: &[QTok]) -> Option<&QTok> {
+    let first = toks.first()?;
+    let end = toks.iter().map(|t| t.to).max().unwrap_or(0);
+    toks.iter()
+        .filter(|t| t.position == first.position && t.from == first.from && t.to >= end)
+        .max_by_key(|t| t.to - t.from)
+}
+
 fn term(f: &Fields, text: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
         Term::from_field_text(f.text, text),
@@ -539,22 +547,12 @@ fn term(f: &Fields, text: &str) -> Box<dyn Query> {
 /// the single term of its whole form, and anything longer is a phrase of
 /// the first token at each position (the parts), which is exactly how the
 /// indexed text reads.
-fn text_query(
-    text: &str,
-    _phrase: bool,
-    f: &Fields,
-    analyzer: &mut TextAnalyzer,
-) -> Box<dyn Query> {
+fn text_query(text: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     let toks = tokens(text, analyzer);
     let Some(first) = toks.first() else {
         return Box::new(EmptyQuery);
     };
-    let end = toks.iter().map(|t| t.to).max().unwrap_or(0);
-    if let Some(whole) = toks
-        .iter()
-        .filter(|t| t.position == first.position && t.from == first.from && t.to >= end)
-        .max_by_key(|t| t.to - t.from)
-    {
+    if let Some(whole) = whole(&toks) {
         return term(f, &whole.text);
     }
     let mut parts: Vec<(usize, Term)> = Vec::new();
@@ -581,16 +579,11 @@ fn text_query(
 
 fn prefix_query(stem: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     let toks = tokens(stem, analyzer);
-    let Some(first) = toks.first() else {
+    if toks.is_empty() {
         return Box::new(EmptyQuery);
-    };
+    }
     // One word or one compound (`serde_js*`): its whole form as a prefix.
-    let end = toks.iter().map(|t| t.to).max().unwrap_or(0);
-    if let Some(whole) = toks
-        .iter()
-        .filter(|t| t.position == first.position && t.from == first.from && t.to >= end)
-        .max_by_key(|t| t.to - t.from)
-    {
+    if let Some(whole) = whole(&toks) {
         return term_prefix_range(Term::from_field_text(f.text, &whole.text));
     }
     // Several words (`parse sess*`, quoted): all but the last as written,
@@ -599,7 +592,7 @@ fn prefix_query(stem: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn 
     let cut = toks.iter().position(|t| t.position == last).unwrap_or(0);
     let lead_end = toks[..cut].iter().map(|t| t.to).max().unwrap_or(0);
     let range = term_prefix_range(Term::from_field_text(f.text, &toks[cut].text));
-    let lead = text_query(&stem[..lead_end], true, f, analyzer);
+    let lead = text_query(&stem[..lead_end], f, analyzer);
     Box::new(BooleanQuery::new(vec![
         (Occur::Must, lead),
         (Occur::Must, range),

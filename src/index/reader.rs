@@ -5,12 +5,12 @@ use std::path::Path;
 
 use serde::Serialize;
 use tantivy::collector::DocSetCollector;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Searcher, TantivyDocument, Term};
 
 use super::schema::SESSION_KIND;
-use super::{tantivy_err, IndexError, PiIndex};
+use super::{all_terms, messages_only, tantivy_err, term_query, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 
@@ -204,22 +204,7 @@ impl PiIndex {
         let f = &self.fields;
         let mut out = Vec::new();
         for id in entry_ids {
-            let query = BooleanQuery::new(vec![
-                (
-                    Occur::Must,
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(f.path, path),
-                        IndexRecordOption::Basic,
-                    )) as Box<dyn Query>,
-                ),
-                (
-                    Occur::Must,
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(f.entry_id, id),
-                        IndexRecordOption::Basic,
-                    )),
-                ),
-            ]);
+            let query = all_terms(&[(f.path, path), (f.entry_id, id)]);
             let addrs = searcher
                 .search(&query, &DocSetCollector)
                 .map_err(|e| tantivy_err(&self.dir, e))?;
@@ -260,23 +245,13 @@ impl PiIndex {
         key: &SessionKey,
     ) -> Result<Vec<StoredDoc>, IndexError> {
         let f = &self.fields;
-        let term = match key {
-            SessionKey::Path(p) => Term::from_field_text(f.path, p),
-            SessionKey::Id(id) => Term::from_field_text(f.session_id, id),
-        };
-        let query = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>,
-            ),
-            (
-                Occur::MustNot,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.kind, SESSION_KIND),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ]);
+        let query = messages_only(
+            f,
+            match key {
+                SessionKey::Path(p) => term_query(f.path, p),
+                SessionKey::Id(id) => term_query(f.session_id, id),
+            },
+        );
         let addrs = searcher
             .search(&query, &DocSetCollector)
             .map_err(|e| tantivy_err(&self.dir, e))?;
@@ -387,22 +362,7 @@ impl PiIndex {
         path: &str,
     ) -> Result<Option<SessionSummary>, IndexError> {
         let f = &self.fields;
-        let query = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.kind, SESSION_KIND),
-                    IndexRecordOption::Basic,
-                )) as Box<dyn Query>,
-            ),
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.path, path),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ]);
+        let query = all_terms(&[(f.kind, SESSION_KIND), (f.path, path)]);
         let top = searcher
             .search(
                 &query,

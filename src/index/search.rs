@@ -4,15 +4,13 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, Order, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{filter_clauses, parse, FilterError, Filters, Warning};
 use super::reader::StoredDoc;
-use super::schema::SESSION_KIND;
-use super::{tantivy_err, IndexError, PiIndex};
+use super::{messages_only, tantivy_err, IndexError, PiIndex};
 
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,14 +106,7 @@ impl PiIndex {
             Some(q) => clauses.push((Occur::Must, q)),
             None => clauses.push((Occur::Must, Box::new(AllQuery))),
         }
-        clauses.push((
-            Occur::MustNot,
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.kind, SESSION_KIND),
-                IndexRecordOption::Basic,
-            )),
-        ));
-        let query = BooleanQuery::new(clauses);
+        let query = messages_only(f, Box::new(BooleanQuery::new(clauses)));
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
 
         let wanted = (req.offset + req.limit).max(1);
@@ -233,14 +224,5 @@ fn lead(text: &str, chars: usize) -> String {
 
 /// A query matching every message document.
 pub fn all_messages(f: &super::Fields) -> Box<dyn Query> {
-    Box::new(BooleanQuery::new(vec![
-        (Occur::Must, Box::new(AllQuery) as Box<dyn Query>),
-        (
-            Occur::MustNot,
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.kind, SESSION_KIND),
-                IndexRecordOption::Basic,
-            )),
-        ),
-    ]))
+    Box::new(messages_only(f, Box::new(AllQuery)))
 }

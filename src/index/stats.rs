@@ -4,13 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use tantivy::collector::Count;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
-use tantivy::{Searcher, Term};
+use tantivy::Searcher;
 
 use super::reader::SessionSummary;
 use super::search::all_messages;
-use super::{tantivy_err, IndexError, PiIndex};
+use super::{tantivy_err, term_query, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 
@@ -62,14 +60,8 @@ impl PiIndex {
         let messages = searcher.search(&*all_messages(f), &Count).map_err(err)? as u64;
         let mut by_role = BTreeMap::new();
         for role in Role::ALL {
-            let q = BooleanQuery::new(vec![(
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.role, role.as_str()),
-                    IndexRecordOption::Basic,
-                )) as Box<dyn Query>,
-            )]);
-            let n = searcher.search(&q, &Count).map_err(err)? as u64;
+            let q = term_query(f.role, role.as_str());
+            let n = searcher.search(&*q, &Count).map_err(err)? as u64;
             if n > 0 {
                 by_role.insert(role.as_str().to_owned(), n);
             }

@@ -16,12 +16,12 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use tantivy::collector::{Count, DocSetCollector};
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Schema};
 use tantivy::{DateTime, Index, IndexWriter, TantivyDocument, Term};
 
 use super::schema::{register_tokenizers, Fields, SESSION_KIND};
-use super::{tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL};
+use super::{all_terms, tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL};
 use crate::pi::Document;
 use crate::state::FileState;
 
@@ -276,22 +276,7 @@ impl IndexBuilder {
     pub fn delete_entries(&self, path: &str, entry_ids: &[String]) -> Result<(), IndexError> {
         let f = &self.pi.fields;
         for id in entry_ids {
-            let q = BooleanQuery::new(vec![
-                (
-                    Occur::Must,
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(f.path, path),
-                        IndexRecordOption::Basic,
-                    )) as Box<dyn Query>,
-                ),
-                (
-                    Occur::Must,
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(f.entry_id, id),
-                        IndexRecordOption::Basic,
-                    )),
-                ),
-            ]);
+            let q = all_terms(&[(f.path, path), (f.entry_id, id)]);
             self.writer
                 .delete_query(Box::new(q))
                 .map_err(|e| self.err(e))?;
@@ -302,22 +287,7 @@ impl IndexBuilder {
     /// Remove the summary document of the file at `path`.
     pub fn delete_session_record(&self, path: &str) -> Result<(), IndexError> {
         let f = &self.pi.fields;
-        let q = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.kind, SESSION_KIND),
-                    IndexRecordOption::Basic,
-                )) as Box<dyn Query>,
-            ),
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.path, path),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ]);
+        let q = all_terms(&[(f.kind, SESSION_KIND), (f.path, path)]);
         self.writer
             .delete_query(Box::new(q))
             .map_err(|e| self.err(e))?;

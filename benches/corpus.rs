@@ -1,0 +1,34 @@
+//! The corpus the benches read: `$PI_INDEX_BENCH_CORPUS` if set, else one
+//! generated once by `scripts/gen-corpus.py` (seed 42) into
+//! `target/bench-corpus-<size>`, size `$PI_INDEX_BENCH_SIZE` (default 64MB,
+//! small enough for `cargo bench` to finish in minutes anywhere).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The corpus size asked for.
+pub fn size() -> String {
+    std::env::var("PI_INDEX_BENCH_SIZE").unwrap_or_else(|_| "64MB".into())
+}
+
+/// The corpus directory, generated on first use.
+pub fn corpus() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target").join(format!("bench-corpus-{}", size()));
+    if !dir.join(".complete").exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let status = Command::new("python3")
+            .arg(root.join("scripts/gen-corpus.py"))
+            .arg("--out")
+            .arg(&dir)
+            .args(["--size", &size(), "--seed", "42"])
+            .status()
+            .expect("python3 runs scripts/gen-corpus.py");
+        assert!(status.success(), "corpus generation failed");
+        std::fs::write(dir.join(".complete"), b"").unwrap();
+    }
+    dir
+}
