@@ -37,7 +37,7 @@ fn index() -> PathBuf {
                 index_dir: dir.clone(),
                 kinds: Kinds::default(),
                 threads: 2,
-                memory_budget: 96 << 20,
+                memory_budget: 64 << 20,
                 full: false,
             },
             &|_| {},

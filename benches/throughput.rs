@@ -158,7 +158,7 @@ fn stages(c: &mut Criterion) {
             || tempfile::tempdir().unwrap(),
             |dir| {
                 let store = IndexStore::open_or_create(&dir.path().join("index"), false).unwrap();
-                let w = store.writer(THREADS, 96 << 20, false).unwrap();
+                let w = store.writer(THREADS, 64 << 20, false).unwrap();
                 for (s, path) in &sessions {
                     let meta = SessionMeta {
                         id: &s.header.id,
@@ -189,7 +189,7 @@ fn stages(c: &mut Criterion) {
                         index_dir: dir.path().join("index"),
                         kinds: Kinds::default(),
                         threads: THREADS,
-                        memory_budget: 96 << 20,
+                        memory_budget: 64 << 20,
                         full: false,
                     },
                     &|_| {},
