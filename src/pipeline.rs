@@ -335,6 +335,14 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
     let (session, complete) =
         parse_mapped(&map, header, &first, w.kinds, grown.map(|st| st.indexed_to));
     let state = FileState::of(bytes, identity, complete);
+    if map.truncated() {
+        // Another process cut the file while we read it (Pi rewrites whole
+        // files): what we parsed is not trustworthy. Keep what the index
+        // has; the next build reads the file as it is then.
+        return Ok(Outcome::Failed(
+            "the file shrank while it was being read: skipped this time".into(),
+        ));
+    }
     drop(map);
 
     let name = session.name.clone();

@@ -12,6 +12,13 @@
 //!
 //! Large files are cut into chunks of about [`CHUNK_BYTES`] that end just
 //! after a newline, so that one big session still keeps every core busy.
+//!
+//! A file truncated by another process while it is mapped would fault
+//! (SIGBUS) where it no longer has bytes; [`guard`] turns that into zeros
+//! and a flag, [`MappedFile::truncated`], so the build skips the file
+//! instead of dying.
+
+pub mod guard;
 
 use std::fs::File;
 use std::io;
@@ -29,16 +36,18 @@ pub const CHUNK_BYTES: usize = 32 << 20;
 /// A session file mapped into memory. Empty files are not mapped (mapping
 /// zero bytes is an error on most systems); they read as an empty slice.
 pub struct MappedFile {
+    // Declared before `map` so it is dropped (unregistered) before the
+    // mapping goes away.
+    guard: Option<guard::Guard>,
     map: Option<Mmap>,
 }
 
 impl MappedFile {
     /// Map `path` read-only.
     ///
-    /// The mapping reflects the file as it is on disk: a file truncated by
-    /// another process while it is mapped would fault on access, so callers
-    /// only read up to the length they observed at open time, and the build
-    /// re-checks the length before reading (see `pipeline`).
+    /// The mapping reflects the file as it is on disk; if another process
+    /// truncates it meanwhile, the missing bytes read as zeros and
+    /// [`MappedFile::truncated`] turns true.
     pub fn open(path: &Path) -> io::Result<MappedFile> {
         let file = File::open(path)?;
         Self::from_file(&file)
@@ -48,14 +57,28 @@ impl MappedFile {
     pub fn from_file(file: &File) -> io::Result<MappedFile> {
         let len = file.metadata()?.len();
         if len == 0 {
-            return Ok(MappedFile { map: None });
+            return Ok(MappedFile {
+                guard: None,
+                map: None,
+            });
         }
         // SAFETY: the mapping is read-only and private to this process. The
         // file may be modified by Pi while we read it; appends are harmless
         // (we never look past the length taken at map time) and the bytes we
         // read are only ever treated as untrusted input.
         let map = unsafe { Mmap::map(file)? };
-        Ok(MappedFile { map: Some(map) })
+        let guard = guard::Guard::register(map.as_ptr(), map.len());
+        Ok(MappedFile {
+            guard: Some(guard),
+            map: Some(map),
+        })
+    }
+
+    /// Whether the file shrank while it was mapped and a read reached past
+    /// its new end (those bytes read as zeros): what was parsed from it
+    /// must not be trusted.
+    pub fn truncated(&self) -> bool {
+        self.guard.as_ref().is_some_and(guard::Guard::truncated)
     }
 
     /// The mapped bytes.
@@ -213,6 +236,27 @@ pub fn chunks(bytes: &[u8], target: usize) -> Vec<Chunk> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_truncated_while_mapped_reads_as_zeros_and_is_flagged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, vec![b'x'; 3 * 4096 + 100]).unwrap();
+        let map = MappedFile::open(&path).unwrap();
+        assert!(!map.truncated());
+        assert_eq!(map.bytes()[5000], b'x');
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(10)
+            .unwrap();
+        // Without the guard this read would kill the test process (SIGBUS).
+        let sum: u64 = map.bytes().iter().map(|&b| u64::from(b)).sum();
+        assert!(sum < u64::from(b'x') * map.bytes().len() as u64);
+        assert!(map.truncated());
+        assert_eq!(map.bytes()[5000], 0);
+    }
 
     #[test]
     fn complete_len_stops_before_a_half_written_line() {
