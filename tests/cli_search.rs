@@ -146,6 +146,16 @@ fn identifiers_and_paths_whole_and_by_parts() {
         "session-manager.ts",
         "manager",
         "serde_js*",
+        "json",
+        "sessionEntries",
+        "parseSession",
+        "Entries",
+        "session-manager",
+        "core/session-manager.ts",
+        "\"src/core/session-manager.ts\"",
+        "\"json from_str\"",
+        "json::from_str",
+        "manager.ts",
     ] {
         let got = sorted(hits(&[q]));
         assert!(got.contains(&(A.to_owned(), 3)), "{q}: {got:?}");
@@ -154,15 +164,31 @@ fn identifiers_and_paths_whole_and_by_parts() {
         sorted(hits(&["serde_json::from_str"])),
         h(&[(A, 2), (A, 3)])
     );
-    assert_eq!(hits(&["serde_yaml"]), vec![]);
-    assert_eq!(hits(&["\"entries session\""]), vec![]);
+    for q in [
+        "serde_yaml",
+        "\"entries session\"",
+        "\"session parse\"",
+        "src/session-manager.ts",
+        "session-manager.rs",
+    ] {
+        assert_eq!(hits(&[q]), vec![], "{q}");
+    }
 }
 
 #[test]
 fn cjk_is_searchable_by_character() {
     assert_eq!(sorted(hits(&["検索"])), h(&[(A, 7)]));
     assert_eq!(sorted(hits(&["\"検索エンジン\""])), h(&[(A, 7)]));
+    assert_eq!(sorted(hits(&["索エ"])), h(&[(A, 7)]));
     assert_eq!(hits(&["\"検エ\""]), vec![]);
+    // Matched characters are highlighted.
+    let out = pi(&["search", "検索", "--color", "always"]);
+    assert!(
+        out.stdout
+            .contains("\x1b[1;31m検\x1b[0m\x1b[1;31m索\x1b[0m"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

@@ -542,19 +542,18 @@ fn term(f: &Fields, text: &str) -> Box<dyn Query> {
 }
 
 /// Words and phrases. The tokenizer emits an identifier's parts at
-/// consecutive positions and the whole identifier (and its sub-compounds)
-/// at the position of its first part. So a query that is one compound is
-/// the single term of its whole form, and anything longer is a phrase of
-/// the first token at each position (the parts), which is exactly how the
-/// indexed text reads.
+/// consecutive positions and the whole identifier at the position of its
+/// first part. So a query that is one compound matches its whole form, or
+/// its parts in a row (it may be part of a longer compound: `from_str` in
+/// `serde_json::from_str`); anything longer is a phrase of the first token
+/// at each position (the parts), which is exactly how the indexed text
+/// reads.
 fn text_query(text: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     let toks = tokens(text, analyzer);
     let Some(first) = toks.first() else {
         return Box::new(EmptyQuery);
     };
-    if let Some(whole) = whole(&toks) {
-        return term(f, &whole.text);
-    }
+    let whole_term = whole(&toks).map(|w| term(f, &w.text));
     let mut parts: Vec<(usize, Term)> = Vec::new();
     for t in &toks {
         if parts
@@ -569,12 +568,23 @@ fn text_query(text: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Qu
         ));
     }
     if parts.len() == 1 {
-        return Box::new(TermQuery::new(
-            parts.remove(0).1,
-            IndexRecordOption::WithFreqs,
-        ));
+        return whole_term.unwrap_or_else(|| {
+            Box::new(TermQuery::new(
+                parts.remove(0).1,
+                IndexRecordOption::WithFreqs,
+            ))
+        });
     }
-    Box::new(PhraseQuery::new_with_offset(parts))
+    let phrase: Box<dyn Query> = Box::new(PhraseQuery::new_with_offset(parts));
+    match whole_term {
+        // A compound: indexed whole, or part of a longer one (its parts in
+        // a row).
+        Some(whole) => Box::new(BooleanQuery::new(vec![
+            (Occur::Should, whole),
+            (Occur::Should, phrase),
+        ])),
+        None => phrase,
+    }
 }
 
 fn prefix_query(stem: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
