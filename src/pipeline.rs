@@ -324,6 +324,7 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
         Ok(m) => m,
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
     };
+    crate::failpoint::disturb("PI_INDEX_TEST_SHRINK", &c.path);
     let bytes = map.bytes();
     // Grown: the same file, with the bytes indexed before intact.
     let grown = old.filter(|st| {
@@ -469,6 +470,9 @@ pub fn build(
     };
 
     let found = discover(&opts.roots);
+    for c in &found.files {
+        crate::failpoint::disturb("PI_INDEX_TEST_VANISH", &c.path);
+    }
     let discovered = Instant::now();
     let mut report = BuildReport {
         files_scanned: found.files.len() as u64,

@@ -316,3 +316,79 @@ fn other_kinds_or_another_schema_rebuild_everything_and_say_why() {
     assert_eq!(r["files_indexed"], 2);
     assert_eq!(t.texts().len(), 2);
 }
+
+#[test]
+fn files_that_vanish_or_shrink_during_a_build_cost_only_themselves() {
+    let t = setup();
+    // Vanishes between discovery and reading: reported, the rest indexed.
+    let out = run(t
+        .s
+        .cmd()
+        .env("PI_INDEX_TEST_VANISH", "other.jsonl")
+        .arg("build")
+        .arg(&t.sessions)
+        .arg("--index")
+        .arg(t.s.index())
+        .arg("--json"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["files_failed"], 1);
+    assert_eq!(r["files_indexed"], 1);
+    assert!(r["errors"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("other.jsonl"));
+    assert_eq!(t.texts().len(), 2);
+
+    // Shrinks while mapped (Pi rewriting it): no crash, skipped, reported;
+    // the index keeps what it had, and the next build reads the new file.
+    append(
+        &t.file,
+        &(user("a3", Some("a2"), 2, "grown before the rewrite") + "\n"),
+    );
+    let out = run(t
+        .s
+        .cmd()
+        .env("PI_INDEX_TEST_SHRINK", t.file.file_name().unwrap())
+        .arg("build")
+        .arg(&t.sessions)
+        .arg("--index")
+        .arg(t.s.index())
+        .arg("--json"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["files_failed"], 1, "{r}");
+    assert!(
+        r["errors"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("shrank"),
+        "{r}"
+    );
+    assert_eq!(t.texts().len(), 2, "the index kept what it had");
+    // The file is now empty: the next build sees it as rejected and drops it.
+    let r = t.build(&[]);
+    assert_eq!(r["files_rejected"], 1);
+}
+
+#[test]
+fn a_line_of_tens_of_megabytes_is_indexed_whole() {
+    let t = setup();
+    t.build(&[]);
+    let big = "word ".repeat(5_000_000); // 25 MB of text
+    append(&t.file, &(user("a3", Some("a2"), 2, &big) + "\n"));
+    let r = t.build(&[]);
+    assert_eq!(r["messages_indexed"], 1);
+    assert_eq!(r["lines_damaged"], 0);
+    let texts = t.texts();
+    assert_eq!(texts.len(), 3);
+    assert_eq!(texts[2].1.len(), big.trim().len());
+}
