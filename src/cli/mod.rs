@@ -68,27 +68,24 @@ pub fn run() -> i32 {
             return code;
         }
     };
-    if let Command::Completions { shell } = cli.command {
-        use clap::CommandFactory;
-        clap_complete::generate(
-            shell,
-            &mut Cli::command(),
-            "pi-index",
-            &mut std::io::stdout(),
-        );
-        return EXIT_OK;
-    }
-    let index_dir = match index_dir(cli.index.as_deref()) {
-        Ok(d) => d,
-        Err(e) => return fail(&e),
-    };
+    let index = cli.index;
+    let dir = || index_dir(index.as_deref());
     let result = match cli.command {
-        Command::Build(args) => build::run(args, &index_dir),
-        Command::Search(args) => search::run(args, &index_dir),
-        Command::Show(args) => show::run(args, &index_dir),
-        Command::Sessions(args) => sessions::run(args, &index_dir),
-        Command::Stats(args) => stats::run(args, &index_dir),
-        Command::Completions { .. } => unreachable!("handled above"),
+        Command::Build(args) => dir().and_then(|d| build::run(args, &d)),
+        Command::Search(args) => dir().and_then(|d| search::run(args, &d)),
+        Command::Show(args) => dir().and_then(|d| show::run(args, &d)),
+        Command::Sessions(args) => dir().and_then(|d| sessions::run(args, &d)),
+        Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "pi-index",
+                &mut std::io::stdout(),
+            );
+            Ok(EXIT_OK)
+        }
     };
     match result {
         Ok(code) => code,
