@@ -256,3 +256,52 @@ fn a_corrupt_index_names_the_directory_and_full_recovers_it() {
     assert_eq!(r["files_indexed"], 3);
     assert!(!hits(&s, "notify").is_empty());
 }
+
+#[test]
+fn another_programs_index_is_named_and_full_replaces_it() {
+    let s = Scratch::new();
+    let dir = fixture_copy(&s);
+    // A tantivy index with some other schema, as another tool would leave.
+    {
+        let mut b = tantivy::schema::Schema::builder();
+        let title = b.add_text_field("title", tantivy::schema::TEXT | tantivy::schema::STORED);
+        fs::create_dir_all(s.index()).unwrap();
+        let index = tantivy::Index::create_in_dir(s.index(), b.build()).unwrap();
+        let mut w: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+        w.add_document(tantivy::doc!(title => "someone else's"))
+            .unwrap();
+        w.commit().unwrap();
+    }
+    for cmd in [&["search", "x"][..], &["build"]] {
+        let mut c = s.cmd();
+        c.args(cmd);
+        if cmd[0] == "build" {
+            c.arg(&dir);
+        }
+        let out = run(c.arg("--index").arg(s.index()));
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&s.index().display().to_string()), "{err}");
+        assert!(
+            err.contains("did not write") && err.contains("--full"),
+            "{err}"
+        );
+    }
+    let r = s.build(&[&dir], &["--full"]);
+    assert_eq!(r["files_indexed"], 3);
+    assert!(!hits(&s, "notify").is_empty());
+
+    // A directory with anything else in it is never replaced, even so.
+    let mine = s.dir.path().join("mine");
+    fs::create_dir_all(&mine).unwrap();
+    fs::write(mine.join("notes.txt"), b"keep me").unwrap();
+    let out = run(s
+        .cmd()
+        .arg("build")
+        .arg(&dir)
+        .arg("--full")
+        .arg("--index")
+        .arg(&mine));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(fs::read(mine.join("notes.txt")).unwrap(), b"keep me");
+}

@@ -57,6 +57,9 @@ pub enum IndexError {
     /// The directory holds something that is not a pi-index index.
     #[error("{0} is not a pi-index index (it holds other files): choose another --index directory, or empty it")]
     Foreign(PathBuf),
+    /// The directory holds a tantivy index written by something else.
+    #[error("{0} holds an index that pi-index did not write: choose another --index directory, or run `pi-index build --full` to replace it")]
+    ForeignIndex(PathBuf),
     /// The index was written by another version of pi-index.
     #[error("the index at {0} was written by another version of pi-index: run `pi-index build` to rebuild it")]
     OldSchema(PathBuf),
@@ -103,19 +106,23 @@ impl PiIndex {
             return Err(IndexError::Missing(dir.to_owned()));
         }
         let index = Index::open_in_dir(dir).map_err(|e| tantivy_err(dir, e))?;
-        let Some(fields) = Fields::of(&index.schema()) else {
-            return Err(IndexError::OldSchema(dir.to_owned()));
+        let info: Option<BuildInfo> = index
+            .load_metas()
+            .map_err(|e| tantivy_err(dir, e))?
+            .payload
+            .and_then(|p| serde_json::from_str(&p).ok());
+        let ours = info.as_ref().is_some_and(|i| i.tool == TOOL);
+        let fields = Fields::of(&index.schema());
+        let fields = match (ours, fields, info) {
+            (true, Some(fields), Some(info)) if info.schema_version == SCHEMA_VERSION => fields,
+            (true, _, _) => return Err(IndexError::OldSchema(dir.to_owned())),
+            _ => return Err(IndexError::ForeignIndex(dir.to_owned())),
         };
         let pi = PiIndex {
             index,
             fields,
             dir: dir.to_owned(),
         };
-        match pi.build_info()? {
-            Some(info) if info.tool == TOOL && info.schema_version == SCHEMA_VERSION => {}
-            Some(info) if info.tool == TOOL => return Err(IndexError::OldSchema(dir.to_owned())),
-            _ => return Err(IndexError::Foreign(dir.to_owned())),
-        }
         schema::register_tokenizers(&pi.index);
         Ok(pi)
     }

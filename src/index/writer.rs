@@ -112,8 +112,10 @@ impl IndexStore {
                     fresh = Fresh::SchemaChanged;
                     create(dir, schema)?
                 }
-                Err(IndexError::Tantivy { .. })
-                    if recover && dir.join(".managed.json").exists() =>
+                // Unreadable, or another program's index: `--full` replaces
+                // it, but only when the directory holds index files alone.
+                Err(IndexError::Tantivy { .. } | IndexError::ForeignIndex(_))
+                    if recover && only_index_files(dir).map_err(io)? =>
                 {
                     clear_dir(dir).map_err(io)?;
                     fresh = Fresh::Recovered;
@@ -126,11 +128,8 @@ impl IndexStore {
             // Empty, or left by a build killed while creating the index
             // (only tantivy's own files, no meta.json yet): start afresh.
             // Anything else is someone's directory: refuse.
-            for entry in std::fs::read_dir(dir).map_err(io)? {
-                let name = entry.map_err(io)?.file_name();
-                if !is_tantivy_file(&name.to_string_lossy()) {
-                    return Err(IndexError::Foreign(dir.to_owned()));
-                }
+            if !only_index_files(dir).map_err(io)? {
+                return Err(IndexError::Foreign(dir.to_owned()));
             }
             clear_dir(dir).map_err(io)?;
             fresh = Fresh::New;
@@ -454,8 +453,18 @@ fn open_ours(dir: &Path, schema: &Schema) -> Result<Option<Index>, IndexError> {
         }
         // Created by us but never committed (a build that died early).
         None if same_schema => Ok(Some(index)),
-        _ => Err(IndexError::Foreign(dir.to_owned())),
+        _ => Err(IndexError::ForeignIndex(dir.to_owned())),
     }
+}
+
+/// Whether `dir` holds nothing but files tantivy writes.
+fn only_index_files(dir: &Path) -> std::io::Result<bool> {
+    for entry in std::fs::read_dir(dir)? {
+        if !is_tantivy_file(&entry?.file_name().to_string_lossy()) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Whether a file name is one tantivy writes in an index directory: its
