@@ -537,7 +537,18 @@ pub fn build(
     let first_error: Mutex<Option<IndexError>> = Mutex::new(None);
     pool.install(|| {
         work_files.par_iter().enumerate().for_each(|(i, c)| {
-            match process(c, &work) {
+            // A bug in reading one file must not take the build down: the
+            // file's queued documents are withdrawn and it is reported.
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(c, &work)))
+                    .unwrap_or_else(|_| {
+                        work.index.delete_path(&c.path.to_string_lossy());
+                        Ok(Outcome::Failed(
+                            "internal error while reading this file (please report it): skipped"
+                                .into(),
+                        ))
+                    });
+            match outcome {
                 Ok(o) => {
                     let mut r = results.lock().expect("results lock");
                     r.push((i, o));
