@@ -162,7 +162,6 @@ enum Outcome {
         damage: Vec<DamageReport>,
         newer: Option<u64>,
     },
-    Unchanged,
     Rejected(Rejection),
     Failed(String),
 }
@@ -286,13 +285,8 @@ struct Work<'a> {
 
 fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
     let path_str = c.path.to_string_lossy();
+    // Unchanged files were left out by `build` before reaching here.
     let old = w.states.get(path_str.as_ref());
-    if let Some(st) = old {
-        let id = c.identity;
-        if (st.dev, st.ino, st.size, st.mtime_ns) == (id.dev, id.ino, id.size, id.mtime_ns) {
-            return Ok(Outcome::Unchanged);
-        }
-    }
     let mut file = match File::open(&c.path) {
         Ok(f) => f,
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
@@ -602,7 +596,6 @@ pub fn build(
                     });
                 }
             }
-            Outcome::Unchanged => report.files_unchanged += 1,
             Outcome::Rejected(r) => {
                 report.files_rejected += 1;
                 report.rejected.push(Skipped {

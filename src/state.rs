@@ -55,6 +55,14 @@ impl FileState {
     }
 }
 
+impl FileState {
+    /// Whether the file is, by its metadata, exactly as it was indexed
+    /// (same device, inode, size and time): then it is not even opened.
+    pub fn unchanged(&self, now: &FileIdentity) -> bool {
+        (self.dev, self.ino, self.size, self.mtime_ns) == (now.dev, now.ino, now.size, now.mtime_ns)
+    }
+}
+
 /// Hashes of the first and the last [`HASH_SPAN`] bytes of `bytes[..to]`.
 pub fn hashes(bytes: &[u8], to: u64) -> (u64, u64) {
     let to = (to as usize).min(bytes.len());

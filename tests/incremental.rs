@@ -62,6 +62,15 @@ impl Setup {
     fn build(&self, extra: &[&str]) -> serde_json::Value {
         self.s.build(&[&self.sessions], extra)
     }
+    /// Exit code of `search --json WORD`.
+    fn search_exit(&self, word: &str) -> Option<i32> {
+        let out = run(self
+            .s
+            .cmd()
+            .args(["search", "--json", word, "--index"])
+            .arg(self.s.index()));
+        out.status.code()
+    }
     fn docs(&self) -> Vec<serde_json::Value> {
         self.s.show_json(self.file.to_str().unwrap(), &[])
     }
@@ -253,12 +262,7 @@ fn deleted_files_lose_their_documents() {
     let r = t.build(&[]);
     assert_eq!(r["files_deleted"], 1);
     assert_eq!(r["sessions"], 1);
-    let out = run(t
-        .s
-        .cmd()
-        .args(["search", "--json", "alpacas", "--index"])
-        .arg(t.s.index()));
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(t.search_exit("alpacas"), Some(1), "nothing left to find");
 }
 
 #[test]
@@ -268,12 +272,7 @@ fn a_file_replaced_by_a_decoy_loses_its_documents() {
     fs::write(&t.file, "{\"type\":\"session_meta\",\"payload\":{}}\n").unwrap();
     let r = t.build(&[]);
     assert_eq!(r["files_rejected"], 1);
-    let out = run(t
-        .s
-        .cmd()
-        .args(["search", "--json", "alpacas", "--index"])
-        .arg(t.s.index()));
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(t.search_exit("alpacas"), Some(1), "nothing left to find");
 }
 
 #[test]

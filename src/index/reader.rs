@@ -194,6 +194,22 @@ impl PiIndex {
         Ok(out)
     }
 
+    /// Every document matching `query`, read from the doc store and
+    /// turned into `T` by `read`.
+    fn matching<T>(
+        &self,
+        searcher: &Searcher,
+        query: &dyn tantivy::query::Query,
+        read: impl Fn(&TantivyDocument) -> T,
+    ) -> Result<Vec<T>, IndexError> {
+        let err = |e| tantivy_err(&self.dir, e);
+        let addrs = searcher.search(query, &DocSetCollector).map_err(err)?;
+        addrs
+            .into_iter()
+            .map(|a| Ok(read(&searcher.doc::<TantivyDocument>(a).map_err(err)?)))
+            .collect()
+    }
+
     /// The stored message documents of some entries of one file.
     pub fn entry_documents(
         &self,
@@ -205,13 +221,7 @@ impl PiIndex {
         let mut out = Vec::new();
         for id in entry_ids {
             let query = all_terms(&[(f.path, path), (f.entry_id, id)]);
-            let addrs = searcher
-                .search(&query, &DocSetCollector)
-                .map_err(|e| tantivy_err(&self.dir, e))?;
-            for a in addrs {
-                let d: TantivyDocument = searcher.doc(a).map_err(|e| tantivy_err(&self.dir, e))?;
-                out.push(self.stored(&d));
-            }
+            out.extend(self.matching(searcher, &query, |d| self.stored(d))?);
         }
         Ok(out)
     }
@@ -219,13 +229,13 @@ impl PiIndex {
     /// Fill in each document's session name from its session's summary
     /// document (the name is kept there only, so a rename rewrites one
     /// document).
-    pub fn fill_session_names(
+    pub fn fill_session_names<'a>(
         &self,
         searcher: &Searcher,
-        docs: &mut [StoredDoc],
+        docs: impl IntoIterator<Item = &'a mut StoredDoc>,
     ) -> Result<(), IndexError> {
         let mut names: std::collections::HashMap<String, Option<String>> = Default::default();
-        for d in docs.iter_mut() {
+        for d in docs {
             if !names.contains_key(&d.path) {
                 let name = self
                     .session_by_path(searcher, &d.path)?
@@ -252,16 +262,7 @@ impl PiIndex {
                 SessionKey::Id(id) => term_query(f.session_id, id),
             },
         );
-        let addrs = searcher
-            .search(&query, &DocSetCollector)
-            .map_err(|e| tantivy_err(&self.dir, e))?;
-        let mut docs = addrs
-            .into_iter()
-            .map(|a| {
-                let d: TantivyDocument = searcher.doc(a).map_err(|e| tantivy_err(&self.dir, e))?;
-                Ok(self.stored(&d))
-            })
-            .collect::<Result<Vec<_>, IndexError>>()?;
+        let mut docs = self.matching(searcher, &query, |d| self.stored(d))?;
         self.fill_session_names(searcher, &mut docs)?;
         docs.sort_by(|a, b| {
             (&a.path, a.line, role_rank(&a.role)).cmp(&(&b.path, b.line, role_rank(&b.role)))
@@ -343,14 +344,7 @@ impl PiIndex {
             Term::from_field_text(f.kind, SESSION_KIND),
             IndexRecordOption::Basic,
         );
-        let addrs = searcher
-            .search(&query, &DocSetCollector)
-            .map_err(|e| tantivy_err(&self.dir, e))?;
-        let mut out = Vec::with_capacity(addrs.len());
-        for a in addrs {
-            let d: TantivyDocument = searcher.doc(a).map_err(|e| tantivy_err(&self.dir, e))?;
-            out.push(self.summary(&d));
-        }
+        let mut out = self.matching(searcher, &query, |d| self.summary(d))?;
         out.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.path.cmp(&b.path)));
         Ok(out)
     }

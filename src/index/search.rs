@@ -174,11 +174,7 @@ impl PiIndex {
                 highlights,
             });
         }
-        let mut docs: Vec<StoredDoc> = hits.iter().map(|h| h.doc.clone()).collect();
-        self.fill_session_names(searcher, &mut docs)?;
-        for (h, d) in hits.iter_mut().zip(docs) {
-            h.doc.session_name = d.session_name;
-        }
+        self.fill_session_names(searcher, hits.iter_mut().map(|h| &mut h.doc))?;
         Ok(SearchResult {
             hits,
             total,
