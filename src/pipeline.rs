@@ -374,20 +374,15 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
         // Entries whose branch status the new entries changed: re-add
         // their documents with the new status.
         if !session.flipped.is_empty() {
-            let ids: Vec<String> = session.flipped.iter().map(|(id, _)| id.clone()).collect();
-            let stored = w.pi.entry_documents(w.searcher, &path_str, &ids)?;
-            w.index.delete_entries(&path_str, &ids)?;
-            let now: HashMap<&str, bool> = session
-                .flipped
-                .iter()
-                .map(|(id, a)| (id.as_str(), *a))
-                .collect();
+            let offsets: Vec<u64> = session.flipped.iter().map(|&(o, _)| o).collect();
+            let stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
+            w.index.delete_entries(&path_str, &offsets)?;
+            let now: HashMap<u64, bool> = session.flipped.iter().copied().collect();
             let docs: Vec<Document> = stored
                 .into_iter()
                 .map(|d| {
-                    let active = d.entry_id.as_deref().and_then(|id| now.get(id)).copied();
                     let mut doc = d.into_document();
-                    doc.active = active.unwrap_or(doc.active);
+                    doc.active = now.get(&doc.offset).copied().unwrap_or(doc.active);
                     doc
                 })
                 .collect();

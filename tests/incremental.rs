@@ -204,6 +204,46 @@ fn a_new_branch_moves_the_old_documents_off_the_active_path() {
     assert_eq!(active, vec![true, true, true, true, false, true]);
 }
 
+/// An assistant entry with thinking and text: two documents of one entry.
+fn thinking_reply(id: &str, parent: &str, minute: u32, thought: &str, text: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-05-01T10:{minute:02}:30.000Z","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{thought}"}},{{"type":"text","text":"{text}"}}],"provider":"anthropic","model":"m","stopReason":"stop","timestamp":0}}}}"#
+    )
+}
+
+#[test]
+fn a_branch_move_reaches_every_document_of_an_entry_as_a_full_build_would() {
+    let t = setup();
+    append(
+        &t.file,
+        &(user("b1", Some("a2"), 2, "go left")
+            + "\n"
+            + &thinking_reply("b2", "b1", 2, "left looks shorter", "went left")
+            + "\n"),
+    );
+    t.build(&["--include", "thinking"]);
+    append(
+        &t.file,
+        &(user("b3", Some("a2"), 3, "go right instead") + "\n"),
+    );
+    let r = t.build(&["--include", "thinking"]);
+    assert_eq!(r["files_grown"], 1);
+    let incremental = t.texts();
+    assert_eq!(
+        incremental,
+        vec![
+            (2, "first question about alpacas".into(), true),
+            (3, "first answer about alpacas".into(), true),
+            (4, "go left".into(), false),
+            (5, "went left".into(), false),
+            (5, "left looks shorter".into(), false),
+            (6, "go right instead".into(), true),
+        ]
+    );
+    t.build(&["--include", "thinking", "--full"]);
+    assert_eq!(t.texts(), incremental);
+}
+
 #[test]
 fn an_appended_rename_reaches_every_document() {
     let t = setup();

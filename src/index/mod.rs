@@ -170,6 +170,23 @@ pub(crate) fn all_terms(terms: &[(tantivy::schema::Field, &str)]) -> tantivy::qu
     )
 }
 
+/// The message documents of the entry on the line at byte `offset` of the
+/// file at `path` (an entry may have several: text and thinking).
+pub(crate) fn entry_query(
+    fields: &Fields,
+    path: &str,
+    offset: u64,
+) -> tantivy::query::BooleanQuery {
+    let at = |o| std::ops::Bound::Included(tantivy::Term::from_field_u64(fields.offset, o));
+    tantivy::query::BooleanQuery::new(vec![
+        (tantivy::query::Occur::Must, term_query(fields.path, path)),
+        (
+            tantivy::query::Occur::Must,
+            Box::new(tantivy::query::RangeQuery::new(at(offset), at(offset))),
+        ),
+    ])
+}
+
 /// `query`, but never a session's summary document.
 pub(crate) fn messages_only(
     fields: &Fields,

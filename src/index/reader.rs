@@ -10,7 +10,7 @@ use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Searcher, TantivyDocument, Term};
 
 use super::schema::SESSION_KIND;
-use super::{all_terms, messages_only, tantivy_err, term_query, IndexError, PiIndex};
+use super::{all_terms, entry_query, messages_only, tantivy_err, term_query, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 
@@ -210,17 +210,17 @@ impl PiIndex {
             .collect()
     }
 
-    /// The stored message documents of some entries of one file.
+    /// The stored message documents of some entries of one file, each
+    /// named by the byte offset of its line.
     pub fn entry_documents(
         &self,
         searcher: &Searcher,
         path: &str,
-        entry_ids: &[String],
+        offsets: &[u64],
     ) -> Result<Vec<StoredDoc>, IndexError> {
-        let f = &self.fields;
         let mut out = Vec::new();
-        for id in entry_ids {
-            let query = all_terms(&[(f.path, path), (f.entry_id, id)]);
+        for &offset in offsets {
+            let query = entry_query(&self.fields, path, offset);
             out.extend(self.matching(searcher, &query, |d| self.stored(d))?);
         }
         Ok(out)

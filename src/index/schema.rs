@@ -10,10 +10,10 @@
 //! | `session_id` | raw term, stored, fast | `session:ID` filters and `show ID` look it up by term (and by prefix through the term dictionary); fast for grouping hits by session |
 //! | `path` | raw term, stored | `show PATH` and, later, replacing one file's documents by term |
 //! | `line` | indexed, stored, fast | file order for `show`, ranges for `--around` |
-//! | `offset` | stored | printed only |
-//! | `entry_id` | raw term, stored | printed, and entries can be found by id |
+//! | `offset` | stored, fast | printed; with `path`, names an entry's documents when a grown file moves them off or onto the active branch (a column costs a few bits per document, where an indexed unique term cost a term-dictionary entry and a posting list per document) |
+//! | `entry_id` | stored | printed only |
 //! | `role` | raw term, stored, fast | `role:` filters |
-//! | `timestamp` | date (ms), indexed, stored, fast | `after:`/`before:` ranges and sorting by time |
+//! | `timestamp` | date (ms), stored, fast | `after:`/`before:` ranges (tantivy runs a range query on the column when a field is fast) and sorting by time; not indexed: nearly every message has its own millisecond, and the terms cost ~9% of a build's CPU for nothing |
 //! | `model` | raw term, stored | `model:` filters |
 //! | `cwd` | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
 //! | `session_name` | stored | shown with hits; it changes when a session is renamed, so it is not a filter |
@@ -44,7 +44,7 @@ use tantivy::Index;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -122,14 +122,11 @@ impl Fields {
         let session_id = b.add_text_field("session_id", STRING | STORED);
         let path = b.add_text_field("path", STRING | STORED);
         let line = b.add_u64_field("line", STORED);
-        let offset = b.add_u64_field("offset", STORED);
-        let entry_id = b.add_text_field("entry_id", STRING | STORED);
+        let offset = b.add_u64_field("offset", NumericOptions::default().set_stored().set_fast());
+        let entry_id = b.add_text_field("entry_id", STORED);
         let role = b.add_text_field("role", STRING | STORED);
         let ms = DateOptions::default().set_precision(DateTimePrecision::Milliseconds);
-        let timestamp = b.add_date_field(
-            "timestamp",
-            ms.clone().set_indexed().set_stored().set_fast(),
-        );
+        let timestamp = b.add_date_field("timestamp", ms.clone().set_stored().set_fast());
         let model = b.add_text_field("model", STRING | STORED);
         let cwd = b.add_text_field("cwd", STRING | STORED);
         let session_name = b.add_text_field("session_name", STORED);

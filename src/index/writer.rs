@@ -21,7 +21,9 @@ use tantivy::schema::{IndexRecordOption, Schema};
 use tantivy::{DateTime, Index, IndexWriter, TantivyDocument, Term};
 
 use super::schema::{register_tokenizers, Fields, SESSION_KIND};
-use super::{all_terms, tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL};
+use super::{
+    all_terms, entry_query, tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL,
+};
 use crate::pi::Document;
 use crate::state::FileState;
 
@@ -271,11 +273,11 @@ impl IndexBuilder {
             .delete_term(Term::from_field_text(self.pi.fields.path, path));
     }
 
-    /// Remove the documents of some entries of the file at `path`.
-    pub fn delete_entries(&self, path: &str, entry_ids: &[String]) -> Result<(), IndexError> {
-        let f = &self.pi.fields;
-        for id in entry_ids {
-            let q = all_terms(&[(f.path, path), (f.entry_id, id)]);
+    /// Remove the documents of some entries of the file at `path`, each
+    /// named by the byte offset of its line.
+    pub fn delete_entries(&self, path: &str, offsets: &[u64]) -> Result<(), IndexError> {
+        for &offset in offsets {
+            let q = entry_query(&self.pi.fields, path, offset);
             self.writer
                 .delete_query(Box::new(q))
                 .map_err(|e| self.err(e))?;

@@ -72,6 +72,8 @@ pub struct Damage {
 struct Link {
     id: Option<(u32, u32)>,
     parent: Option<(u32, u32)>,
+    /// Byte offset of the entry's line in its file.
+    offset: u64,
 }
 
 /// A document before the whole file is known: its line number is relative
@@ -185,7 +187,7 @@ impl ChunkParser {
                 peek(b, kinds, needs_ids)
             };
             if let Peek::Skip { id, parent } = peeked {
-                out.push_link(id, parent);
+                out.push_link(id, parent, line.offset);
                 continue;
             }
             out.bytes_parsed += b.len() as u64;
@@ -246,10 +248,10 @@ impl ParsedChunk {
         (start, s.len() as u32)
     }
 
-    fn push_link(&mut self, id: Option<&str>, parent: Option<&str>) -> u32 {
+    fn push_link(&mut self, id: Option<&str>, parent: Option<&str>, offset: u64) -> u32 {
         let id = id.map(|s| self.span(s));
         let parent = parent.map(|s| self.span(s));
-        self.links.push(Link { id, parent });
+        self.links.push(Link { id, parent, offset });
         (self.links.len() - 1) as u32
     }
 
@@ -311,7 +313,7 @@ fn extract_line(root: Value<'_, '_>, ctx: &LineCtx, scratch: &mut String, out: &
     let link = if ctx.recovered {
         NO_LINK
     } else {
-        out.push_link(id, parent)
+        out.push_link(id, parent, ctx.offset)
     };
     let mut meta = EntryMeta {
         id,
@@ -517,8 +519,9 @@ pub struct Session {
     /// Bytes fully parsed.
     pub bytes_parsed: u64,
     /// Grown files only: entries indexed before whose branch status changed
-    /// (entry id, now active?).
-    pub flipped: Vec<(String, bool)>,
+    /// (byte offset of the entry's line, now active?). The offset names the
+    /// entry's documents in the index (see `IndexBuilder::delete_entries`).
+    pub flipped: Vec<(u64, bool)>,
 }
 
 impl Session {
@@ -592,9 +595,10 @@ impl Session {
         let mut flipped = Vec::new();
         if header.version >= 2 && old_links > 0 {
             let before = branch::active(&links[..old_links]);
-            for (i, was) in before.into_iter().enumerate() {
-                if let (true, Some(id)) = (was != active[i], links[i].id) {
-                    flipped.push((id.to_owned(), active[i]));
+            let offsets = chunks.iter().flat_map(|c| c.links.iter().map(|l| l.offset));
+            for ((was, now), offset) in before.into_iter().zip(&active).zip(offsets) {
+                if was != *now {
+                    flipped.push((offset, *now));
                 }
             }
         }
