@@ -28,12 +28,7 @@ fn install(dir: &Path, name: &str) -> std::path::PathBuf {
 #[test]
 fn summary_line_names_every_count() {
     let s = Scratch::new();
-    let out = run(s
-        .cmd()
-        .arg("build")
-        .arg(fixtures())
-        .arg("--index")
-        .arg(s.index()));
+    let out = run(&mut s.build_cmd(&[&fixtures()]));
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "one summary line: {text}");
@@ -81,13 +76,7 @@ fn json_report_is_the_only_stdout_and_has_every_key() {
 #[test]
 fn quiet_prints_nothing() {
     let s = Scratch::new();
-    let out = run(s
-        .cmd()
-        .arg("build")
-        .arg(fixture("branch-abandoned.jsonl"))
-        .arg("--index")
-        .arg(s.index())
-        .arg("-q"));
+    let out = run(s.build_cmd(&[&fixture("branch-abandoned.jsonl")]).arg("-q"));
     assert!(out.status.success());
     assert_eq!(stdout(&out), "");
     assert_eq!(stderr(&out), "");
@@ -96,13 +85,7 @@ fn quiet_prints_nothing() {
 #[test]
 fn verbose_lists_rejected_files_and_damaged_lines() {
     let s = Scratch::new();
-    let out = run(s
-        .cmd()
-        .arg("build")
-        .arg(fixtures())
-        .arg("--index")
-        .arg(s.index())
-        .arg("-v"));
+    let out = run(s.build_cmd(&[&fixtures()]).arg("-v"));
     assert!(out.status.success());
     let err = stderr(&out);
     assert!(
@@ -183,12 +166,7 @@ fn a_foreign_index_directory_is_never_overwritten() {
     let s = Scratch::new();
     fs::create_dir_all(s.index()).unwrap();
     fs::write(s.index().join("precious.txt"), b"mine").unwrap();
-    let out = run(s
-        .cmd()
-        .arg("build")
-        .arg(fixture("branch-abandoned.jsonl"))
-        .arg("--index")
-        .arg(s.index()));
+    let out = run(&mut s.build_cmd(&[&fixture("branch-abandoned.jsonl")]));
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("is not a pi-index index"), "{err}");

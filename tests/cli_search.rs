@@ -305,22 +305,7 @@ fn json_hits_have_every_show_key_plus_score_and_snippet() {
     assert_eq!(out.code, 0);
     let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    for k in [
-        "session_id",
-        "path",
-        "line",
-        "offset",
-        "entry_id",
-        "role",
-        "timestamp",
-        "cwd",
-        "session_name",
-        "model",
-        "active",
-        "text",
-        "score",
-        "snippet",
-    ] {
+    for k in common::DOC_KEYS.into_iter().chain(["score", "snippet"]) {
         assert!(keys.contains(&k), "{k} missing from {keys:?}");
     }
     assert_eq!(v["session_name"], "Beta planning");

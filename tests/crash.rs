@@ -106,12 +106,8 @@ fn a_build_killed_anywhere_leaves_the_last_commit_and_the_next_build_completes()
         change(&dir);
 
         let out = run(s
-            .cmd()
+            .build_cmd(&[&dir])
             .env("PI_INDEX_CRASH_AT", point)
-            .arg("build")
-            .arg(&dir)
-            .arg("--index")
-            .arg(s.index())
             .arg("-q"));
         assert!(
             !out.status.success(),
@@ -166,11 +162,7 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
     let first = s.build(&[&corpus], &[]);
     for delay_ms in [0u64, 5, 20, 60, 150] {
         let mut child = s
-            .cmd()
-            .arg("build")
-            .arg(&corpus)
-            .arg("--index")
-            .arg(s.index())
+            .build_cmd(&[&corpus])
             .arg("--full")
             .arg("-q")
             .stdout(Stdio::null())
@@ -221,7 +213,7 @@ fn a_second_writer_is_refused_and_searches_never_wait() {
     assert_eq!(r["files_unchanged"], 3);
     // Something changed: refused with a clear message.
     change(&dir);
-    let out = run(s.cmd().arg("build").arg(&dir).arg("--index").arg(s.index()));
+    let out = run(&mut s.build_cmd(&[&dir]));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -250,7 +242,7 @@ fn a_corrupt_index_names_the_directory_and_full_recovers_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&s.index().display().to_string()), "{err}");
     assert!(err.contains("--full"), "{err}");
-    let out = run(s.cmd().arg("build").arg(&dir).arg("--index").arg(s.index()));
+    let out = run(&mut s.build_cmd(&[&dir]));
     assert_eq!(out.status.code(), Some(2));
     let r = s.build(&[&dir], &["--full"]);
     assert_eq!(r["files_indexed"], 3);

@@ -70,21 +70,6 @@ fn default_kinds(docs: &[Doc]) -> Vec<Doc> {
         .collect()
 }
 
-const DOC_KEYS: [&str; 12] = [
-    "session_id",
-    "path",
-    "line",
-    "offset",
-    "entry_id",
-    "role",
-    "timestamp",
-    "cwd",
-    "session_name",
-    "model",
-    "active",
-    "text",
-];
-
 /// Assert that `show --format json` printed exactly `expected` for `path`.
 fn assert_docs(path: &Path, got: &[Value], s: &Session, expected: &[Doc]) {
     let file_name = path.file_name().unwrap().to_str().unwrap();
@@ -108,7 +93,7 @@ fn assert_docs(path: &Path, got: &[Value], s: &Session, expected: &[Doc]) {
     for (i, (g, w)) in got.iter().zip(expected).enumerate() {
         let obj = g.as_object().expect("each document is a JSON object");
         let keys: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
-        let want_keys: BTreeSet<&str> = DOC_KEYS.iter().copied().collect();
+        let want_keys: BTreeSet<&str> = common::DOC_KEYS.iter().copied().collect();
         assert_eq!(keys, want_keys, "keys of document {i} of {file_name}");
         let p = obj["path"].as_str().expect("path is a string");
         assert!(

@@ -321,11 +321,7 @@ fn other_kinds_or_another_schema_rebuild_everything_and_say_why() {
     t.build(&[]);
     let out = run(t
         .s
-        .cmd()
-        .arg("build")
-        .arg(&t.sessions)
-        .arg("--index")
-        .arg(t.s.index())
+        .build_cmd(&[&t.sessions])
         .args(["--include", "thinking"]));
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -360,21 +356,10 @@ fn other_kinds_or_another_schema_rebuild_everything_and_say_why() {
 fn files_that_vanish_or_shrink_during_a_build_cost_only_themselves() {
     let t = setup();
     // Vanishes between discovery and reading: reported, the rest indexed.
-    let out = run(t
-        .s
-        .cmd()
-        .env("PI_INDEX_TEST_VANISH", "other.jsonl")
-        .arg("build")
-        .arg(&t.sessions)
-        .arg("--index")
-        .arg(t.s.index())
-        .arg("--json"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = t.s.report(
+        t.s.build_cmd(&[&t.sessions])
+            .env("PI_INDEX_TEST_VANISH", "other.jsonl"),
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["files_failed"], 1);
     assert_eq!(r["files_indexed"], 1);
     assert!(r["errors"][0]["path"]
@@ -389,21 +374,10 @@ fn files_that_vanish_or_shrink_during_a_build_cost_only_themselves() {
         &t.file,
         &(user("a3", Some("a2"), 2, "grown before the rewrite") + "\n"),
     );
-    let out = run(t
-        .s
-        .cmd()
-        .env("PI_INDEX_TEST_SHRINK", t.file.file_name().unwrap())
-        .arg("build")
-        .arg(&t.sessions)
-        .arg("--index")
-        .arg(t.s.index())
-        .arg("--json"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = t.s.report(
+        t.s.build_cmd(&[&t.sessions])
+            .env("PI_INDEX_TEST_SHRINK", t.file.file_name().unwrap()),
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["files_failed"], 1, "{r}");
     assert!(
         r["errors"][0]["reason"]

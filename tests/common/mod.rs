@@ -52,19 +52,25 @@ impl Scratch {
         std::fs::create_dir_all(self.home()).unwrap();
         pi_index(&self.home())
     }
+    /// `pi-index build <paths> --index <index>`, to add flags or
+    /// environment to.
+    pub fn build_cmd(&self, paths: &[&Path]) -> Command {
+        let mut cmd = self.cmd();
+        cmd.arg("build")
+            .args(paths)
+            .arg("--index")
+            .arg(self.index());
+        cmd
+    }
     /// Run `pi-index build <paths> --index <index> --json [extra]` and
     /// return the parsed JSON report. Panics (with stderr) on a non-zero exit.
     pub fn build(&self, paths: &[&Path], extra: &[&str]) -> serde_json::Value {
-        let mut cmd = self.cmd();
-        cmd.arg("build");
-        for p in paths {
-            cmd.arg(p);
-        }
-        cmd.arg("--index")
-            .arg(self.index())
-            .arg("--json")
-            .args(extra);
-        let out = run(&mut cmd);
+        self.report(self.build_cmd(paths).args(extra))
+    }
+    /// Run a build command with `--json` added and return the parsed
+    /// report. Panics (with stderr) on a non-zero exit.
+    pub fn report(&self, cmd: &mut Command) -> serde_json::Value {
+        let out = run(cmd.arg("--json"));
         assert!(
             out.status.success(),
             "build failed: {}\n{}",
@@ -103,6 +109,23 @@ impl Scratch {
             .collect()
     }
 }
+
+/// The keys of every document `show --format json` prints (the issue's
+/// list); search's `--json` adds `score` and `snippet`.
+pub const DOC_KEYS: [&str; 12] = [
+    "session_id",
+    "path",
+    "line",
+    "offset",
+    "entry_id",
+    "role",
+    "timestamp",
+    "cwd",
+    "session_name",
+    "model",
+    "active",
+    "text",
+];
 
 /// Run a command to completion, capturing its output.
 pub fn run(cmd: &mut Command) -> Output {
