@@ -7,17 +7,17 @@
 //! | field | options | why |
 //! |---|---|---|
 //! | `text` | tokenized with positions, stored | full-text search and phrases need positions; snippets and `show` need the text, and keeping it makes the index self-contained when session files move or vanish |
-//! | `session_id` | raw term, stored, fast | `session:ID` filters and `show ID` look it up by term (and by prefix through the term dictionary); fast for grouping hits by session |
-//! | `path` | raw term, stored | `show PATH` and, later, replacing one file's documents by term |
-//! | `line` | indexed, stored, fast | file order for `show`, ranges for `--around` |
+//! | `session_id` | raw term, stored | `session:ID` filters and `show ID` look it up by term (and by prefix through the term dictionary); printed from the stored value |
+//! | `path` | raw term, stored | `show PATH`, and replacing or deleting one file's documents by term |
+//! | `line` | stored | file order for `show` and `--around`, which read a session's stored documents and sort them |
 //! | `offset` | stored, fast | printed; with `path`, names an entry's documents when a grown file moves them off or onto the active branch (a column costs a few bits per document, where an indexed unique term cost a term-dictionary entry and a posting list per document) |
 //! | `entry_id` | stored | printed only |
-//! | `role` | raw term, stored, fast | `role:` filters |
-//! | `timestamp` | date (ms), stored, fast | `after:`/`before:` ranges (tantivy runs a range query on the column when a field is fast) and sorting by time; not indexed: nearly every message has its own millisecond, and the terms cost ~9% of a build's CPU for nothing |
+//! | `role` | raw term, stored | `role:` filters |
+//! | `timestamp` | date (ms), stored, fast | `after:`/`before:` ranges (tantivy runs a range query on the column when a field is fast) and sorting by time; not indexed: nearly every message has its own millisecond, and these terms with `entry_id`'s cost ~11% of a build's CPU for nothing |
 //! | `model` | raw term, stored | `model:` filters |
 //! | `cwd` | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
 //! | `session_name` | stored | shown with hits; it changes when a session is renamed, so it is not a filter |
-//! | `active` | bool, indexed, stored, fast | `branch:active` filters and marks |
+//! | `active` | bool, indexed, stored | `branch:active` filters (one term of two values) and marks |
 //! | `started` | date (ms), stored | the session's start, shown in headings |
 //! | `kind` | raw term | `session` on the one summary document per session file (messages carry none, which costs nothing per message); searches exclude it |
 //! | `title` | stored | session documents: the first user message, for listings and headings |
