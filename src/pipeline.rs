@@ -199,6 +199,25 @@ pub fn read_session(
     Ok(Ok((session, complete)))
 }
 
+/// Parse a session file that is already mapped: the parse and extract
+/// stages alone, without opening, mapping or unmapping anything. Public so
+/// that benchmarks can tell those costs apart; [`read_session`] is the
+/// same from a path. Returns the session and the bytes of complete lines.
+pub fn parse_session(
+    map: &MappedFile,
+    kinds: Kinds,
+) -> std::io::Result<Result<(Session, u64), Rejection>> {
+    let first = match read_first_line(&mut map.bytes())? {
+        Ok(first) => first,
+        Err(r) => return Ok(Err(r)),
+    };
+    let header = match fingerprint(&first.bytes) {
+        Ok(h) => h,
+        Err(r) => return Ok(Err(r)),
+    };
+    Ok(Ok(parse_mapped(map, header, &first, kinds, None)))
+}
+
 /// Parse the entries of a mapped session whose header was already read.
 /// With `indexed_to`, the lines before that offset were indexed by an
 /// earlier build: only their links are read, and only the lines after it
