@@ -270,7 +270,7 @@ impl ParsedChunk {
                 entry_id: meta.id.map(str::to_owned),
                 role,
                 timestamp_ms: meta.timestamp_ms,
-                model: meta.model.clone(),
+                model: meta.model.map(ModelName::to_owned),
                 active: true,
                 text: text.to_owned(),
             },
@@ -284,7 +284,7 @@ impl ParsedChunk {
 struct EntryMeta<'a> {
     id: Option<&'a str>,
     timestamp_ms: Option<i64>,
-    model: Option<String>,
+    model: Option<ModelName<'a>>,
 }
 
 /// Extract everything from one parsed line into `out`.
@@ -327,8 +327,8 @@ fn extract_line(root: Value<'_, '_>, ctx: &LineCtx, scratch: &mut String, out: &
             }
         }
         "model_change" => {
-            if let Some(model) = model_name(obj.get_str("provider"), obj.get_str("modelId")) {
-                out.model_changes.push((ctx.line, model));
+            if let Some(model) = ModelName::new(obj.get_str("provider"), obj.get_str("modelId")) {
+                out.model_changes.push((ctx.line, model.to_owned()));
             }
         }
         "session_info" => {
@@ -350,11 +350,11 @@ fn extract_line(root: Value<'_, '_>, ctx: &LineCtx, scratch: &mut String, out: &
     }
 }
 
-fn extract_message(
-    m: &Object<'_, '_>,
+fn extract_message<'i>(
+    m: &Object<'_, 'i>,
     ctx: &LineCtx,
     link: u32,
-    meta: &mut EntryMeta<'_>,
+    meta: &mut EntryMeta<'i>,
     scratch: &mut String,
     out: &mut ParsedChunk,
 ) {
@@ -379,7 +379,7 @@ fn extract_message(
             }
         }
         "assistant" => {
-            meta.model = model_name(m.get_str("provider"), m.get_str("model"));
+            meta.model = ModelName::new(m.get_str("provider"), m.get_str("model"));
             let Some(blocks) = m.get("content").and_then(|c| c.as_array()) else {
                 if let Some(s) = m.get_str("content") {
                     out.push_doc(ctx, link, Role::Assistant, meta, s);
@@ -425,12 +425,30 @@ fn extract_message(
     }
 }
 
-/// `provider/model`, or just the model.
-fn model_name(provider: Option<&str>, model: Option<&str>) -> Option<String> {
-    match (provider, model) {
-        (Some(p), Some(m)) if !p.is_empty() => Some(format!("{p}/{m}")),
-        (_, Some(m)) => Some(m.to_owned()),
-        _ => None,
+/// A model's name as Pi wrote it, borrowed from the parsed line: only a
+/// line that yields a document pays for the owned `provider/model` string
+/// (most assistant lines are tool calls without text).
+#[derive(Clone, Copy)]
+struct ModelName<'a> {
+    provider: Option<&'a str>,
+    model: &'a str,
+}
+
+impl<'a> ModelName<'a> {
+    /// The model, if there is one; an empty provider counts as none.
+    fn new(provider: Option<&'a str>, model: Option<&'a str>) -> Option<Self> {
+        Some(ModelName {
+            provider: provider.filter(|p| !p.is_empty()),
+            model: model?,
+        })
+    }
+
+    /// `provider/model`, or just the model.
+    fn to_owned(self) -> String {
+        match self.provider {
+            Some(p) => [p, "/", self.model].concat(),
+            None => self.model.to_owned(),
+        }
     }
 }
 
