@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use pi_index::discover::discover;
 use pi_index::index::writer::{IndexStore, SessionMeta};
-use pi_index::pi::fingerprint::{fingerprint, read_first_line};
+use pi_index::pi::fingerprint::read_header;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, parse_session, read_session, BuildOptions};
 use pi_index::source::{count_lines, MappedFile};
@@ -97,8 +97,7 @@ fn stages(c: &mut Criterion) {
                 .iter()
                 .filter(|p| {
                     let mut f = std::fs::File::open(p).unwrap();
-                    let first = read_first_line(&mut f).unwrap().unwrap();
-                    fingerprint(&first.bytes).is_ok()
+                    read_header(&mut f).unwrap().is_ok()
                 })
                 .count()
         })

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::discover::{discover, Candidate, Problem};
 use crate::index::writer::{title_of, Fresh, IndexBuilder, IndexStore, SessionMeta, SessionRecord};
 use crate::index::{BuildInfo, IndexError};
-use crate::pi::fingerprint::{fingerprint, read_first_line, FirstLine, Header, Rejection};
+use crate::pi::fingerprint::{read_header, FirstLine, Header, Rejection};
 use crate::pi::{ChunkParser, Document, Kinds, ParsedChunk, Role, Session};
 use crate::source::{chunks, complete_len, MappedFile, CHUNK_BYTES};
 use crate::state::{hashes, FileIdentity, FileState};
@@ -186,11 +186,7 @@ pub fn read_session(
     kinds: Kinds,
 ) -> std::io::Result<Result<(Session, u64), Rejection>> {
     let mut file = File::open(path)?;
-    let first = match read_first_line(&mut file)? {
-        Ok(first) => first,
-        Err(r) => return Ok(Err(r)),
-    };
-    let header = match fingerprint(&first.bytes) {
+    let (first, header) = match read_header(&mut file)? {
         Ok(h) => h,
         Err(r) => return Ok(Err(r)),
     };
@@ -207,11 +203,7 @@ pub fn parse_session(
     map: &MappedFile,
     kinds: Kinds,
 ) -> std::io::Result<Result<(Session, u64), Rejection>> {
-    let first = match read_first_line(&mut map.bytes())? {
-        Ok(first) => first,
-        Err(r) => return Ok(Err(r)),
-    };
-    let header = match fingerprint(&first.bytes) {
+    let (first, header) = match read_header(&mut map.bytes())? {
         Ok(h) => h,
         Err(r) => return Ok(Err(r)),
     };
@@ -310,8 +302,8 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
         Ok(f) => f,
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
     };
-    let first = match read_first_line(&mut file) {
-        Ok(Ok(first)) => first,
+    let (first, header) = match read_header(&mut file) {
+        Ok(Ok(h)) => h,
         Ok(Err(r)) => {
             if old.is_some() {
                 w.index.delete_path(&path_str);
@@ -319,15 +311,6 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
             return Ok(Outcome::Rejected(r));
         }
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
-    };
-    let header = match fingerprint(&first.bytes) {
-        Ok(h) => h,
-        Err(r) => {
-            if old.is_some() {
-                w.index.delete_path(&path_str);
-            }
-            return Ok(Outcome::Rejected(r));
-        }
     };
     let identity = match file.metadata() {
         Ok(m) => FileIdentity::of(&m),

@@ -136,6 +136,14 @@ pub fn read_first_line(reader: &mut impl Read) -> io::Result<Result<FirstLine, R
     }
 }
 
+/// Read the first line of `reader` and fingerprint it: the header of a Pi
+/// session, with the line it came from, or why the file is not one. Reads
+/// no more than [`read_first_line`] does.
+pub fn read_header(reader: &mut impl Read) -> io::Result<Result<(FirstLine, Header), Rejection>> {
+    Ok(read_first_line(reader)?
+        .and_then(|first| fingerprint(&first.bytes).map(|header| (first, header))))
+}
+
 /// Decide from a first line whether the file is a Pi session, and read its
 /// header if it is.
 pub fn fingerprint(first_line: &[u8]) -> Result<Header, Rejection> {
@@ -246,5 +254,22 @@ mod tests {
         assert_eq!(first(b"{\"half").unwrap_err(), Rejection::Incomplete);
         let long = vec![b'x'; MAX_HEADER_BYTES + 10_000];
         assert_eq!(first(&long).unwrap_err(), Rejection::TooLong);
+    }
+
+    #[test]
+    fn read_header_gives_the_line_and_its_header_or_the_rejection() {
+        let file = b"\n{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2026-04-02T23:48:11.257Z\",\"cwd\":\"/p\"}\n{\"type\":\"message\"}\n";
+        let (line, header) = read_header(&mut &file[..]).unwrap().unwrap();
+        assert_eq!((line.number, line.end), (2, 92));
+        assert_eq!((header.id.as_str(), header.version), ("s1", 3));
+        let decoy = b"{\"type\":\"session_meta\",\"payload\":{}}\n";
+        assert!(matches!(
+            read_header(&mut &decoy[..]).unwrap(),
+            Err(Rejection::NotPi(_))
+        ));
+        assert_eq!(
+            read_header(&mut &b"{\"half"[..]).unwrap().unwrap_err(),
+            Rejection::Incomplete
+        );
     }
 }
