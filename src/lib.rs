@@ -9,7 +9,7 @@
 //! the order data flows through them:
 //!
 //! 1. [`discover`]: paths (or Pi's default locations) to candidate files.
-//! 2. [`pi::fingerprint`]: the first line of each file decides whether it
+//! 2. [`pi::fingerprint`](mod@pi::fingerprint): the first line of each file decides whether it
 //!    is a Pi session; nothing else of a rejected file is read.
 //! 3. [`source`]: an accepted file is memory-mapped and split into complete
 //!    lines (a half-written last line waits for the next build), and large

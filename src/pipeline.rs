@@ -2,7 +2,7 @@
 //! → parse in parallel → extract → index.
 //!
 //! Files run in parallel on a rayon pool, largest first; a file larger than
-//! [`CHUNK_BYTES`](crate::source::CHUNK_BYTES) is itself split into
+//! [`crate::source::CHUNK_BYTES`] is itself split into
 //! newline-aligned chunks parsed in parallel, so one huge session still uses
 //! every core. Each worker thread keeps one [`ChunkParser`] (simd-json
 //! buffers and a tape) for its whole life. Documents are queued to

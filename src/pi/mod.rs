@@ -1,6 +1,6 @@
 //! The Pi session format: everything pi-index knows about what Pi writes.
 //!
-//! - [`fingerprint`]: is a file a Pi session at all (first line only)?
+//! - [`fingerprint`](mod@fingerprint): is a file a Pi session at all (first line only)?
 //! - [`entry`]: one line of a session, seen without allocating: a cheap
 //!   prefix scan for lines that carry nothing to index, and a simd-json tape
 //!   parse (with reused buffers) for the rest.
@@ -11,7 +11,8 @@
 //! - [`time`]: Pi's timestamps.
 //!
 //! This module knows nothing of files, threads or the index: it turns bytes
-//! into [`Document`]s and [`SessionFacts`](extract::SessionFacts).
+//! into [`Document`]s and [`Session`]s (with the facts they carry: model,
+//! name).
 
 pub mod branch;
 pub mod entry;
