@@ -194,14 +194,8 @@ fn stages(c: &mut Criterion) {
                 let store = IndexStore::open_or_create(&dir.path().join("index"), false).unwrap();
                 let w = store.writer(THREADS, 64 << 20, false).unwrap();
                 for (s, path) in &sessions {
-                    let meta = SessionMeta {
-                        id: &s.header.id,
-                        path,
-                        cwd: s.header.cwd.as_deref(),
-                        name: s.name.as_deref(),
-                        started_ms: s.header.started_ms,
-                    };
-                    w.add_documents(&meta, &s.documents).unwrap();
+                    w.add_documents(&SessionMeta::of(s, path), &s.documents)
+                        .unwrap();
                 }
                 (w.commit("none", 0).unwrap().documents, dir)
             },

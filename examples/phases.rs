@@ -74,14 +74,9 @@ fn main() {
             let writer = store.writer(THREADS, MEMORY, false).expect("writer");
             pool.install(|| {
                 sessions.par_iter().for_each(|(s, path)| {
-                    let meta = SessionMeta {
-                        id: &s.header.id,
-                        path,
-                        cwd: s.header.cwd.as_deref(),
-                        name: s.name.as_deref(),
-                        started_ms: s.header.started_ms,
-                    };
-                    writer.add_documents(&meta, &s.documents).expect("add");
+                    writer
+                        .add_documents(&SessionMeta::of(s, path), &s.documents)
+                        .expect("add");
                 })
             });
             writer.commit("none", 0).expect("commit").documents

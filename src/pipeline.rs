@@ -342,14 +342,7 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
     }
     drop(map);
 
-    let name = session.name.clone();
-    let meta = SessionMeta {
-        id: &session.header.id,
-        path: &path_str,
-        cwd: session.header.cwd.as_deref(),
-        name: name.as_deref(),
-        started_ms: session.header.started_ms,
-    };
+    let meta = SessionMeta::of(&session, &path_str);
     let how;
     let mut title = session
         .documents

@@ -24,7 +24,7 @@ use super::schema::{register_tokenizers, Fields, SESSION_KIND};
 use super::{
     all_terms, entry_query, tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL,
 };
-use crate::pi::Document;
+use crate::pi::{Document, Session};
 use crate::state::FileState;
 
 /// Session-level facts: the header's, and the session's final name.
@@ -40,6 +40,19 @@ pub struct SessionMeta<'a> {
     pub name: Option<&'a str>,
     /// Session start, epoch milliseconds.
     pub started_ms: Option<i64>,
+}
+
+impl<'a> SessionMeta<'a> {
+    /// The facts of a parsed session stored at `path`.
+    pub fn of(session: &'a Session, path: &'a str) -> SessionMeta<'a> {
+        SessionMeta {
+            id: &session.header.id,
+            path,
+            cwd: session.header.cwd.as_deref(),
+            name: session.name.as_deref(),
+            started_ms: session.header.started_ms,
+        }
+    }
 }
 
 /// A session's summary document: its facts, summary and file state.
