@@ -270,7 +270,7 @@ impl ParsedChunk {
                 entry_id: meta.id.map(str::to_owned),
                 role,
                 timestamp_ms: meta.timestamp_ms,
-                model: meta.model.map(ModelName::to_owned),
+                model: meta.model.map(ModelName::joined),
                 active: true,
                 text: text.to_owned(),
             },
@@ -328,7 +328,7 @@ fn extract_line(root: Value<'_, '_>, ctx: &LineCtx, scratch: &mut String, out: &
         }
         "model_change" => {
             if let Some(model) = ModelName::new(obj.get_str("provider"), obj.get_str("modelId")) {
-                out.model_changes.push((ctx.line, model.to_owned()));
+                out.model_changes.push((ctx.line, model.joined()));
             }
         }
         "session_info" => {
@@ -444,7 +444,7 @@ impl<'a> ModelName<'a> {
     }
 
     /// `provider/model`, or just the model.
-    fn to_owned(self) -> String {
+    fn joined(self) -> String {
         match self.provider {
             Some(p) => [p, "/", self.model].concat(),
             None => self.model.to_owned(),
