@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use pi_index::index::query::Filters;
-use pi_index::index::search::{SearchRequest, Sort};
 use pi_index::index::PiIndex;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, now_ms, BuildOptions};
+use pi_index::search::query::Filters;
+use pi_index::search::{SearchRequest, Sort};
 
 #[path = "corpus.rs"]
 mod corpus;

@@ -21,6 +21,8 @@
 //!    session's active branch.
 //! 5. [`index`]: documents go into a tantivy index, committed once per build.
 //!
+//! The read side, [`search`], answers queries from the committed index.
+//!
 //! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
 //! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
 //! command line over these.
@@ -50,5 +52,6 @@ pub mod failpoint;
 pub mod index;
 pub mod pi;
 pub mod pipeline;
+pub mod search;
 pub mod source;
 pub mod state;

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use pi_index::index::query::Filters;
-use pi_index::index::search::{SearchRequest, Sort};
 use pi_index::index::PiIndex;
 use pi_index::pipeline::now_ms;
+use pi_index::search::query::Filters;
+use pi_index::search::{SearchRequest, Sort};
 
 use super::output::{cut, highlight, shell_quote, short_time, ColorChoice, Style};
 use super::{EXIT_NOTHING, EXIT_OK};

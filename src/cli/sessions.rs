@@ -5,9 +5,9 @@ use std::path::Path;
 
 use clap::Args;
 
-use pi_index::index::query::{normalize_dir, parse_when};
 use pi_index::index::PiIndex;
 use pi_index::pipeline::now_ms;
+use pi_index::search::query::{normalize_dir, parse_when};
 
 use super::output::{cut, short_time, ColorChoice, Style};
 use super::EXIT_OK;

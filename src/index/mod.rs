@@ -2,22 +2,17 @@
 //! about how it was built (in tantivy's commit payload, so the record and
 //! the documents are committed together and can never disagree).
 //!
+//! This is the write side and what both sides share: the read side
+//! (queries, hits, listings) lives in [`crate::search`].
+//!
 //! - [`schema`]: the fields.
 //! - [`tokenizer`]: the text tokenizer, for prose and code alike.
 //! - [`writer`]: documents in, one commit per build.
-//! - [`reader`]: documents out: a session's documents for `show`, session
-//!   listings.
-//! - [`query`]: the query language and filters.
-//! - [`search`]: ranked hits with snippets.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
-pub mod query;
-pub mod reader;
 pub mod schema;
-pub mod search;
-pub mod stats;
 pub mod tokenizer;
 pub mod writer;
 

@@ -409,7 +409,7 @@ impl IndexBuilder {
         );
         info.sessions = searcher.search(&sessions, &Count).map_err(err)? as u64;
         info.documents = searcher
-            .search(&*super::search::all_messages(&self.pi.fields), &Count)
+            .search(&*crate::search::hits::all_messages(&self.pi.fields), &Count)
             .map_err(err)? as u64;
         Ok(info)
     }

@@ -9,8 +9,10 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Searcher, TantivyDocument, Term};
 
-use super::schema::SESSION_KIND;
-use super::{all_terms, entry_query, messages_only, tantivy_err, term_query, IndexError, PiIndex};
+use crate::index::schema::SESSION_KIND;
+use crate::index::{
+    all_terms, entry_query, messages_only, tantivy_err, term_query, IndexError, PiIndex,
+};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 

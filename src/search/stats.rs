@@ -6,9 +6,9 @@ use serde::Serialize;
 use tantivy::collector::Count;
 use tantivy::Searcher;
 
+use super::hits::all_messages;
 use super::reader::SessionSummary;
-use super::search::all_messages;
-use super::{tantivy_err, term_query, IndexError, PiIndex};
+use crate::index::{tantivy_err, term_query, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 

@@ -28,7 +28,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Term};
 
-use super::Fields;
+use crate::index::Fields;
 use crate::pi::time::parse_iso_millis;
 use crate::pi::Role;
 
@@ -728,7 +728,7 @@ mod tests {
 
     fn parsed(q: &str) -> (Filters, Vec<Warning>, String) {
         let (_, fields) = Fields::build();
-        let mut a = super::super::schema::text_analyzer();
+        let mut a = crate::index::schema::text_analyzer();
         let p = parse(q, &fields, &mut a, Filters::default(), NOW).unwrap();
         (p.filters, p.warnings, format!("{:?}", p.text))
     }
@@ -773,7 +773,7 @@ mod tests {
     #[test]
     fn bad_filter_values_are_errors() {
         let (_, fields) = Fields::build();
-        let mut a = super::super::schema::text_analyzer();
+        let mut a = crate::index::schema::text_analyzer();
         for q in ["role:robot", "after:soon", "branch:maybe"] {
             assert!(
                 parse(q, &fields, &mut a, Filters::default(), NOW).is_err(),

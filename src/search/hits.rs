@@ -10,7 +10,7 @@ use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{filter_clauses, parse, FilterError, Filters, Warning};
 use super::reader::StoredDoc;
-use super::{messages_only, tantivy_err, IndexError, PiIndex};
+use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -219,6 +219,6 @@ fn lead(text: &str, chars: usize) -> String {
 }
 
 /// A query matching every message document.
-pub fn all_messages(f: &super::Fields) -> Box<dyn Query> {
+pub fn all_messages(f: &Fields) -> Box<dyn Query> {
     Box::new(messages_only(f, Box::new(AllQuery)))
 }

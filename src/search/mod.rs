@@ -1,0 +1,17 @@
+//! The read side: the query language, searching, reading a session's
+//! documents back, listings and statistics. Nothing here writes the index.
+//!
+//! - [`query`]: the query language and its filters, turned into a tantivy
+//!   query.
+//! - [`hits`]: ranked hits with snippets.
+//! - [`reader`]: finding a session and reading its stored documents;
+//!   session listings.
+//! - [`stats`]: what the index holds.
+
+pub mod hits;
+pub mod query;
+pub mod reader;
+pub mod stats;
+
+pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};
+pub use reader::{LookupError, SessionKey, SessionSummary, StoredDoc};
