@@ -12,8 +12,6 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use crate::state::FileIdentity;
-
 /// A file that may be a Pi session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
@@ -23,6 +21,51 @@ pub struct Candidate {
     pub len: u64,
     /// Its identity, size and time when discovered.
     pub identity: FileIdentity,
+}
+
+/// A file's identity and size, from its metadata.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileIdentity {
+    /// Device number (0 where the platform has none).
+    pub dev: u64,
+    /// Inode number (0 where the platform has none).
+    pub ino: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, ns since the epoch.
+    pub mtime_ns: u64,
+}
+
+impl FileIdentity {
+    /// Read from metadata.
+    pub fn of(m: &std::fs::Metadata) -> FileIdentity {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileIdentity {
+                dev: m.dev(),
+                ino: m.ino(),
+                size: m.len(),
+                mtime_ns: (m.mtime() as u64)
+                    .wrapping_mul(1_000_000_000)
+                    .wrapping_add(m.mtime_nsec() as u64),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let mtime_ns = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as u64);
+            FileIdentity {
+                dev: 0,
+                ino: 0,
+                size: m.len(),
+                mtime_ns,
+            }
+        }
+    }
 }
 
 /// Something discovery could not read.

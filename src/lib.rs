@@ -54,4 +54,3 @@ pub mod pi;
 pub mod pipeline;
 pub mod search;
 pub mod source;
-pub mod state;

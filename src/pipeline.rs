@@ -19,13 +19,14 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::discover::FileIdentity;
 use crate::discover::{discover, Candidate, Problem};
+use crate::index::state::FileState;
 use crate::index::writer::{title_of, Fresh, IndexBuilder, IndexStore, SessionMeta, SessionRecord};
 use crate::index::{BuildInfo, IndexError};
 use crate::pi::fingerprint::{read_header, FirstLine, Header, Rejection};
 use crate::pi::{ChunkParser, Document, Kinds, ParsedChunk, Role, Session};
 use crate::source::{chunks, complete_len, MappedFile, CHUNK_BYTES};
-use crate::state::{hashes, FileIdentity, FileState};
 
 /// How many damaged lines the report lists before only counting them.
 pub const DAMAGE_LIST_CAP: usize = 100;
@@ -323,12 +324,7 @@ fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
     crate::failpoint::disturb("PI_INDEX_TEST_SHRINK", &c.path);
     let bytes = map.bytes();
     // Grown: the same file, with the bytes indexed before intact.
-    let grown = old.filter(|st| {
-        (st.dev, st.ino) == (identity.dev, identity.ino)
-            && (bytes.len() as u64) >= st.indexed_to
-            && st.indexed_to > 0
-            && hashes(bytes, st.indexed_to) == (st.head_hash, st.tail_hash)
-    });
+    let grown = old.filter(|st| st.grown(&identity, bytes));
     let (session, complete) =
         parse_mapped(&map, header, &first, w.kinds, grown.map(|st| st.indexed_to));
     let state = FileState::of(bytes, identity, complete);
@@ -484,10 +480,7 @@ pub fn build(
     let unchanged = |c: &Candidate| {
         states
             .get(c.path.to_string_lossy().as_ref())
-            .is_some_and(|st| {
-                let id = c.identity;
-                (st.dev, st.ino, st.size, st.mtime_ns) == (id.dev, id.ino, id.size, id.mtime_ns)
-            })
+            .is_some_and(|st| st.unchanged(&c.identity))
     };
     let work_files: Vec<&Candidate> = found.files.iter().filter(|c| !unchanged(c)).collect();
     report.files_unchanged = (found.files.len() - work_files.len()) as u64;

@@ -8,11 +8,14 @@
 //! - [`schema`]: the fields.
 //! - [`tokenizer`]: the text tokenizer, for prose and code alike.
 //! - [`writer`]: documents in, one commit per build.
+//! - [`state`]: what the index records of each file, to tell the next
+//!   build what changed.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
 pub mod schema;
+pub mod state;
 pub mod tokenizer;
 pub mod writer;
 

@@ -21,11 +21,11 @@ use tantivy::schema::{IndexRecordOption, Schema};
 use tantivy::{DateTime, Index, IndexWriter, TantivyDocument, Term};
 
 use super::schema::{register_tokenizers, Fields, SESSION_KIND};
+use super::state::FileState;
 use super::{
     all_terms, entry_query, tantivy_err, BuildInfo, IndexError, PiIndex, SCHEMA_VERSION, TOOL,
 };
 use crate::pi::{Document, Session};
-use crate::state::FileState;
 
 /// Session-level facts: the header's, and the session's final name.
 #[derive(Clone, Debug)]

@@ -1,6 +1,16 @@
-//! What identifies the indexed state of a session file: its identity on
-//! disk, how far it was indexed, and hashes of the indexed bytes. The build
-//! computes it, the index stores it, the next build compares.
+//! What the index records of each session file it holds: the file's
+//! identity on disk when it was read, how far it was indexed, and hashes
+//! of the indexed bytes. The build computes it, the index stores it (on the
+//! session's record, committed with its documents), and the next build
+//! compares it with the file as discovery finds it now:
+//!
+//! - [`FileState::unchanged`]: same device, inode, size and time: the file
+//!   is not even opened;
+//! - [`FileState::grown`]: the same file with the bytes indexed before
+//!   intact: only the lines after them are read;
+//! - anything else: the file was rewritten, and its documents replaced.
+
+use crate::discover::FileIdentity;
 
 /// What identifies the indexed state of a session file, so the next build
 /// can tell an unchanged file (same identity, size and time: not opened)
@@ -61,6 +71,17 @@ impl FileState {
     pub fn unchanged(&self, now: &FileIdentity) -> bool {
         (self.dev, self.ino, self.size, self.mtime_ns) == (now.dev, now.ino, now.size, now.mtime_ns)
     }
+
+    /// Whether the file whose `bytes` are mapped now (with identity `now`)
+    /// is the file indexed before, grown: same device and inode, and the
+    /// bytes indexed before still there, as hashed. Then only the lines
+    /// after [`FileState::indexed_to`] are new.
+    pub fn grown(&self, now: &FileIdentity, bytes: &[u8]) -> bool {
+        (self.dev, self.ino) == (now.dev, now.ino)
+            && self.indexed_to > 0
+            && (bytes.len() as u64) >= self.indexed_to
+            && hashes(bytes, self.indexed_to) == (self.head_hash, self.tail_hash)
+    }
 }
 
 /// Hashes of the first and the last [`HASH_SPAN`] bytes of `bytes[..to]`.
@@ -69,49 +90,4 @@ pub fn hashes(bytes: &[u8], to: u64) -> (u64, u64) {
     let head = fnv1a(&bytes[..to.min(HASH_SPAN as usize)]);
     let tail = fnv1a(&bytes[to.saturating_sub(HASH_SPAN as usize)..to]);
     (head, tail)
-}
-
-/// A file's identity and size, from its metadata.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FileIdentity {
-    /// Device number (0 where the platform has none).
-    pub dev: u64,
-    /// Inode number (0 where the platform has none).
-    pub ino: u64,
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, ns since the epoch.
-    pub mtime_ns: u64,
-}
-
-impl FileIdentity {
-    /// Read from metadata.
-    pub fn of(m: &std::fs::Metadata) -> FileIdentity {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            FileIdentity {
-                dev: m.dev(),
-                ino: m.ino(),
-                size: m.len(),
-                mtime_ns: (m.mtime() as u64)
-                    .wrapping_mul(1_000_000_000)
-                    .wrapping_add(m.mtime_nsec() as u64),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let mtime_ns = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as u64);
-            FileIdentity {
-                dev: 0,
-                ino: 0,
-                size: m.len(),
-                mtime_ns,
-            }
-        }
-    }
 }
