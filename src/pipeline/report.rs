@@ -1,0 +1,134 @@
+//! What a build was asked to do and what it reports: the options, the
+//! `--json` report (a documented output contract) and the errors that stop
+//! a build (as opposed to damage, which is reported).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::index::IndexError;
+use crate::pi::Kinds;
+
+/// How many damaged lines the report lists before only counting them.
+pub const DAMAGE_LIST_CAP: usize = 100;
+
+/// What to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Files and directories to index.
+    pub roots: Vec<PathBuf>,
+    /// The index directory.
+    pub index_dir: PathBuf,
+    /// Opt-in kinds of text.
+    pub kinds: Kinds,
+    /// Worker threads for parsing (and tantivy indexing threads).
+    pub threads: usize,
+    /// Memory budget for tantivy's indexing, in bytes.
+    pub memory_budget: usize,
+    /// Rebuild everything instead of only what changed.
+    pub full: bool,
+}
+
+/// A damaged line, as reported.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct DamageReport {
+    /// The session file.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// What was wrong.
+    pub error: String,
+}
+
+/// A file that was not indexed, and why.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What a build did: the `--json` output contract.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BuildReport {
+    /// Candidate files found.
+    pub files_scanned: u64,
+    /// Session files indexed.
+    pub files_indexed: u64,
+    /// Files unchanged since the last build: not opened.
+    pub files_unchanged: u64,
+    /// Files that grew since the last build: only their new lines were read.
+    pub files_grown: u64,
+    /// Files indexed before that were rewritten or shrunk: replaced.
+    pub files_replaced: u64,
+    /// Files indexed before that no longer exist: their documents removed.
+    pub files_deleted: u64,
+    /// Files rejected by the fingerprint.
+    pub files_rejected: u64,
+    /// Files that could not be read (listed in `errors`).
+    pub files_failed: u64,
+    /// Sessions in the index after the build.
+    pub sessions: u64,
+    /// Documents written.
+    pub messages_indexed: u64,
+    /// Lines read, headers and blank lines included.
+    pub lines_read: u64,
+    /// Damaged lines (listed in `damaged`, up to a cap).
+    pub lines_damaged: u64,
+    /// Bytes of session files read (complete lines only).
+    pub bytes_read: u64,
+    /// Bytes that needed a full JSON parse (the rest were skipped by the
+    /// prefix scan).
+    pub bytes_parsed: u64,
+    /// Wall time, milliseconds.
+    pub elapsed_ms: u64,
+    /// Where the time went, milliseconds: discovery, parsing while
+    /// queueing documents, and the final commit (flushing the last segments
+    /// and merging).
+    pub timings: Timings,
+    /// Read throughput, MB/s (10^6 bytes).
+    pub mb_per_s: f64,
+    /// Opt-in kinds included.
+    pub kinds: String,
+    /// Why the whole index was rebuilt, if it was.
+    pub rebuilt: Option<String>,
+    /// Damaged lines, in path and line order, at most [`DAMAGE_LIST_CAP`].
+    pub damaged: Vec<DamageReport>,
+    /// Damaged lines not listed in `damaged`.
+    pub damaged_more: u64,
+    /// Files rejected, with the reason.
+    pub rejected: Vec<Skipped>,
+    /// Files and directories that could not be read.
+    pub errors: Vec<Skipped>,
+    /// Session files whose header declares a version newer than 3, read on
+    /// a best-effort basis.
+    pub newer_versions: Vec<Skipped>,
+}
+
+/// Wall time per phase of a build, milliseconds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Walking the roots.
+    pub discover_ms: u64,
+    /// Fingerprinting, parsing and queueing documents for the indexer.
+    pub parse_ms: u64,
+    /// Committing: indexing what is still queued, writing segments, merging.
+    pub commit_ms: u64,
+}
+
+/// A failure that stops the build (as opposed to damage, which is reported).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The index could not be opened or written.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// The thread pool could not be started.
+    #[error("cannot start {threads} threads: {source}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// Why not.
+        source: rayon::ThreadPoolBuildError,
+    },
+}

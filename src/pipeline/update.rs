@@ -1,0 +1,167 @@
+//! One file's update of the index: open, fingerprint, map, decide what is
+//! new (a new file, a grown one, a rewritten one), parse, and queue its
+//! documents and its session record.
+
+use std::collections::HashMap;
+use std::fs::File;
+
+use super::parse::parse_mapped;
+use super::report::DamageReport;
+use crate::discover::{Candidate, FileIdentity};
+use crate::index::state::FileState;
+use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
+use crate::index::IndexError;
+use crate::pi::fingerprint::{read_header, Rejection};
+use crate::pi::{Document, Kinds, Role};
+use crate::source::MappedFile;
+
+/// What happened to one file.
+pub(super) enum Outcome {
+    Indexed {
+        how: How,
+        lines: u64,
+        bytes: u64,
+        bytes_parsed: u64,
+        documents: u64,
+        damage: Vec<DamageReport>,
+        newer: Option<u64>,
+    },
+    Rejected(Rejection),
+    Failed(String),
+}
+
+/// How an indexed file was treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum How {
+    New,
+    Grown,
+    Replaced,
+}
+
+/// Everything a worker needs to process files.
+pub(super) struct Work<'a> {
+    pub(super) kinds: Kinds,
+    pub(super) index: &'a IndexBuilder,
+    /// The last committed index, for what grown files already have.
+    pub(super) searcher: &'a tantivy::Searcher,
+    pub(super) pi: &'a crate::index::PiIndex,
+    pub(super) states: &'a HashMap<String, FileState>,
+}
+
+pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
+    let path_str = c.path.to_string_lossy();
+    // Unchanged files were left out by `build` before reaching here.
+    let old = w.states.get(path_str.as_ref());
+    let mut file = match File::open(&c.path) {
+        Ok(f) => f,
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    let (first, header) = match read_header(&mut file) {
+        Ok(Ok(h)) => h,
+        Ok(Err(r)) => {
+            if old.is_some() {
+                w.index.delete_path(&path_str);
+            }
+            return Ok(Outcome::Rejected(r));
+        }
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    let identity = match file.metadata() {
+        Ok(m) => FileIdentity::of(&m),
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    let map = match MappedFile::from_file(&file) {
+        Ok(m) => m,
+        Err(e) => return Ok(Outcome::Failed(e.to_string())),
+    };
+    crate::failpoint::disturb("PI_INDEX_TEST_SHRINK", &c.path);
+    let bytes = map.bytes();
+    // Grown: the same file, with the bytes indexed before intact.
+    let grown = old.filter(|st| st.grown(&identity, bytes));
+    let (session, complete) =
+        parse_mapped(&map, header, &first, w.kinds, grown.map(|st| st.indexed_to));
+    let state = FileState::of(bytes, identity, complete);
+    if map.truncated() {
+        // Another process cut the file while we read it (Pi rewrites whole
+        // files): what we parsed is not trustworthy. Keep what the index
+        // has; the next build reads the file as it is then.
+        return Ok(Outcome::Failed(
+            "the file shrank while it was being read: skipped this time".into(),
+        ));
+    }
+    drop(map);
+
+    let meta = SessionMeta::of(&session, &path_str);
+    let how;
+    let mut title = session
+        .documents
+        .iter()
+        .find(|d| d.role == Role::User)
+        .map(|d| title_of(&d.text));
+    let mut messages = session.documents.len() as u64;
+    let mut last_ms = session
+        .documents
+        .iter()
+        .filter_map(|d| d.timestamp_ms)
+        .max();
+    if grown.is_some() {
+        how = How::Grown;
+        let before = w.pi.session_by_path(w.searcher, &path_str)?;
+        if let Some(b) = before {
+            if b.title.is_some() {
+                title = b.title;
+            }
+            messages += b.messages;
+            last_ms = last_ms.max(b.last_ms);
+        }
+        w.index.delete_session_record(&path_str)?;
+        // Entries whose branch status the new entries changed: re-add
+        // their documents with the new status.
+        if !session.flipped.is_empty() {
+            let offsets: Vec<u64> = session.flipped.iter().map(|&(o, _)| o).collect();
+            let stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
+            w.index.delete_entries(&path_str, &offsets)?;
+            let now: HashMap<u64, bool> = session.flipped.iter().copied().collect();
+            let docs: Vec<Document> = stored
+                .into_iter()
+                .map(|d| {
+                    let mut doc = d.into_document();
+                    doc.active = now.get(&doc.offset).copied().unwrap_or(doc.active);
+                    doc
+                })
+                .collect();
+            w.index.add_documents(&meta, &docs)?;
+        }
+    } else if old.is_some() {
+        how = How::Replaced;
+        w.index.delete_path(&path_str);
+    } else {
+        how = How::New;
+    }
+    w.index.add_documents(&meta, &session.documents)?;
+    w.index.add_session_record(&SessionRecord {
+        meta: meta.clone(),
+        state,
+        title,
+        messages,
+        last_ms,
+    })?;
+    let damage = session
+        .damage
+        .iter()
+        .map(|d| DamageReport {
+            path: path_str.clone().into_owned(),
+            line: d.line,
+            error: d.error.clone(),
+        })
+        .collect();
+    Ok(Outcome::Indexed {
+        how,
+        lines: session.lines,
+        bytes: complete - grown.map_or(0, |st| st.indexed_to),
+        bytes_parsed: session.bytes_parsed,
+        documents: session.documents.len() as u64,
+        damage,
+        newer: (session.header.version > 3).then_some(session.header.version),
+    })
+}
