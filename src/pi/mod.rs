@@ -4,8 +4,12 @@
 //! - [`entry`]: one line of a session, seen without allocating: a cheap
 //!   prefix scan for lines that carry nothing to index, and a simd-json tape
 //!   parse (with reused buffers) for the rest.
+//! - [`chunk`]: the loop over a chunk's lines, with damage recovered and
+//!   counted.
 //! - [`extract`]: from entries to documents, following the rules of the
 //!   format page exactly, plus the session facts (model, name) they carry.
+//! - [`session`]: a file's chunks put back together: line numbers, the
+//!   active branch, the model in effect, the final name.
 //! - [`repair`]: a line cut short, closed so what was written is read.
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
@@ -15,18 +19,23 @@
 //! name).
 
 pub mod branch;
+pub mod chunk;
+pub mod document;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
 pub mod repair;
+pub mod session;
 pub mod skim;
 pub mod time;
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use extract::{ChunkParser, Document, ParsedChunk, Session};
+pub use chunk::{ChunkParser, ParsedChunk};
+pub use document::{Damage, Document};
 pub use fingerprint::{fingerprint, Header, Rejection};
+pub use session::Session;
 
 /// The role of an indexed document: who said it, or what kind of text it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,0 +1,231 @@
+//! The chunk loop: every line of a chunk of one file, judged by a prefix
+//! scan or parsed (simd-json tape, reused buffers), damage recovered where
+//! it can be and counted, and the extracted documents, tree links and
+//! session facts gathered into a [`ParsedChunk`].
+
+use super::document::Damage;
+use super::entry::{peek, peek_links, LineParser, Peek};
+use super::extract::{extract_line, EntryMeta, ModelName};
+use super::repair;
+use super::{Document, Kinds, Role};
+use crate::source::Lines;
+
+/// Tree links of one entry, as byte ranges into the chunk's id arena.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Link {
+    pub(super) id: Option<(u32, u32)>,
+    pub(super) parent: Option<(u32, u32)>,
+    /// Byte offset of the entry's line in its file.
+    pub(super) offset: u64,
+}
+
+/// A document before the whole file is known: its line number is relative
+/// to its chunk, its entry is an index into the chunk's links, and its
+/// model may still have to be inherited.
+#[derive(Debug)]
+pub(super) struct PendingDoc {
+    pub(super) doc: Document,
+    pub(super) link: u32,
+    pub(super) inherit_model: bool,
+}
+
+/// What one chunk of a file yielded. Line numbers inside are relative to
+/// the chunk (its first line is 0) until [`Session::finish`](super::Session::finish).
+#[derive(Debug, Default)]
+pub struct ParsedChunk {
+    pub(super) docs: Vec<PendingDoc>,
+    pub(super) links: Vec<Link>,
+    pub(super) arena: String,
+    pub(super) model_changes: Vec<(u64, String)>,
+    pub(super) names: Vec<(u64, Option<String>)>,
+    pub(super) damage: Vec<Damage>,
+    /// Lines in the chunk, blank ones included.
+    pub lines: u64,
+    /// Bytes of the lines that were fully parsed (the rest were skipped by
+    /// the prefix scan or blank).
+    pub bytes_parsed: u64,
+}
+
+/// Parses chunks of one file's entries. Holds the per-thread buffers; make
+/// one per thread (or per task) and reuse it.
+pub struct ChunkParser {
+    parser: LineParser,
+    scratch: String,
+    repaired: Vec<u8>,
+}
+
+impl Default for ChunkParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The link of a document whose line was repaired: it has no place in the
+/// tree, so it is never on the active branch.
+pub(super) const NO_LINK: u32 = u32::MAX;
+
+/// Context for extracting one line's documents.
+pub(super) struct LineCtx {
+    pub(super) kinds: Kinds,
+    pub(super) line: u64,
+    pub(super) offset: u64,
+    /// Only links and session facts are wanted: no documents.
+    pub(super) links_only: bool,
+    /// A repaired line: documents, but no place in the tree.
+    pub(super) recovered: bool,
+}
+
+impl ChunkParser {
+    /// A parser with empty buffers.
+    pub fn new() -> Self {
+        ChunkParser {
+            parser: LineParser::new(),
+            scratch: String::new(),
+            repaired: Vec::new(),
+        }
+    }
+
+    /// Parse the complete lines in `bytes`, which start at byte `offset` of
+    /// the file. `version` is the header's version: from 2 on, entries form
+    /// a tree and every entry's links are kept.
+    pub fn parse_chunk(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        version: u64,
+        kinds: Kinds,
+    ) -> ParsedChunk {
+        self.parse_with(bytes, offset, version, kinds, false)
+    }
+
+    /// Read only what an incremental build needs from lines it indexed
+    /// before: every entry's tree links, model changes and names. Messages
+    /// are not parsed (their links come from the prefix scan), no document
+    /// is produced and damage is not reported again.
+    pub fn parse_links(&mut self, bytes: &[u8], offset: u64, version: u64) -> ParsedChunk {
+        let mut out = self.parse_with(bytes, offset, version, Kinds::default(), true);
+        out.damage.clear();
+        out
+    }
+
+    fn parse_with(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        version: u64,
+        kinds: Kinds,
+        links_only: bool,
+    ) -> ParsedChunk {
+        let needs_ids = version >= 2;
+        let mut out = ParsedChunk::default();
+        for line in Lines::new(bytes, offset, 0) {
+            out.lines += 1;
+            let b = line.bytes;
+            if b.trim_ascii().is_empty() {
+                continue;
+            }
+            let peeked = if links_only {
+                peek_links(b, needs_ids)
+            } else {
+                peek(b, kinds, needs_ids)
+            };
+            if let Peek::Skip { id, parent } = peeked {
+                out.push_link(id, parent, line.offset);
+                continue;
+            }
+            out.bytes_parsed += b.len() as u64;
+            let ctx = LineCtx {
+                kinds,
+                line: line.number,
+                offset: line.offset,
+                links_only,
+                recovered: false,
+            };
+            let scratch = &mut self.scratch;
+            let result = self
+                .parser
+                .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
+            if let Err(err) = result {
+                let not_utf8 = std::str::from_utf8(b).is_err();
+                let recovered = not_utf8
+                    && self
+                        .parser
+                        .parse_lossy(b, |v| extract_line(v, &ctx, scratch, &mut out))
+                        .is_ok();
+                // Cut short: close what was written and read it, off the
+                // tree (Pi skips the line, so it is not on any branch).
+                let repaired = !not_utf8
+                    && repair::close(b, &mut self.repaired)
+                    && self
+                        .parser
+                        .parse(&self.repaired, |v| {
+                            let ctx = LineCtx {
+                                recovered: true,
+                                ..ctx
+                            };
+                            extract_line(v, &ctx, scratch, &mut out)
+                        })
+                        .is_ok();
+                out.damage.push(Damage {
+                    line: line.number,
+                    error: if recovered {
+                        "invalid UTF-8, replaced with U+FFFD".into()
+                    } else if repaired {
+                        format!("{err}: cut short, the text written so far is indexed")
+                    } else if not_utf8 {
+                        format!("invalid UTF-8 and {err}")
+                    } else {
+                        err.to_string()
+                    },
+                });
+            }
+        }
+        out
+    }
+}
+
+impl ParsedChunk {
+    pub(super) fn span(&mut self, s: &str) -> (u32, u32) {
+        let start = self.arena.len() as u32;
+        self.arena.push_str(s);
+        (start, s.len() as u32)
+    }
+
+    pub(super) fn push_link(&mut self, id: Option<&str>, parent: Option<&str>, offset: u64) -> u32 {
+        let id = id.map(|s| self.span(s));
+        let parent = parent.map(|s| self.span(s));
+        self.links.push(Link { id, parent, offset });
+        (self.links.len() - 1) as u32
+    }
+
+    pub(super) fn push_doc(
+        &mut self,
+        ctx: &LineCtx,
+        link: u32,
+        role: Role,
+        meta: &EntryMeta,
+        text: &str,
+    ) {
+        if ctx.links_only {
+            return;
+        }
+        let text = text.trim();
+        if text.is_empty() || !ctx.kinds.includes(role) {
+            return;
+        }
+        self.docs.push(PendingDoc {
+            doc: Document {
+                line: ctx.line,
+                offset: ctx.offset,
+                entry_id: meta.id.map(str::to_owned),
+                role,
+                timestamp_ms: meta.timestamp_ms,
+                model: meta.model.map(ModelName::joined),
+                active: true,
+                text: text.to_owned(),
+            },
+            link,
+            inherit_model: meta.model.is_none(),
+        });
+    }
+}

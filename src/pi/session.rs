@@ -1,0 +1,252 @@
+//! A whole file put back together: the chunks of one session in order,
+//! with what needs the whole file resolved: line numbers, the active
+//! branch, the model in effect and the session's final name.
+
+use super::branch;
+use super::chunk::{ParsedChunk, NO_LINK};
+use super::document::Damage;
+use super::fingerprint::Header;
+use super::Document;
+
+/// A whole session: its header and the parsed chunks of its entries, in
+/// file order.
+pub struct Session {
+    /// The header, as the fingerprint read it.
+    pub header: Header,
+    /// The session's final display name.
+    pub name: Option<String>,
+    /// Every document, in file order, with line numbers, branch status and
+    /// models resolved.
+    pub documents: Vec<Document>,
+    /// Damaged lines, in file order.
+    pub damage: Vec<Damage>,
+    /// Complete lines in the file, the header and any lines before it
+    /// included.
+    pub lines: u64,
+    /// Bytes fully parsed.
+    pub bytes_parsed: u64,
+    /// Grown files only: entries indexed before whose branch status changed
+    /// (byte offset of the entry's line, now active?). The offset names the
+    /// entry's documents in the index (see `IndexBuilder::delete_entries`).
+    pub flipped: Vec<(u64, bool)>,
+}
+
+impl Session {
+    /// Put a file's chunks back together. `first_line` is the number of
+    /// the first line of the first chunk (the line after the header).
+    pub fn finish(header: Header, chunks: Vec<ParsedChunk>, first_line: u64) -> Session {
+        Self::finish_inner(header, chunks, first_line, 0)
+    }
+
+    /// Put a grown file back together: `old` are the chunks of the lines
+    /// indexed before (read with [`ChunkParser::parse_links`](super::ChunkParser::parse_links)), `new` those
+    /// appended since. The documents are the new lines' only; entries of
+    /// the old part whose branch status the new entries changed are listed
+    /// in [`Session::flipped`].
+    pub fn finish_grown(
+        header: Header,
+        old: Vec<ParsedChunk>,
+        new: Vec<ParsedChunk>,
+        first_line: u64,
+    ) -> Session {
+        let old_links = old.iter().map(|c| c.links.len()).sum();
+        let mut chunks = old;
+        chunks.extend(new);
+        Self::finish_inner(header, chunks, first_line, old_links)
+    }
+
+    fn finish_inner(
+        header: Header,
+        chunks: Vec<ParsedChunk>,
+        first_line: u64,
+        old_links: usize,
+    ) -> Session {
+        // Absolute line numbers.
+        let mut base = first_line;
+        let mut chunks = chunks;
+        for c in &mut chunks {
+            for d in &mut c.docs {
+                d.doc.line += base;
+            }
+            for (l, _) in &mut c.model_changes {
+                *l += base;
+            }
+            for (l, _) in &mut c.names {
+                *l += base;
+            }
+            for d in &mut c.damage {
+                d.line += base;
+            }
+            base += c.lines;
+        }
+
+        // The active branch.
+        let links: Vec<branch::Link<'_>> = chunks
+            .iter()
+            .flat_map(|c| {
+                let arena = c.arena.as_str();
+                let get = move |s: Option<(u32, u32)>| {
+                    s.map(|(start, len)| &arena[start as usize..(start + len) as usize])
+                };
+                c.links.iter().map(move |l| branch::Link {
+                    id: get(l.id),
+                    parent: get(l.parent),
+                })
+            })
+            .collect();
+        let active = if header.version >= 2 {
+            branch::active(&links)
+        } else {
+            vec![true; links.len()]
+        };
+        let mut flipped = Vec::new();
+        if header.version >= 2 && old_links > 0 {
+            let before = branch::active(&links[..old_links]);
+            let offsets = chunks.iter().flat_map(|c| c.links.iter().map(|l| l.offset));
+            for ((was, now), offset) in before.into_iter().zip(&active).zip(offsets) {
+                if was != *now {
+                    flipped.push((offset, *now));
+                }
+            }
+        }
+        drop(links);
+
+        // The model in effect: the last model change before each document.
+        let mut changes: Vec<(u64, String)> = Vec::new();
+        let mut name = None;
+        let mut damage = Vec::new();
+        let mut lines = first_line.saturating_sub(1);
+        let mut bytes_parsed = 0;
+        let mut documents = Vec::with_capacity(chunks.iter().map(|c| c.docs.len()).sum());
+        let mut link_base = 0usize;
+        let mut pending = Vec::new();
+        for c in chunks {
+            changes.extend(c.model_changes);
+            if let Some((_, n)) = c.names.into_iter().last() {
+                name = n;
+            }
+            damage.extend(c.damage);
+            lines += c.lines;
+            bytes_parsed += c.bytes_parsed;
+            for mut p in c.docs {
+                p.doc.active = p.link != NO_LINK && active[link_base + p.link as usize];
+                pending.push(p);
+            }
+            link_base += c.links.len();
+        }
+        let mut current = header.model.clone();
+        let mut next_change = 0;
+        for p in pending {
+            while next_change < changes.len() && changes[next_change].0 < p.doc.line {
+                current = Some(changes[next_change].1.clone());
+                next_change += 1;
+            }
+            let mut doc = p.doc;
+            if p.inherit_model {
+                doc.model.clone_from(&current);
+            }
+            documents.push(doc);
+        }
+        Session {
+            header,
+            name,
+            documents,
+            damage,
+            lines,
+            bytes_parsed,
+            flipped,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pi::fingerprint::fingerprint;
+    use crate::pi::{ChunkParser, Kinds, Role};
+
+    fn session(text: &str, kinds: Kinds) -> Session {
+        let (head, rest) = text.split_once('\n').unwrap();
+        let header = fingerprint(head.as_bytes()).unwrap();
+        let mut p = ChunkParser::new();
+        let chunk = p.parse_chunk(
+            rest.as_bytes(),
+            head.len() as u64 + 1,
+            header.version,
+            kinds,
+        );
+        Session::finish(header, vec![chunk], 2)
+    }
+
+    #[test]
+    fn user_and_assistant_text_with_models_and_branches() {
+        let s = session(
+            concat!(
+                r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+                "\n",
+                r#"{"type":"model_change","id":"a0","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","provider":"anthropic","modelId":"opus"}"#,
+                "\n",
+                r#"{"type":"message","id":"a1","parentId":"a0","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"  hello  ","timestamp":1}}"#,
+                "\n",
+                r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"one"},{"type":"text","text":"two"}],"provider":"anthropic","model":"sonnet"}}"#,
+                "\n",
+                r#"{"type":"message","id":"a3","parentId":"a1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[]}}"#,
+                "\n",
+                r#"{"type":"message","id":"a4","parentId":"a1","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"again"},{"type":"image","data":"xx"}]}}"#,
+                "\n",
+            ),
+            Kinds::default(),
+        );
+        let got: Vec<_> = s
+            .documents
+            .iter()
+            .map(|d| {
+                (
+                    d.line,
+                    d.role,
+                    d.text.as_str(),
+                    d.active,
+                    d.model.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (3, Role::User, "hello", true, Some("anthropic/opus")),
+                (
+                    4,
+                    Role::Assistant,
+                    "one\ntwo",
+                    false,
+                    Some("anthropic/sonnet")
+                ),
+                (6, Role::User, "again", true, Some("anthropic/opus")),
+            ]
+        );
+        assert!(s.damage.is_empty());
+    }
+
+    #[test]
+    fn damage_is_counted_and_the_rest_kept() {
+        let s = session(
+            concat!(
+                r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+                "\n",
+                r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"#,
+                "\n",
+                "not json\n",
+                "[1]\n",
+                r#"{"type":"message","id":"a2","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"kept"}}"#,
+                "\n",
+            ),
+            Kinds::default(),
+        );
+        assert_eq!(s.documents.len(), 1);
+        assert_eq!(s.documents[0].text, "kept");
+        assert_eq!(
+            s.damage.iter().map(|d| d.line).collect::<Vec<_>>(),
+            vec![2, 3, 4]
+        );
+    }
+}
