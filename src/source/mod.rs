@@ -14,11 +14,11 @@
 //! after a newline, so that one big session still keeps every core busy.
 //!
 //! A file truncated by another process while it is mapped would fault
-//! (SIGBUS) where it no longer has bytes; [`guard`] turns that into zeros
+//! (SIGBUS) where it no longer has bytes; a guard turns that into zeros
 //! and a flag, [`MappedFile::truncated`], so the build skips the file
 //! instead of dying.
 
-pub mod guard;
+mod guard;
 
 use std::fs::File;
 use std::io;
