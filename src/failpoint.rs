@@ -1,42 +1,81 @@
-//! Fault injection for the crash-safety and damaged-input tests.
+//! Fault injection for the crash-safety and damaged-input tests
+//! (`tests/failpoints.rs`), compiled only with the `failpoints` feature:
+//! without it every function here is empty and inlined away, so a release
+//! binary never reads these variables (tantivy's `fail_point!` does the
+//! same behind its own feature).
 //!
-//! `PI_INDEX_CRASH_AT=<point>` makes the process abort (no unwinding, no
-//! destructors, no flush: what `kill -9` or a power cut leaves) when it
-//! reaches that point of a build. The points are named where they are
-//! placed; `tests/crash.rs` kills a build at each of them and checks that
-//! the index still opens, shows the last committed state, and that the next
-//! build completes it with no duplicate and no missing document.
+//! - `PI_INDEX_CRASH_AT=<point>` makes the process abort (no unwinding, no
+//!   destructors, no flush: what `kill -9` or a power cut leaves) when it
+//!   reaches that point of a build. The points are named where they are
+//!   placed; the tests kill a build at each of them and check that the
+//!   index still opens, shows the last committed state, and that the next
+//!   build completes it with no duplicate and no missing document.
+//! - `PI_INDEX_TEST_VANISH=<name>` deletes the file with that name right
+//!   after discovery found it, and `PI_INDEX_TEST_SHRINK=<name>` truncates
+//!   it to nothing right after it is mapped. Other processes (Pi itself) do
+//!   this for real.
 
 /// Abort the process if `PI_INDEX_CRASH_AT` names this point.
 #[inline]
-pub fn point(name: &str) {
+pub(crate) fn point(_name: &str) {
+    #[cfg(feature = "failpoints")]
     if let Some(at) = std::env::var_os("PI_INDEX_CRASH_AT") {
-        if at == name {
-            eprintln!("pi-index: crashing at {name} (PI_INDEX_CRASH_AT)");
+        if at == _name {
+            eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
             std::process::abort();
         }
     }
 }
 
-/// Files changed under the build's feet, for the tests of files that
-/// vanish or shrink while a build runs: `PI_INDEX_TEST_VANISH=<name>`
-/// deletes the file with that name right after discovery found it, and
-/// `PI_INDEX_TEST_SHRINK=<name>` truncates it to nothing right after it is
-/// mapped. Other processes (Pi itself) do this for real.
-pub fn disturb(var: &str, path: &std::path::Path) {
-    if let Some(name) = std::env::var_os(var) {
-        if path.file_name() == Some(name.as_os_str()) {
-            match var {
-                "PI_INDEX_TEST_VANISH" => {
-                    let _ = std::fs::remove_file(path);
-                }
-                "PI_INDEX_TEST_SHRINK" => {
-                    if let Ok(f) = std::fs::OpenOptions::new().write(true).open(path) {
-                        let _ = f.set_len(0);
+/// The file disturbances a test asked for (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Disturb {
+    /// Delete the file (`PI_INDEX_TEST_VANISH`).
+    Vanish,
+    /// Truncate it to nothing (`PI_INDEX_TEST_SHRINK`).
+    Shrink,
+}
+
+/// Change the file at `path` under the build's feet if the test asked for
+/// `what` on a file of that name.
+#[inline]
+pub(crate) fn disturb(_what: Disturb, _path: &std::path::Path) {
+    #[cfg(feature = "failpoints")]
+    {
+        let var = match _what {
+            Disturb::Vanish => "PI_INDEX_TEST_VANISH",
+            Disturb::Shrink => "PI_INDEX_TEST_SHRINK",
+        };
+        if let Some(name) = std::env::var_os(var) {
+            if _path.file_name() == Some(name.as_os_str()) {
+                match _what {
+                    Disturb::Vanish => {
+                        let _ = std::fs::remove_file(_path);
+                    }
+                    Disturb::Shrink => {
+                        if let Ok(f) = std::fs::OpenOptions::new().write(true).open(_path) {
+                            let _ = f.set_len(0);
+                        }
                     }
                 }
-                _ => {}
             }
         }
+    }
+}
+
+#[cfg(all(test, not(feature = "failpoints")))]
+mod tests {
+    /// Without the feature, the variables do nothing: a release binary
+    /// never deletes a user's file because a variable says so.
+    #[test]
+    fn without_the_feature_nothing_is_disturbed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keep.jsonl");
+        std::fs::write(&path, b"{}\n").unwrap();
+        std::env::set_var("PI_INDEX_TEST_VANISH", "keep.jsonl");
+        std::env::set_var("PI_INDEX_TEST_SHRINK", "keep.jsonl");
+        super::disturb(super::Disturb::Vanish, &path);
+        super::disturb(super::Disturb::Shrink, &path);
+        assert_eq!(std::fs::read(&path).unwrap(), b"{}\n");
     }
 }

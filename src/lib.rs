@@ -48,7 +48,7 @@
 #![warn(missing_docs)]
 
 pub mod discover;
-pub mod failpoint;
+mod failpoint;
 pub mod index;
 pub mod pi;
 pub mod pipeline;

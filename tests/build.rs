@@ -1,12 +1,10 @@
 //! `pi-index build` and `show` through the real binary: locations, output
 //! contracts, exit codes and error messages.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::{fixture, fixtures, run, Scratch};
+use crate::util::{fixture, fixtures, run, Scratch};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -5,12 +5,10 @@
 //! look by default (tool results, thinking, summaries, session names) are
 //! found only when their kind is included.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{run, Scratch};
+use crate::util::{run, Scratch};
 
 fn generate(dir: &Path, size: &str, seed: &str) -> serde_json::Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-corpus.py");

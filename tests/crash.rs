@@ -4,145 +4,12 @@
 //! no missing document; a second writer is refused with a clear message,
 //! a lock left by a killed build is no obstacle, and searches never wait.
 
-mod common;
-
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{run, Scratch};
-
-fn fixture_copy(s: &Scratch) -> PathBuf {
-    let dir = s.dir.path().join("sessions");
-    fs::create_dir_all(&dir).unwrap();
-    for name in [
-        "branch-abandoned.jsonl",
-        "utf8-bom.jsonl",
-        "entry-model-change.jsonl",
-    ] {
-        fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("fixtures/sessions")
-                .join(name),
-            dir.join(name),
-        )
-        .unwrap();
-    }
-    dir
-}
-
-/// (session file name, line) of every hit for `word`.
-fn hits(s: &Scratch, word: &str) -> Vec<(String, u64)> {
-    let out = run(s
-        .cmd()
-        .args(["search", "--json", "-n", "100", "--index"])
-        .arg(s.index())
-        .arg(word));
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "search failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut v: Vec<(String, u64)> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| {
-            let d: serde_json::Value = serde_json::from_str(l).unwrap();
-            let p = d["path"].as_str().unwrap();
-            (
-                p.rsplit('/').next().unwrap().to_owned(),
-                d["line"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn total_messages(s: &Scratch) -> u64 {
-    let out = run(s.cmd().args(["stats", "--json", "--index"]).arg(s.index()));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["messages"].as_u64().unwrap()
-}
-
-/// A change for the next build: one file grows, one is deleted, one is new.
-fn change(dir: &Path) {
-    let mut f = OpenOptions::new()
-        .append(true)
-        .open(dir.join("branch-abandoned.jsonl"))
-        .unwrap();
-    writeln!(
-        f,
-        r#"{{"type":"message","id":"9f9f9f9f","parentId":"5b6c7d8e","timestamp":"2026-01-19T10:20:00.000Z","message":{{"role":"user","content":"zqcrashprobe appended","timestamp":0}}}}"#
-    )
-    .unwrap();
-    fs::remove_file(dir.join("utf8-bom.jsonl")).unwrap();
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions/crlf-line-endings.jsonl"),
-        dir.join("crlf-line-endings.jsonl"),
-    )
-    .unwrap();
-}
-
-#[test]
-fn a_build_killed_anywhere_leaves_the_last_commit_and_the_next_build_completes() {
-    for point in [
-        "before-writer",
-        "after-first-file",
-        "before-commit",
-        "after-prepare-commit",
-        "after-commit",
-    ] {
-        let s = Scratch::new();
-        let dir = fixture_copy(&s);
-        s.build(&[&dir], &[]);
-        let before_total = total_messages(&s);
-        let before_notify = hits(&s, "notify");
-        change(&dir);
-
-        let out = run(s
-            .build_cmd(&[&dir])
-            .env("PI_INDEX_CRASH_AT", point)
-            .arg("-q"));
-        assert!(
-            !out.status.success(),
-            "{point}: the build should have crashed"
-        );
-        assert_eq!(out.status.code(), None, "{point}: killed by a signal");
-
-        // The index opens and answers with a committed state.
-        let committed = point == "after-commit";
-        assert_eq!(hits(&s, "notify"), before_notify, "{point}");
-        assert_eq!(
-            hits(&s, "zqcrashprobe").len(),
-            usize::from(committed),
-            "{point}"
-        );
-        if !committed {
-            assert_eq!(total_messages(&s), before_total, "{point}");
-        }
-
-        // The next build completes the work: nothing twice, nothing missing.
-        s.build(&[&dir], &[]);
-        assert_eq!(
-            hits(&s, "zqcrashprobe"),
-            vec![("branch-abandoned.jsonl".to_owned(), 8)],
-            "{point}"
-        );
-        assert_eq!(hits(&s, "notify"), before_notify, "{point}");
-        let fresh = Scratch::new();
-        fresh.build(&[&dir], &[]);
-        assert_eq!(total_messages(&s), total_messages(&fresh), "{point}");
-        for word in ["notify", "polling", "model", "windows", "bom"] {
-            assert_eq!(hits(&s, word), hits(&fresh, word), "{point}: {word}");
-        }
-    }
-}
+use crate::util::crash::{change, fixture_copy, hits, total_messages};
+use crate::util::{run, Scratch};
 
 #[test]
 fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
@@ -160,7 +27,12 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
     // the moment, the index opens and answers from the last commit, and the
     // final build equals a clean one.
     let first = s.build(&[&corpus], &[]);
-    for delay_ms in [0u64, 5, 20, 60, 150] {
+    // The moments are fractions of how long a whole rebuild takes here, so
+    // that every kill lands while the build runs, on any machine.
+    let started = std::time::Instant::now();
+    s.build(&[&corpus], &["--full"]);
+    let whole = started.elapsed();
+    for fraction in [0.0, 0.05, 0.2, 0.4, 0.7] {
         let mut child = s
             .build_cmd(&[&corpus])
             .arg("--full")
@@ -169,8 +41,12 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        let _ = child.kill();
+        std::thread::sleep(whole.mul_f64(fraction));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the build ended before the kill at {fraction} of {whole:?}: nothing was tested"
+        );
+        child.kill().unwrap();
         let _ = child.wait();
         let out = run(s
             .cmd()
@@ -179,7 +55,7 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
         assert_eq!(
             out.status.code(),
             Some(0),
-            "after a kill at {delay_ms} ms: {}",
+            "after a kill at {fraction} of a build: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(

@@ -4,8 +4,6 @@
 //! below was written by hand from the extraction rules; none is copied from
 //! pi-index's output.
 
-mod common;
-
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -93,7 +91,7 @@ fn assert_docs(path: &Path, got: &[Value], s: &Session, expected: &[Doc]) {
     for (i, (g, w)) in got.iter().zip(expected).enumerate() {
         let obj = g.as_object().expect("each document is a JSON object");
         let keys: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
-        let want_keys: BTreeSet<&str> = common::DOC_KEYS.iter().copied().collect();
+        let want_keys: BTreeSet<&str> = crate::util::DOC_KEYS.iter().copied().collect();
         assert_eq!(keys, want_keys, "keys of document {i} of {file_name}");
         let p = obj["path"].as_str().expect("path is a string");
         assert!(
@@ -105,7 +103,7 @@ fn assert_docs(path: &Path, got: &[Value], s: &Session, expected: &[Doc]) {
         let want = json!({
             "session_id": s.id,
             "line": w.line,
-            "offset": common::line_offset(path, w.line),
+            "offset": crate::util::line_offset(path, w.line),
             "entry_id": w.entry_id,
             "role": w.role,
             "timestamp": w.timestamp,
@@ -194,8 +192,8 @@ fn assert_report(
 /// (one file, one session, `expected.len()` documents, `damaged` lines) and
 /// the documents `show` prints.
 fn check(name: &str, extra: &[&str], s: &Session, expected: &[Doc], damaged: &[(&str, u64)]) {
-    let path = common::fixture(name);
-    let scratch = common::Scratch::new();
+    let path = crate::util::fixture(name);
+    let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&path], extra);
     let file_name = path.file_name().unwrap().to_str().unwrap();
     let damaged: Vec<(&str, u64)> = damaged.iter().map(|(_, l)| (file_name, *l)).collect();
@@ -206,8 +204,8 @@ fn check(name: &str, extra: &[&str], s: &Session, expected: &[Doc], damaged: &[(
 
 /// Build one fixture that the fingerprint must reject.
 fn check_rejected(name: &str) {
-    let path = common::fixture(name);
-    let scratch = common::Scratch::new();
+    let path = crate::util::fixture(name);
+    let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&path], &[]);
     assert_report(&report, 1, 0, 1, 0, &[]);
 }
@@ -380,7 +378,7 @@ fn header_without_cwd_gives_null_cwd() {
 #[rustfmt::skip]
 fn utf8_bom_before_header() {
     let s = session("1b5c9d3e-7f1a-4b5c-9d3e-7f1a5b9c3d7f");
-    let path = common::fixture("utf8-bom.jsonl");
+    let path = crate::util::fixture("utf8-bom.jsonl");
     assert_eq!(&std::fs::read(&path).unwrap()[..3], b"\xef\xbb\xbf");
     check(
         "utf8-bom.jsonl",
@@ -500,7 +498,7 @@ fn decoy_binary_is_rejected() {
 fn first_line_over_1_mib_is_rejected() {
     // Generated here rather than shipped: a valid version-3 header padded to
     // 2 MiB, followed by an ordinary user message.
-    let scratch = common::Scratch::new();
+    let scratch = crate::util::Scratch::new();
     let dir = scratch.dir.path().join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("big-header.jsonl");
@@ -520,10 +518,10 @@ fn first_line_over_1_mib_is_rejected() {
 fn only_jsonl_files_are_discovered() {
     // The same valid session under three names: only the .jsonl one is
     // scanned when a directory is indexed.
-    let scratch = common::Scratch::new();
+    let scratch = crate::util::Scratch::new();
     let dir = scratch.dir.path().join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
-    let src = common::fixture("decoy-wrong-extension.json");
+    let src = crate::util::fixture("decoy-wrong-extension.json");
     for name in ["a.json", "a.txt", "a.jsonl"] {
         std::fs::copy(&src, dir.join(name)).unwrap();
     }
@@ -1156,7 +1154,7 @@ fn damaged_lines_are_reported_and_what_was_written_is_recovered() {
 #[rustfmt::skip]
 fn half_written_last_line_is_neither_indexed_nor_damaged() {
     let s = session("5f9a3b7c-1d5e-4f9a-ab7c-1d5e9f3a7b1d");
-    let path = common::fixture("half-written-last-line.jsonl");
+    let path = crate::util::fixture("half-written-last-line.jsonl");
     assert!(!std::fs::read(&path).unwrap().ends_with(b"\n"));
     check(
         "half-written-last-line.jsonl",
@@ -1245,8 +1243,8 @@ fn crlf_line_endings() {
 #[rustfmt::skip]
 fn huge_line_of_one_million_bytes() {
     let s = session("6e0f4a8c-2b6d-4e0f-8a8c-2b6d0e4f8a2d");
-    let path = common::fixture("huge-line.jsonl");
-    let scratch = common::Scratch::new();
+    let path = crate::util::fixture("huge-line.jsonl");
+    let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&path], &[]);
     assert_report(&report, 1, 1, 0, 2, &[]);
     let mut docs = scratch.show_json(path.to_str().unwrap(), &[]);
@@ -1279,14 +1277,14 @@ const ALL_DAMAGED: [(&str, u64); 5] = [
 ];
 
 fn fixtures_dir() -> PathBuf {
-    common::fixtures()
+    crate::util::fixtures()
 }
 
 #[test]
 fn whole_fixture_directory_default_kinds() {
     // 54 *.jsonl files (the .json decoy is not discovered): 42 sessions,
     // 12 rejected (empty, blank lines only, 3 bad headers, 7 decoys).
-    let scratch = common::Scratch::new();
+    let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &[]);
     assert_report(&report, 54, 42, 12, 140, &ALL_DAMAGED);
 }
@@ -1295,7 +1293,7 @@ fn whole_fixture_directory_default_kinds() {
 fn whole_fixture_directory_all_kinds() {
     // 140 user/assistant documents (one recovered from a cut line) + 21 opt-in ones (5 summary, 5 custom,
     // 3 thinking, 8 tool); fixtures/README.md has the per-file counts.
-    let scratch = common::Scratch::new();
+    let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &["--include", "all"]);
     assert_report(&report, 54, 42, 12, 161, &ALL_DAMAGED);
 }

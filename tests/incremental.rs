@@ -3,90 +3,10 @@
 //! the old documents, rewritten, shrunk and deleted files are replaced or
 //! removed, and a change of kinds or schema rebuilds everything, saying why.
 
-mod common;
+use std::fs;
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-
-use common::{run, Scratch};
-
-const HEADER: &str = r#"{"type":"session","version":3,"id":"inc00001-0000-4000-8000-000000000001","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/home/u/inc"}"#;
-
-fn user(id: &str, parent: Option<&str>, minute: u32, text: &str) -> String {
-    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-05-01T10:{minute:02}:00.000Z","message":{{"role":"user","content":"{text}","timestamp":0}}}}"#
-    )
-}
-
-fn assistant(id: &str, parent: &str, minute: u32, text: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-05-01T10:{minute:02}:30.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"provider":"anthropic","model":"m","stopReason":"stop","timestamp":0}}}}"#
-    )
-}
-
-struct Setup {
-    s: Scratch,
-    sessions: PathBuf,
-    file: PathBuf,
-}
-
-fn setup() -> Setup {
-    let s = Scratch::new();
-    let sessions = s.dir.path().join("sessions");
-    let project = sessions.join("--home-u-inc--");
-    fs::create_dir_all(&project).unwrap();
-    let file = project.join("2026-05-01T10-00-00-000Z_inc00001.jsonl");
-    let lines = [
-        HEADER.to_owned(),
-        user("a1", None, 1, "first question about alpacas"),
-        assistant("a2", "a1", 1, "first answer about alpacas"),
-    ];
-    fs::write(&file, lines.join("\n") + "\n").unwrap();
-    // A second, untouched session.
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions/branch-abandoned.jsonl"),
-        project.join("other.jsonl"),
-    )
-    .unwrap();
-    Setup { s, sessions, file }
-}
-
-fn append(path: &Path, text: &str) {
-    let mut f = OpenOptions::new().append(true).open(path).unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-}
-
-impl Setup {
-    fn build(&self, extra: &[&str]) -> serde_json::Value {
-        self.s.build(&[&self.sessions], extra)
-    }
-    /// Exit code of `search --json WORD`.
-    fn search_exit(&self, word: &str) -> Option<i32> {
-        let out = run(self
-            .s
-            .cmd()
-            .args(["search", "--json", word, "--index"])
-            .arg(self.s.index()));
-        out.status.code()
-    }
-    fn docs(&self) -> Vec<serde_json::Value> {
-        self.s.show_json(self.file.to_str().unwrap(), &[])
-    }
-    fn texts(&self) -> Vec<(u64, String, bool)> {
-        self.docs()
-            .iter()
-            .map(|d| {
-                (
-                    d["line"].as_u64().unwrap(),
-                    d["text"].as_str().unwrap().to_owned(),
-                    d["active"].as_bool().unwrap(),
-                )
-            })
-            .collect()
-    }
-}
+use crate::util::incremental::{append, assistant, setup, user, HEADER};
+use crate::util::run;
 
 #[test]
 fn nothing_changed_means_nothing_read() {
@@ -350,46 +270,6 @@ fn other_kinds_or_another_schema_rebuild_everything_and_say_why() {
     );
     assert_eq!(r["files_indexed"], 2);
     assert_eq!(t.texts().len(), 2);
-}
-
-#[test]
-fn files_that_vanish_or_shrink_during_a_build_cost_only_themselves() {
-    let t = setup();
-    // Vanishes between discovery and reading: reported, the rest indexed.
-    let r = t.s.report(
-        t.s.build_cmd(&[&t.sessions])
-            .env("PI_INDEX_TEST_VANISH", "other.jsonl"),
-    );
-    assert_eq!(r["files_failed"], 1);
-    assert_eq!(r["files_indexed"], 1);
-    assert!(r["errors"][0]["path"]
-        .as_str()
-        .unwrap()
-        .ends_with("other.jsonl"));
-    assert_eq!(t.texts().len(), 2);
-
-    // Shrinks while mapped (Pi rewriting it): no crash, skipped, reported;
-    // the index keeps what it had, and the next build reads the new file.
-    append(
-        &t.file,
-        &(user("a3", Some("a2"), 2, "grown before the rewrite") + "\n"),
-    );
-    let r = t.s.report(
-        t.s.build_cmd(&[&t.sessions])
-            .env("PI_INDEX_TEST_SHRINK", t.file.file_name().unwrap()),
-    );
-    assert_eq!(r["files_failed"], 1, "{r}");
-    assert!(
-        r["errors"][0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("shrank"),
-        "{r}"
-    );
-    assert_eq!(t.texts().len(), 2, "the index kept what it had");
-    // The file is now empty: the next build sees it as rejected and drops it.
-    let r = t.build(&[]);
-    assert_eq!(r["files_rejected"], 1);
 }
 
 #[test]

@@ -6,12 +6,10 @@
 //! - B `/home/u/alpha/sub` (2026-03-05, gpt-5): flaky watcher test, accents.
 //! - C `/home/u/beta` (2026-02-14, gemini, named "Beta planning"): tokio.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{run, Scratch};
+use crate::util::{run, Scratch};
 
 const A: &str = "aaaa0001";
 const B: &str = "bbbb0002";
@@ -305,7 +303,10 @@ fn json_hits_have_every_show_key_plus_score_and_snippet() {
     assert_eq!(out.code, 0);
     let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    for k in common::DOC_KEYS.into_iter().chain(["score", "snippet"]) {
+    for k in crate::util::DOC_KEYS
+        .into_iter()
+        .chain(["score", "snippet"])
+    {
         assert!(keys.contains(&k), "{k} missing from {keys:?}");
     }
     assert_eq!(v["session_name"], "Beta planning");

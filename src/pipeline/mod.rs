@@ -74,7 +74,7 @@ pub fn build(
 
     let found = discover(&opts.roots);
     for c in &found.files {
-        crate::failpoint::disturb("PI_INDEX_TEST_VANISH", &c.path);
+        crate::failpoint::disturb(crate::failpoint::Disturb::Vanish, &c.path);
     }
     let discovered = Instant::now();
     let mut report = BuildReport {

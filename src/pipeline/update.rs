@@ -74,7 +74,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         Ok(m) => m,
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
     };
-    crate::failpoint::disturb("PI_INDEX_TEST_SHRINK", &c.path);
+    crate::failpoint::disturb(crate::failpoint::Disturb::Shrink, &c.path);
     let bytes = map.bytes();
     // Grown: the same file, with the bytes indexed before intact.
     let grown = old.filter(|st| st.grown(&identity, bytes));

@@ -149,3 +149,6 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
     }
     panic!("{} has no line {line}", path.display());
 }
+
+pub mod crash;
+pub mod incremental;
