@@ -14,6 +14,9 @@
 //!   after discovery found it, and `PI_INDEX_TEST_SHRINK=<name>` truncates
 //!   it to nothing right after it is mapped. Other processes (Pi itself) do
 //!   this for real.
+//! - `PI_INDEX_TEST_PANIC=<name>` panics while the file with that name is
+//!   being indexed, after its documents were queued: a bug in reading one
+//!   file must cost only that file.
 
 /// Abort the process if `PI_INDEX_CRASH_AT` names this point.
 #[inline]
@@ -23,6 +26,17 @@ pub(crate) fn point(_name: &str) {
         if at == _name {
             eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
             std::process::abort();
+        }
+    }
+}
+
+/// Panic if `PI_INDEX_TEST_PANIC` names the file at `path`.
+#[inline]
+pub(crate) fn panic_on(_path: &std::path::Path) {
+    #[cfg(feature = "failpoints")]
+    if let Some(name) = std::env::var_os("PI_INDEX_TEST_PANIC") {
+        if _path.file_name() == Some(name.as_os_str()) {
+            panic!("PI_INDEX_TEST_PANIC at {}", _path.display());
         }
     }
 }

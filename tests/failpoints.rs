@@ -102,3 +102,33 @@ fn files_that_vanish_or_shrink_during_a_build_cost_only_themselves() {
     let r = t.build(&[]);
     assert_eq!(r["files_rejected"], 1);
 }
+
+#[test]
+fn a_panic_while_reading_one_file_costs_only_that_file_and_says_what_happened() {
+    let s = Scratch::new();
+    let dir = fixture_copy(&s);
+    let whole = Scratch::new();
+    whole.build(&[&fixture_copy(&whole)], &[]);
+    assert_eq!(hits(&whole, "notify").len(), 4, "the file has hits to lose");
+    let r = s.report(
+        s.build_cmd(&[&dir])
+            .env("PI_INDEX_TEST_PANIC", "branch-abandoned.jsonl"),
+    );
+    assert_eq!(r["files_failed"], 1, "{r}");
+    assert_eq!(r["files_indexed"], 2, "{r}");
+    let reason = r["errors"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("internal error")
+            && reason.contains("PI_INDEX_TEST_PANIC at")
+            && reason.contains("please report it"),
+        "{reason}"
+    );
+    // Its documents, queued before the panic, were withdrawn; the others
+    // are there.
+    assert!(hits(&s, "notify").is_empty(), "{:?}", hits(&s, "notify"));
+    let clean = Scratch::new();
+    let only_others = fixture_copy(&clean);
+    std::fs::remove_file(only_others.join("branch-abandoned.jsonl")).unwrap();
+    clean.build(&[&only_others], &[]);
+    assert_eq!(total_messages(&s), total_messages(&clean));
+}

@@ -62,7 +62,7 @@ fn parse_kinds(s: &str) -> Result<Kinds, String> {
 }
 
 /// Run `build`.
-pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<i32> {
+pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let roots = if args.paths.is_empty() {
         let (found, looked) = default_roots();
         if found.is_empty() {
@@ -117,10 +117,8 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<i32> {
         writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
     }
     if !args.quiet {
-        if let Some(why) = &report.rebuilt {
-            if why != "new index" && why != "--full" {
-                writeln!(err, "pi-index: rebuilding the whole index: {why}")?;
-            }
+        if let Some(why) = report.rebuilt.as_ref().filter(|r| !r.expected()) {
+            writeln!(err, "pi-index: rebuilding the whole index: {why}")?;
         }
         for n in &report.newer_versions {
             writeln!(err, "pi-index: note: {}: {}", n.path, n.reason)?;

@@ -12,12 +12,16 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use std::process::ExitCode;
+
 /// Exit code for success.
-pub const EXIT_OK: i32 = 0;
+pub const EXIT_OK: ExitCode = ExitCode::SUCCESS;
 /// Exit code for "nothing found" (search, like grep).
-pub const EXIT_NOTHING: i32 = 1;
+pub const EXIT_NOTHING: ExitCode = ExitCode::FAILURE;
 /// Exit code for a usage or I/O error.
-pub const EXIT_ERROR: i32 = 2;
+pub fn exit_error() -> ExitCode {
+    ExitCode::from(2)
+}
 
 /// Index and search every session the Pi coding agent has saved.
 #[derive(Parser, Debug)]
@@ -59,11 +63,15 @@ pub enum Command {
 }
 
 /// Run the command line; returns the process exit code.
-pub fn run() -> i32 {
+pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let code = if e.use_stderr() {
+                exit_error()
+            } else {
+                EXIT_OK
+            };
             let _ = e.print();
             return code;
         }
@@ -107,7 +115,7 @@ fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) ->
 }
 
 /// Print a one-line error and return the error exit code.
-fn fail(e: &anyhow::Error) -> i32 {
+fn fail(e: &anyhow::Error) -> ExitCode {
     // A closed pipe (`pi-index show … | head`) is not an error worth a word.
     if let Some(io) = e.downcast_ref::<std::io::Error>() {
         if io.kind() == std::io::ErrorKind::BrokenPipe {
@@ -115,7 +123,7 @@ fn fail(e: &anyhow::Error) -> i32 {
         }
     }
     eprintln!("pi-index: error: {e:#}");
-    EXIT_ERROR
+    exit_error()
 }
 
 /// Where the index lives: `--index`, else `$PI_INDEX_DIR`, else the

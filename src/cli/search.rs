@@ -87,7 +87,7 @@ pub struct SearchArgs {
 }
 
 /// Run `search`.
-pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<i32> {
+pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let now = now_ms();
     let mut filters = Filters::default();
     let flags = [

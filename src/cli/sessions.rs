@@ -33,7 +33,7 @@ pub struct SessionsArgs {
 }
 
 /// Run `sessions`.
-pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<i32> {
+pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let since = args
         .since
         .as_deref()

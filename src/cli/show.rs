@@ -54,7 +54,7 @@ pub enum Branch {
 }
 
 /// Run `show`.
-pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<i32> {
+pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     let key = pi.resolve_session(&searcher, &args.session)?;

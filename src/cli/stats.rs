@@ -18,7 +18,7 @@ pub struct StatsArgs {
 }
 
 /// Run `stats`.
-pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<i32> {
+pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     if super::hint_if_empty(&pi, &searcher) {

@@ -74,13 +74,30 @@ pub enum IndexError {
         error: tantivy::TantivyError,
     },
     /// The file system failed.
-    #[error("index at {path}: {error}")]
+    #[error("index at {path}: {error}{}", io_advice(error))]
     Io {
         /// The index directory.
         path: PathBuf,
         /// The I/O error.
         error: std::io::Error,
     },
+}
+
+/// What to do about an I/O error on the index directory, as the end of
+/// its message.
+pub fn io_advice(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::PermissionDenied => {
+            ": check the directory's permissions, or choose another with --index or PI_INDEX_DIR"
+        }
+        K::StorageFull => ": free some space on that disk, or choose another with --index",
+        K::ReadOnlyFilesystem => ": the disk is read-only: choose another with --index",
+        K::NotADirectory | K::AlreadyExists => {
+            ": a file is in the way: choose another --index directory"
+        }
+        _ => "",
+    }
 }
 
 /// An opened index with its field handles.

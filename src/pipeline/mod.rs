@@ -21,7 +21,7 @@ mod update;
 
 pub use parse::{parse_session, read_session};
 pub use report::{
-    BuildError, BuildOptions, BuildReport, DamageReport, Skipped, Timings, DAMAGE_LIST_CAP,
+    BuildError, BuildOptions, BuildReport, DamageReport, Rebuild, Skipped, Timings, DAMAGE_LIST_CAP,
 };
 
 use std::collections::HashMap;
@@ -53,17 +53,15 @@ pub fn build(
     let store = IndexStore::open_or_create(&opts.index_dir, opts.full)?;
     let kinds_list = opts.kinds.to_list();
     let rebuild = match (&store.fresh, &store.info) {
-        (Fresh::New, _) => Some("new index".to_owned()),
-        (Fresh::SchemaChanged, _) => {
-            Some("the index was written by another version of pi-index".to_owned())
-        }
-        (Fresh::Recovered, _) => Some("the index could not be read: recreated".to_owned()),
-        _ if opts.full => Some("--full".to_owned()),
-        (_, None) => Some("the last build did not finish".to_owned()),
-        (_, Some(info)) if info.kinds != kinds_list => Some(format!(
-            "the included kinds changed from {} to {}",
-            info.kinds, kinds_list
-        )),
+        (Fresh::New, _) => Some(Rebuild::NewIndex),
+        (Fresh::SchemaChanged, _) => Some(Rebuild::SchemaChanged),
+        (Fresh::Recovered, _) => Some(Rebuild::Recovered),
+        _ if opts.full => Some(Rebuild::Full),
+        (_, None) => Some(Rebuild::Unfinished),
+        (_, Some(info)) if info.kinds != kinds_list => Some(Rebuild::KindsChanged {
+            from: info.kinds.clone(),
+            to: kinds_list.clone(),
+        }),
         _ => None,
     };
     let states = if rebuild.is_none() {
@@ -139,15 +137,20 @@ pub fn build(
         work_files.par_iter().enumerate().for_each(|(i, c)| {
             // A bug in reading one file must not take the build down: the
             // file's queued documents are withdrawn and it is reported.
-            let outcome =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(c, &work)))
-                    .unwrap_or_else(|_| {
-                        work.index.delete_path(&c.path.to_string_lossy());
-                        Ok(Outcome::Failed(
-                            "internal error while reading this file (please report it): skipped"
-                                .into(),
-                        ))
-                    });
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                process(c, &work)
+            }))
+            .unwrap_or_else(|payload| {
+                work.index.delete_path(&c.path.to_string_lossy());
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                Ok(Outcome::Failed(format!(
+                    "internal error while reading this file ({what}): skipped; please report it"
+                )))
+            });
             match outcome {
                 Ok(o) => {
                     let mut r = results.lock().expect("results lock");

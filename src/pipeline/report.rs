@@ -91,8 +91,9 @@ pub struct BuildReport {
     pub mb_per_s: f64,
     /// Opt-in kinds included.
     pub kinds: String,
-    /// Why the whole index was rebuilt, if it was.
-    pub rebuilt: Option<String>,
+    /// Why the whole index was rebuilt, if it was (printed as its
+    /// sentence in `--json`).
+    pub rebuilt: Option<Rebuild>,
     /// Damaged lines, in path and line order, at most [`DAMAGE_LIST_CAP`].
     pub damaged: Vec<DamageReport>,
     /// Damaged lines not listed in `damaged`.
@@ -104,6 +105,59 @@ pub struct BuildReport {
     /// Session files whose header declares a version newer than 3, read on
     /// a best-effort basis.
     pub newer_versions: Vec<Skipped>,
+}
+
+/// Why a build starts from an empty index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rebuild {
+    /// There was no index yet.
+    NewIndex,
+    /// `--full` was asked for.
+    Full,
+    /// The index was written by another version of pi-index.
+    SchemaChanged,
+    /// The index could not be read and was recreated (`--full`).
+    Recovered,
+    /// The last build was killed before its first commit.
+    Unfinished,
+    /// The included kinds differ from the last build's.
+    KindsChanged {
+        /// The kinds of the last build.
+        from: String,
+        /// The kinds asked for now.
+        to: String,
+    },
+}
+
+impl Rebuild {
+    /// Whether a user asked for it or expects it (a new index, `--full`),
+    /// as opposed to a rebuild that must be explained.
+    pub fn expected(&self) -> bool {
+        matches!(self, Rebuild::NewIndex | Rebuild::Full)
+    }
+}
+
+impl std::fmt::Display for Rebuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rebuild::NewIndex => f.write_str("new index"),
+            Rebuild::Full => f.write_str("--full"),
+            Rebuild::SchemaChanged => {
+                f.write_str("the index was written by another version of pi-index")
+            }
+            Rebuild::Recovered => f.write_str("the index could not be read: recreated"),
+            Rebuild::Unfinished => f.write_str("the last build did not finish"),
+            Rebuild::KindsChanged { from, to } => {
+                write!(f, "the included kinds changed from {from} to {to}")
+            }
+        }
+    }
+}
+
+impl Serialize for Rebuild {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// Wall time per phase of a build, milliseconds.
@@ -124,7 +178,7 @@ pub enum BuildError {
     #[error(transparent)]
     Index(#[from] IndexError),
     /// The thread pool could not be started.
-    #[error("cannot start {threads} threads: {source}")]
+    #[error("cannot start {threads} threads: {source}: try fewer with --threads")]
     Threads {
         /// Threads asked for.
         threads: usize,

@@ -139,6 +139,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         how = How::New;
     }
     w.index.add_documents(&meta, &session.documents)?;
+    crate::failpoint::panic_on(&c.path);
     w.index.add_session_record(&SessionRecord {
         meta: meta.clone(),
         state,
