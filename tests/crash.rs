@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use crate::util::crash::{change, fixture_copy, hits, total_messages};
 use crate::util::{run, Scratch};
@@ -27,27 +28,41 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
     // the moment, the index opens and answers from the last commit, and the
     // final build equals a clean one.
     let first = s.build(&[&corpus], &[]);
-    // The moments are fractions of how long a whole rebuild takes here, so
-    // that every kill lands while the build runs, on any machine.
+    // The moments are fractions of how long a whole rebuild takes here.
+    // The child is frozen (SIGSTOP) at its moment and only then checked
+    // and killed, so a kill never races the build's end; when the build
+    // was already over, the moment is halved and the build run again, so
+    // every kill lands while the build runs, on any machine and load.
     let started = std::time::Instant::now();
     s.build(&[&corpus], &["--full"]);
     let whole = started.elapsed();
     for fraction in [0.0, 0.05, 0.2, 0.4, 0.7] {
-        let mut child = s
-            .build_cmd(&[&corpus])
-            .arg("--full")
-            .arg("-q")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(whole.mul_f64(fraction));
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the build ended before the kill at {fraction} of {whole:?}: nothing was tested"
-        );
-        child.kill().unwrap();
-        let _ = child.wait();
+        let mut at = whole.mul_f64(fraction);
+        loop {
+            let mut child = s
+                .build_cmd(&[&corpus])
+                .arg("--full")
+                .arg("-q")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(at);
+            // SAFETY: signalling our own child, which has not been reaped
+            // (its pid cannot have been reused).
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGSTOP) };
+            let running = child.try_wait().unwrap().is_none();
+            child.kill().unwrap();
+            let _ = child.wait();
+            if running {
+                break;
+            }
+            assert!(
+                at > Duration::ZERO,
+                "a build ended before it could be stopped"
+            );
+            at /= 2;
+        }
         let out = run(s
             .cmd()
             .args(["search", "--json", "the", "--index"])
@@ -55,7 +70,7 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
         assert_eq!(
             out.status.code(),
             Some(0),
-            "after a kill at {fraction} of a build: {}",
+            "after a kill at {at:?} into a build: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(

@@ -137,20 +137,19 @@ pub fn build(
         work_files.par_iter().enumerate().for_each(|(i, c)| {
             // A bug in reading one file must not take the build down: the
             // file's queued documents are withdrawn and it is reported.
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                process(c, &work)
-            }))
-            .unwrap_or_else(|payload| {
-                work.index.delete_path(&c.path.to_string_lossy());
-                let what = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic".into());
-                Ok(Outcome::Failed(format!(
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(c, &work)))
+                    .unwrap_or_else(|payload| {
+                        work.index.delete_path(&c.path.to_string_lossy());
+                        let what = payload
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| payload.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "a panic".into());
+                        Ok(Outcome::Failed(format!(
                     "internal error while reading this file ({what}): skipped; please report it"
                 )))
-            });
+                    });
             match outcome {
                 Ok(o) => {
                     let mut r = results.lock().expect("results lock");
