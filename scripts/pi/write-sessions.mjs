@@ -3,7 +3,11 @@
 // a JSON manifest of the planted words.
 //
 // Usage: NODE=$(scripts/pi/setup.sh | tail -n1)
-//        "$NODE" scripts/pi/write-sessions.mjs OUTDIR > manifest.json
+//        "$NODE" scripts/pi/write-sessions.mjs OUTDIR [--cwd-root DIR] > manifest.json
+//
+// Pi refuses to open a session whose cwd does not exist ("Stored session
+// working directory does not exist"), so tests that drive Pi itself pass
+// --cwd-root: every cwd becomes DIR + the fixed cwd, and is created.
 //
 // OUTDIR is laid out like an agent dir: OUTDIR/sessions/<encoded cwd>/<ts>_<id>.jsonl
 // (folder names from Pi's own getDefaultSessionDir), plus OUTDIR/flat/ for a
@@ -20,11 +24,20 @@ import { pi, sessionManagerModule, textOf } from "./pi-lib.mjs";
 const { SessionManager } = pi;
 const { getDefaultSessionDir } = sessionManagerModule;
 
-const outArg = process.argv[2];
-if (!outArg) {
-  console.error("usage: write-sessions.mjs OUTDIR");
+const args = process.argv.slice(2);
+const rootAt = args.indexOf("--cwd-root");
+const cwdRoot = rootAt >= 0 ? resolve(args.splice(rootAt, 2)[1] ?? "") : null;
+const outArg = args[0];
+if (!outArg || args.length !== 1) {
+  console.error("usage: write-sessions.mjs OUTDIR [--cwd-root DIR]");
   process.exit(2);
 }
+const cwdOf = (fixed) => {
+  if (!cwdRoot) return fixed;
+  const dir = join(cwdRoot, fixed);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
 const out = resolve(outArg);
 // Refuse to mix runs: ids are random, so an old manifest would not match.
 if (existsSync(out) && readdirSync(out).length > 0) {
@@ -62,6 +75,7 @@ const toolResult = (id, t) => ({
 
 const sessions = [];
 function inPiLayout(cwd, options) {
+  cwd = cwdOf(cwd);
   const sm = SessionManager.create(cwd, getDefaultSessionDir(cwd, out), options);
   sessions.push(sm);
   return sm;
@@ -71,7 +85,7 @@ function inPiLayout(cwd, options) {
 {
   const sm = inPiLayout("/home/u/pi16-proj");
   sm.appendMessage(system({
-    sections: { preamble: "You are a coding agent pi16hide01.", tools: "<tools>\n- read: Read a file\n</tools>", cwd: "/home/u/pi16-proj" },
+    sections: { preamble: "You are a coding agent pi16hide01.", tools: "<tools>\n- read: Read a file\n</tools>", cwd: cwdOf("/home/u/pi16-proj") },
     toolsAdded: [readTool],
   }));
   sm.appendModelChange("anthropic", "claude-sonnet-4-5");
@@ -158,7 +172,7 @@ function inPiLayout(cwd, options) {
 
 // 5. Flat, as `pi --session-dir DIR` writes, with a caller-chosen session id.
 {
-  const sm = SessionManager.create("/home/u/pi16-proj", join(out, "flat"), { id: "pi16-flat-session" });
+  const sm = SessionManager.create(cwdOf("/home/u/pi16-proj"), join(out, "flat"), { id: "pi16-flat-session" });
   sessions.push(sm);
   sm.appendMessage(user("flat question pi16plant40"));
   sm.appendMessage(assistant([text("flat answer pi16plant41")]));
