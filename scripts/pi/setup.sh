@@ -49,7 +49,9 @@ else
 fi
 
 # Prove the pair works before handing it out: a broken install should fail
-# here, not in a test far away.
+# here, not in a test far away. Even --version writes files into Pi's agent
+# dir (models-store.json, auth.json): point it at DIR, not the user's ~/.pi.
+export PI_CODING_AGENT_DIR=$dir/agent-check PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 PI_TELEMETRY=0
 v=$("$node" --version) || { echo "setup.sh: $node does not run" >&2; exit 1; }
 case $v in v22.*) ;; *) echo "setup.sh: $node is $v, not 22" >&2; exit 1 ;; esac
 pv=$("$node" "$cli" --version 2>&1) || { echo "setup.sh: pi --version failed: $pv" >&2; exit 1; }
