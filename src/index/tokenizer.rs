@@ -1,19 +1,14 @@
 //! A tantivy tokenizer for text that mixes prose and code.
 //!
 //! [`CodeTokenizer`] splits text into *words*: runs of alphanumeric
-//! characters (Unicode-aware). Everything else separates words, with two
-//! exceptions:
-//!
-//! - **Compounds.** Words joined by `_` (one or more), `::`, `.`, `-` or `/`
-//!   (with a word on both sides) form one compound, and a word is further
-//!   split at its camelCase / PascalCase humps. The pieces are the compound's
-//!   *parts*, emitted at consecutive positions. On top of the parts, the
-//!   compound emits its whole text at the position of its first part (see
-//!   [Compounds](#compounds)), so that an identifier or a path is found
-//!   whole and by any of its parts.
-//! - **CJK.** Han, Hiragana, Katakana, Bopomofo and Hangul characters are
-//!   emitted one per token at consecutive positions, so a phrase query finds
-//!   any substring.
+//! characters (Unicode-aware); everything else separates words, so the
+//! joiners of identifiers and paths (`_`, `::`, `.`, `-`, `/`) do too. A
+//! word is further split at its camelCase / PascalCase humps, and its
+//! pieces (its *parts*) are tokens at consecutive positions: an identifier
+//! or a path is the run of its parts, and the query side finds it as that
+//! run (a phrase of its parts; see [Compounds](#compounds)). Han,
+//! Hiragana, Katakana, Bopomofo and Hangul characters are emitted one per
+//! token at consecutive positions, so a phrase query finds any substring.
 //!
 //! A token's text is the text of its byte range (`offset_from` to
 //! `offset_to`: byte offsets into the input, correct for every token, for
@@ -29,7 +24,7 @@
 //! lower-cased as they are copied, and only tokens with other characters
 //! go through the folding. [`analyzer`] wraps it for registration.
 //!
-//! # Compounds
+//! # Humps
 //!
 //! A word is split into parts before an upper-case letter that follows a
 //! lower-case one (`parse|Session`), before the last capital of a run of
@@ -38,21 +33,26 @@
 //! after digits when the digits follow a lower-case letter (`utf8|String`)
 //! or the capital starts a capitalised word (`HTTP2|Server`,
 //! `404|Not|Found`). Letters and digits are never split otherwise (`utf8`,
-//! `x86`, `A1B2C3`, `3F2504E0`). A word longer than
-//! [`MAX_TOKEN_LEN`] bytes is not split: it is data, not an identifier,
-//! and is dropped as one token.
+//! `x86`, `A1B2C3`, `3F2504E0`). A word longer than [`MAX_TOKEN_LEN`] bytes
+//! is not split: it is data, not an identifier, and is dropped as one
+//! token. A word split at humps is also emitted whole, at the position of
+//! its first part (`parseSessionEntries` gives `parse`,
+//! `parsesessionentries`, `session`, `entries`), so that a query typed
+//! without the humps, all in lower case, still finds it.
 //!
-//! A compound emits its parts at consecutive positions and, at the
-//! position of its first part, its whole text: `serde_json::from_str`
-//! gives `serde`, `serde_json::from_str`, `json`, `from`, `str`. Nothing in
-//! between is emitted (no `serde_json`, no `from_str`): the query side
-//! (`index::query`) looks a compound up as its whole form or as its parts
-//! in a row, which finds every sub-identifier and path suffix as well, and
-//! emitting every run of parts cost ~19% more build CPU on a realistic
-//! corpus for no recall.
+//! # Compounds
 //!
-//! A compound stops growing at [`MAX_PARTS`] parts (the next part starts a
-//! new compound), which bounds the work and memory per compound.
+//! `serde_json::from_str` gives `serde`, `json`, `from`, `str` at four
+//! consecutive positions, and nothing else: a query for the compound (or
+//! any piece of it, `json::from_str`, `session-manager.ts`) is the phrase
+//! of its parts, which finds exactly the texts that contain those parts in
+//! a row, whatever joined them. Emitting the whole compound as one more
+//! token, as this tokenizer once did, added no match the phrase does not
+//! find (a query for a compound was already "the whole, or its parts in a
+//! row"), and made every identifier and path its own term: on text with a
+//! real vocabulary that was most of the distinct terms, and a quarter of a
+//! build's indexing CPU (`cargo run --release --example shapes`, see the
+//! README). Emitting every run of parts had cost ~19% more again.
 
 use tantivy::tokenizer::{
     AsciiFoldingFilter, RawTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,
@@ -61,16 +61,6 @@ use tantivy::tokenizer::{
 /// Longest token kept, in bytes: longer ones are dropped (they still take
 /// their position).
 pub const MAX_TOKEN_LEN: usize = 100;
-
-/// Most parts in one compound; the next part starts a new compound.
-pub const MAX_PARTS: usize = 64;
-
-// Joiner levels, from the tightest to the loosest.
-const UNDERSCORE: u8 = 1;
-const HYPHEN: u8 = 2;
-const DOT: u8 = 3;
-const COLONS: u8 = 4;
-const SLASH: u8 = 5;
 
 // Character classes.
 const SEP: u8 = 0;
@@ -164,33 +154,27 @@ fn char_at(text: &str, p: usize) -> char {
     text[p..].chars().next().unwrap_or('\0')
 }
 
-/// One part of a compound: a byte range of the text.
+/// One part of a word: a byte range of the text.
 #[derive(Clone, Copy, Debug)]
 struct Part {
     start: usize,
     end: usize,
     /// The range is ASCII, so its token text is the range itself.
     ascii: bool,
-}
-
-/// A token of a compound: its parts `first..=last`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Span {
-    first: u32,
-    last: u32,
+    /// The whole of a word split at humps, at its first part's position.
+    whole: bool,
 }
 
 /// tantivy's ASCII folding, run on one token at a time.
 type Folder = <AsciiFoldingFilter as TokenFilter>::Tokenizer<RawTokenizer>;
 
-/// A tokenizer for prose and code: words, identifier and path compounds
-/// with their parts, and CJK characters one by one, lower-cased and folded
-/// to ASCII (see the [module documentation](self)).
+/// A tokenizer for prose and code: words split at camelCase humps, and
+/// CJK characters one by one, lower-cased and folded to ASCII (see the
+/// [module documentation](self)).
 #[derive(Clone, Default)]
 pub struct CodeTokenizer {
     token: Token,
     parts: Vec<Part>,
-    pending: Vec<Span>,
     /// Created on first use (the folding wrapper has no `Default`).
     folder: Option<Folder>,
     scratch: String,
@@ -200,18 +184,14 @@ pub struct CodeTokenizer {
 pub struct CodeTokenStream<'a> {
     text: &'a str,
     token: &'a mut Token,
-    /// The current compound's parts.
+    /// The current word's parts, emitted from `next_part` on.
     parts: &'a mut Vec<Part>,
-    /// The current compound's tokens in position order, from `next_pending`.
-    pending: &'a mut Vec<Span>,
-    next_pending: usize,
+    next_part: usize,
     folder: &'a mut Folder,
     /// Scratch for folding.
     scratch: &'a mut String,
     /// Where scanning resumes.
     cursor: usize,
-    /// Position of the current compound's first part.
-    base: usize,
     /// Position of the next part or CJK character.
     next_position: usize,
 }
@@ -222,19 +202,16 @@ impl Tokenizer for CodeTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
         self.token.reset();
         self.parts.clear();
-        self.pending.clear();
         CodeTokenStream {
             text,
             token: &mut self.token,
             parts: &mut self.parts,
-            pending: &mut self.pending,
-            next_pending: 0,
+            next_part: 0,
             folder: self
                 .folder
                 .get_or_insert_with(|| AsciiFoldingFilter.transform(RawTokenizer::default())),
             scratch: &mut self.scratch,
             cursor: 0,
-            base: 0,
             next_position: 0,
         }
     }
@@ -264,40 +241,12 @@ impl CodeTokenStream<'_> {
         }
     }
 
-    /// Does a word (not a mark, not CJK) start at byte `p`?
-    #[inline]
-    fn word_starts_at(&self, p: usize) -> bool {
-        matches!(self.class_at(p).0, LOWER | UPPER | DIGIT | OTHER)
-    }
-
     /// Is the character at `p` lower-case, and not a plural `s` (an `s`
     /// not followed by another lower-case letter)?
     #[inline]
     fn lower_not_plural_at(&self, p: usize) -> bool {
         let (class, len) = self.class_at(p);
         class == LOWER && (self.text.as_bytes()[p] != b's' || self.class_at(p + len).0 == LOWER)
-    }
-
-    /// The joiner at byte `p`, if a word follows it: its level and where
-    /// the next word starts.
-    #[inline]
-    fn joiner_at(&self, p: usize) -> Option<(u8, usize)> {
-        let bytes = self.text.as_bytes();
-        let (level, next) = match *bytes.get(p)? {
-            b'_' => {
-                let mut q = p + 1;
-                while bytes.get(q) == Some(&b'_') {
-                    q += 1;
-                }
-                (UNDERSCORE, q)
-            }
-            b'-' => (HYPHEN, p + 1),
-            b'.' => (DOT, p + 1),
-            b'/' => (SLASH, p + 1),
-            b':' if bytes.get(p + 1) == Some(&b':') => (COLONS, p + 2),
-            _ => return None,
-        };
-        self.word_starts_at(next).then_some((level, next))
     }
 
     /// Scan the word starting at `start` (a word character), pushing its
@@ -309,6 +258,7 @@ impl CodeTokenStream<'_> {
             start,
             end: start,
             ascii: true,
+            whole: false,
         };
         let mut word_ascii = true;
         let mut prev = NONE;
@@ -356,6 +306,7 @@ impl CodeTokenStream<'_> {
                             start: p,
                             end: p,
                             ascii: len == 1,
+                            whole: false,
                         };
                     }
                     prev = UPPER;
@@ -378,50 +329,24 @@ impl CodeTokenStream<'_> {
                 start,
                 end: p,
                 ascii: word_ascii,
+                whole: false,
             };
         }
         self.parts.push(part);
+        if self.parts.len() - first_part >= 2 {
+            // A word split at humps is also its whole self, so a query
+            // written without the humps (`parsesessionentries`) finds it.
+            self.parts.insert(
+                first_part + 1,
+                Part {
+                    start,
+                    end: p,
+                    ascii: word_ascii,
+                    whole: true,
+                },
+            );
+        }
         p
-    }
-
-    /// Scan the compound starting at `start`, filling `parts`, and move
-    /// the cursor past it.
-    fn scan_compound(&mut self, start: usize) {
-        self.parts.clear();
-        let mut p = start;
-        loop {
-            p = self.scan_word(p);
-            if self.parts.len() >= MAX_PARTS {
-                break;
-            }
-            match self.joiner_at(p) {
-                Some((_, next)) => p = next,
-                None => break,
-            }
-        }
-        self.cursor = p;
-    }
-
-    /// Fill `pending` with the tokens of a compound of several parts, in
-    /// position order: each part, and the whole compound.
-    fn plan(&mut self) {
-        let n = self.parts.len();
-        self.pending.clear();
-        self.next_pending = 0;
-        self.pending
-            .extend((0..n as u32).map(|i| Span { first: i, last: i }));
-        // And the whole compound, at the position of its first part.
-        // Sub-compounds (`serde_json` in `serde_json::from_str`) are not
-        // emitted: a query finds them as a phrase of their parts, and not
-        // emitting them saved ~19% of a build's CPU (256 MB corpus).
-        if n >= 2 {
-            self.pending.push(Span {
-                first: 0,
-                last: (n - 1) as u32,
-            });
-        }
-        // By position, then length (`Ord` compares `first`, then `last`).
-        self.pending.sort_unstable();
     }
 
     /// Make the ASCII range `start..end` the current token; false if too
@@ -442,13 +367,13 @@ impl CodeTokenStream<'_> {
         true
     }
 
-    /// Make the token of parts `first..=last` current; false if too long.
-    fn emit(&mut self, first: usize, last: usize) -> bool {
-        let start = self.parts[first].start;
-        let end = self.parts[last].end;
-        let position = self.base + first;
-        let length = last - first + 1;
-        if self.parts[first..=last].iter().all(|part| part.ascii) {
+    /// Make `part` the current token, at `position`; false if too long.
+    fn emit(&mut self, part: Part, position: usize) -> bool {
+        let Part {
+            start, end, ascii, ..
+        } = part;
+        let length = 1;
+        if ascii {
             return self.emit_ascii(start, end, position, length);
         }
         let text = &mut self.token.text;
@@ -485,9 +410,15 @@ impl CodeTokenStream<'_> {
 impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
         loop {
-            if let Some(&span) = self.pending.get(self.next_pending) {
-                self.next_pending += 1;
-                if self.emit(span.first as usize, span.last as usize) {
+            if let Some(&part) = self.parts.get(self.next_part) {
+                self.next_part += 1;
+                let position = if part.whole {
+                    self.next_position - 1
+                } else {
+                    self.next_position += 1;
+                    self.next_position - 1
+                };
+                if self.emit(part, position) {
                     return true;
                 }
                 continue;
@@ -525,7 +456,7 @@ impl TokenStream for CodeTokenStream<'_> {
                 }
             }
             // Fast path: a plain ASCII word (lower case and digits after its
-            // first character) that no joiner extends.
+            // first character), one part.
             let mut q = p + 1;
             while bytes[p] < 0x80
                 && q < bytes.len()
@@ -533,9 +464,7 @@ impl TokenStream for CodeTokenStream<'_> {
             {
                 q += 1;
             }
-            if q == bytes.len()
-                || (ASCII_CLASS[bytes[q] as usize] == SEP && self.joiner_at(q).is_none())
-            {
+            if q == bytes.len() || ASCII_CLASS[bytes[q] as usize] == SEP {
                 let position = self.next_position;
                 self.next_position += 1;
                 self.cursor = q;
@@ -544,16 +473,9 @@ impl TokenStream for CodeTokenStream<'_> {
                 }
                 continue;
             }
-            self.scan_compound(p);
-            self.base = self.next_position;
-            self.next_position += self.parts.len();
-            if self.parts.len() == 1 {
-                if self.emit(0, 0) {
-                    return true;
-                }
-            } else {
-                self.plan();
-            }
+            self.parts.clear();
+            self.next_part = 0;
+            self.cursor = self.scan_word(p);
         }
     }
 
@@ -616,7 +538,6 @@ mod tests {
             tokens("serde_json::from_str"),
             vec![
                 t("serde", 0, 0, 5),
-                t("serde_json::from_str", 0, 0, 20),
                 t("json", 1, 6, 10),
                 t("from", 2, 12, 16),
                 t("str", 3, 17, 20),
@@ -658,28 +579,26 @@ mod tests {
             vec![
                 t("see", 0, 0, 3),
                 t("src", 1, 4, 7),
-                t("src/core/session-manager.ts", 1, 4, 31),
                 t("core", 2, 8, 12),
                 t("session", 3, 13, 20),
                 t("manager", 4, 21, 28),
                 t("ts", 5, 29, 31),
             ]
         );
-        // Leading and trailing punctuation is not a joiner.
+        // Joiners and other punctuation separate words alike.
         assert_eq!(
             texts("./a.b/ __c_d__ -e- x..y a:b"),
-            ["a", "a.b", "b", "c", "c_d", "d", "e", "x", "y", "a", "b"]
+            ["a", "b", "c", "d", "e", "x", "y", "a", "b"]
         );
     }
 
     #[test]
-    fn a_long_path_is_its_parts_and_itself() {
+    fn a_long_path_is_its_parts() {
         let all = texts("/home/u/w/pi-index/src/index/tokenizer.rs");
         assert_eq!(
             all,
             [
                 "home",
-                "home/u/w/pi-index/src/index/tokenizer.rs",
                 "u",
                 "w",
                 "pi",
@@ -733,9 +652,9 @@ mod tests {
         assert_eq!(tokens(prose), expected);
     }
 
-    /// Every token of a compound, analyzed as a query on its own, yields
+    /// Any piece of a compound, analyzed as a query on its own, yields
     /// tokens that the compound has at the same relative positions: so a
-    /// phrase query for any emitted token's source text finds the compound.
+    /// phrase query for any piece of an identifier or path finds it.
     #[test]
     fn every_emitted_token_is_findable_as_a_query() {
         for text in [
@@ -803,16 +722,14 @@ mod tests {
     }
 
     #[test]
-    fn compounds_are_capped_at_max_parts() {
+    fn a_very_long_compound_is_its_parts_in_a_row() {
         let text = "a.".repeat(100) + "z";
         let all = tokens(&text);
-        let parts: Vec<_> = all.iter().filter(|t| t.2 + 1 == t.3).collect();
-        assert_eq!(parts.len(), 101);
-        assert!(parts.iter().enumerate().all(|(i, t)| t.1 == i));
-        // No token spans the cut between part 63 and part 64.
+        assert_eq!(all.len(), 101);
         assert!(all
             .iter()
-            .all(|t| t.2 >= 2 * MAX_PARTS || t.3 < 2 * MAX_PARTS));
+            .enumerate()
+            .all(|(i, t)| t.1 == i && t.2 + 1 == t.3));
     }
 
     #[test]
@@ -829,7 +746,7 @@ mod tests {
         // A long camelCase-looking word is data: not split, dropped.
         let mixed = "aB".repeat(60);
         assert_eq!(tokens(&format!("x {mixed} y")).len(), 2);
-        // A compound too long to keep whole still yields its parts.
+        // A long path yields its parts.
         let dirs = "directory/".repeat(12);
         let all = tokens(&format!("{dirs}file.rs"));
         assert!(all.iter().all(|t| t.0.len() <= MAX_TOKEN_LEN));

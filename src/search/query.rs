@@ -22,7 +22,8 @@
 use std::ops::Bound;
 
 use tantivy::query::{
-    AllQuery, BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
+    AllQuery, BooleanQuery, EmptyQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, RangeQuery,
+    TermQuery,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
@@ -500,12 +501,10 @@ fn to_query(e: &Expr, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query>
     }
 }
 
-/// A query token: position, text and byte span in the query.
+/// A query token: its position and text.
 struct QTok {
     position: usize,
     text: String,
-    from: usize,
-    to: usize,
 }
 
 /// The analyzer's tokens of `text`.
@@ -516,98 +515,67 @@ fn tokens(text: &str, analyzer: &mut TextAnalyzer) -> Vec<QTok> {
         out.push(QTok {
             position: t.position,
             text: t.text.clone(),
-            from: t.offset_from,
-            to: t.offset_to,
         });
     }
     out
 }
 
-/// The token that spans the whole input, when the input is one word or
-/// one compound (the tokenizer emits the whole compound at the position of
-/// its first part).
-fn whole(toks: &[QTok]) -> Option<&QTok> {
-    let first = toks.first()?;
-    let end = toks.iter().map(|t| t.to).max().unwrap_or(0);
-    toks.iter()
-        .filter(|t| t.position == first.position && t.from == first.from && t.to >= end)
-        .max_by_key(|t| t.to - t.from)
-}
-
-fn term(f: &Fields, text: &str) -> Box<dyn Query> {
-    Box::new(TermQuery::new(
-        Term::from_field_text(f.text, text),
-        IndexRecordOption::WithFreqs,
-    ))
-}
-
-/// Words and phrases. The tokenizer emits an identifier's parts at
-/// consecutive positions and the whole identifier at the position of its
-/// first part. So a query that is one compound matches its whole form, or
-/// its parts in a row (it may be part of a longer compound: `from_str` in
-/// `serde_json::from_str`); anything longer is a phrase of the first token
-/// at each position (the parts), which is exactly how the indexed text
-/// reads.
+/// Words and phrases: one token is a term; several (a phrase, or one
+/// compound such as `serde_json::from_str`, which the tokenizer gives as
+/// its parts at consecutive positions) are a phrase of their tokens at
+/// their relative positions, which is exactly how the indexed text reads:
+/// a compound is found whole, inside a longer one, or written with other
+/// joiners.
 fn text_query(text: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     let toks = tokens(text, analyzer);
-    let Some(first) = toks.first() else {
+    let mut parts = phrase_terms(&toks, f);
+    if parts.is_empty() {
         return Box::new(EmptyQuery);
-    };
-    let whole_term = whole(&toks).map(|w| term(f, &w.text));
-    let mut parts: Vec<(usize, Term)> = Vec::new();
-    for t in &toks {
-        if parts
-            .last()
-            .is_some_and(|(p, _)| *p + first.position == t.position)
-        {
-            continue;
-        }
-        parts.push((
-            t.position - first.position,
-            Term::from_field_text(f.text, &t.text),
-        ));
     }
     if parts.len() == 1 {
-        return whole_term.unwrap_or_else(|| {
-            Box::new(TermQuery::new(
-                parts.remove(0).1,
-                IndexRecordOption::WithFreqs,
-            ))
-        });
+        return Box::new(TermQuery::new(
+            parts.remove(0).1,
+            IndexRecordOption::WithFreqs,
+        ));
     }
-    let phrase: Box<dyn Query> = Box::new(PhraseQuery::new_with_offset(parts));
-    match whole_term {
-        // A compound: indexed whole, or part of a longer one (its parts in
-        // a row).
-        Some(whole) => Box::new(BooleanQuery::new(vec![
-            (Occur::Should, whole),
-            (Occur::Should, phrase),
-        ])),
-        None => phrase,
+    Box::new(PhraseQuery::new_with_offset(parts))
+}
+
+/// The first token at each position, at its position relative to the
+/// first: the parts of words split at humps, not their whole form (which
+/// shares its first part's position), since a phrase may start or end
+/// inside a word (`sessionEntries` in `parseSessionEntries`).
+fn phrase_terms(toks: &[QTok], f: &Fields) -> Vec<(usize, Term)> {
+    let base = toks.first().map_or(0, |t| t.position);
+    let mut out: Vec<(usize, Term)> = Vec::with_capacity(toks.len());
+    for t in toks {
+        let at = t.position - base;
+        if out.last().is_some_and(|(p, _)| *p == at) {
+            continue;
+        }
+        out.push((at, Term::from_field_text(f.text, &t.text)));
     }
+    out
 }
 
 fn prefix_query(stem: &str, f: &Fields, analyzer: &mut TextAnalyzer) -> Box<dyn Query> {
     let toks = tokens(stem, analyzer);
-    if toks.is_empty() {
+    let Some(first) = toks.first() else {
         return Box::new(EmptyQuery);
+    };
+    // One word: every term that begins with it.
+    if toks.len() == 1 {
+        return term_prefix_range(Term::from_field_text(f.text, &first.text));
     }
-    // One word or one compound (`serde_js*`): its whole form as a prefix.
-    if let Some(whole) = whole(&toks) {
-        return term_prefix_range(Term::from_field_text(f.text, &whole.text));
-    }
-    // Several words (`parse sess*`, quoted): all but the last as written,
-    // the last as a prefix.
-    let last = toks.iter().map(|t| t.position).max().unwrap_or(0);
-    let cut = toks.iter().position(|t| t.position == last).unwrap_or(0);
-    let lead_end = toks[..cut].iter().map(|t| t.to).max().unwrap_or(0);
-    let range = term_prefix_range(Term::from_field_text(f.text, &toks[cut].text));
-    let lead = text_query(&stem[..lead_end], f, analyzer);
-    Box::new(BooleanQuery::new(vec![
-        (Occur::Must, lead),
-        (Occur::Must, range),
-    ]))
+    // Several parts (`serde_js*`, `parse sess*`): the parts in a row, the
+    // last one as a prefix (the index holds a compound as its parts).
+    let mut q = PhrasePrefixQuery::new_with_offset(phrase_terms(&toks, f));
+    q.set_max_expansions(PREFIX_EXPANSIONS);
+    Box::new(q)
 }
+
+/// How many terms the prefix of a phrase (`serde_js*`) may stand for.
+const PREFIX_EXPANSIONS: u32 = 200;
 
 /// Every term of `start`'s field that begins with `start`'s text.
 pub fn term_prefix_range(start: Term) -> Box<dyn Query> {
