@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import argparse
 import base64
+import bisect
 import datetime
+import glob
+import hashlib
 import json
 import math
 import os
 import re
+import statistics
 import sys
 import time
 from random import Random
@@ -419,6 +423,10 @@ def parse_size(s: str) -> int:
 # ---------------------------------------------------------------------------
 
 class Pools:
+    real = False          # RealPools (--vocab real) sets this
+    tech = TECH_WORDS     # what ¤k draws from
+    crates = CRATES       # what ¤K draws from
+
     def __init__(self, seed: int):
         r = self.r = Random(seed * 1_000_003 + 17)
         words = [w for w in TECH_WORDS if w.isalpha()]
@@ -549,7 +557,7 @@ class Pools:
         if k == "w":
             return r.choice(self.words)
         if k == "k":
-            return r.choice(TECH_WORDS)
+            return r.choice(self.tech)
         if k == "s":
             return r.choice(self.phrases) if hasattr(self, "phrases") else " ".join(r.choices(self.words, k=5))
         if k == "x":
@@ -563,9 +571,11 @@ class Pools:
         if k == "F":
             return r.choice(self.flags)
         if k == "K":
-            return r.choice(CRATES)
+            return r.choice(self.crates)
         if k == "d":
             return r.choice(self.dirs)
+        if k == "S":   # a real sentence (--vocab real only)
+            return r.choice(self.sents)
         raise KeyError(k)
 
     def realize(self, tpl: str) -> str:
@@ -650,6 +660,14 @@ class Pools:
                 for y in x.values():
                     walk(y)
         for v in vars(self).values():
+            if isinstance(v, dict) and all(isinstance(x, list) for x in v.values()):
+                v = list(v.values())
+            if isinstance(v, list) and all(isinstance(x, str) for x in v):
+                if RARE not in "\n".join(v).lower():   # fast path; the same assertion as below
+                    continue
+            if isinstance(v, list) and all(isinstance(x, list) and all(isinstance(y, str) for y in x) for x in v):
+                if RARE not in "\n".join("\n".join(x) for x in v).lower():
+                    continue
             if not isinstance(v, Random):
                 walk(v)
 
@@ -682,6 +700,491 @@ class Pools:
             ls = self.out_lines[kind]
             a = self._avg[kind] = sum(len(x) + 1 for x in ls) / len(ls)
         return a
+
+
+# ---------------------------------------------------------------------------
+# Real vocabulary (--vocab real): prose and code read from local source trees
+# (by default the cargo registry sources a build of the project downloads)
+# ---------------------------------------------------------------------------
+
+SRC_KIND = {".rs": "rust", ".py": "python", ".ts": "ts", ".tsx": "ts", ".js": "ts", ".mjs": "ts",
+            ".md": "md", ".markdown": "md", ".toml": "toml", ".json": "json"}
+SRC_MAX_FILE = 256_000          # bigger files (generated tables, bindings) are skipped
+SRC_MAX_GROUP = 3_000_000       # per top-level folder (one crate), so libc and co. do not crowd out the rest
+SRC_MAX_TOTAL = 64_000_000      # default cap of the bytes read in all (--source-bytes)
+SRC_SKIP_DIRS = {"target", "node_modules", "__pycache__"}
+
+NO_SOURCES = """gen-corpus: --vocab real found no source files to draw text from{where}.
+It reads doc comments, markdown and code from the cargo registry sources
+($CARGO_HOME/registry/src/*/*/, CARGO_HOME defaults to ~/.cargo). To get them, run
+`cargo fetch` (or any cargo build) in the project once; or point --sources DIR at
+any folder of .rs/.md/.toml files; or use --vocab words (the small built-in word lists)."""
+
+# literal-first patterns: Python's re scans for a literal prefix fast, not for \\b or ^ alternations
+DOC_RE = re.compile(r"\n[ \t]*//[/!](?![/!]) ?([^\n]*)")   # on "\n" + text: one doc comment line
+FN_NAME_RE = re.compile(r"fn[ \t]+([A-Za-z_]\w*)")
+FN_RE = re.compile(r"^([ \t]*)(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:(?:const|async|unsafe|extern[ \t]+\"[^\"\n]*\")[ \t]+)*"
+                   r"fn[ \t]+([A-Za-z_]\w*)", re.M)
+TYPE_RES = [re.compile(k + r" ([A-Z]\w*)") for k in ("struct", "enum", "trait", "type", "union")]
+LET_RE = re.compile(r"let (?:mut )?([a-z_][a-z0-9_]*)")
+CONST_RES = [re.compile(k + r" ([A-Z][A-Z0-9_]{2,})\b") for k in ("const", "static")]
+PYDEF_RE = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
+TSFN_RE = re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:async[ \t]+)?function\*?[ \t]+([A-Za-z_$][\w$]*)", re.M)
+PYDOC_RE = re.compile(r'"""(.*?)"""', re.S)
+JSDOC_RE = re.compile(r"/\*\*(.*?)\*/", re.S)
+CLASS_RE = re.compile(r"class[ \t]+([A-Z]\w*)")
+ERRLIT_RE = re.compile(r'(?:panic!|unreachable!|bail!|anyhow!|format_err!|\.expect|Error::(?:new|custom|msg))\(\s*'
+                       r'(?:[\w:]+,\s*)?"([^"\\\n]{12,120})"')
+SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\[(*\"'])")
+NONLETTERS = re.compile(r"[\W\d_]+")
+WORD_RE = re.compile(r"\w+")
+LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)$")
+LINK_DEF = re.compile(r"^\[[^\]]+\]:\s")
+CRATE_VER = re.compile(r"-v?\d+(?:\.\d+)*(?:[-+.][\w.+-]*)?$")
+RUSTDOC_TAGS = {"", "rust", "ignore", "no_run", "should_panic", "compile_fail", "edition2015", "edition2018",
+                "edition2021", "edition2024", "test_harness"}
+FENCE_LANG = {"rs": "rust", "rust": "rust", "sh": "bash", "bash": "bash", "shell": "bash", "console": "console",
+              "toml": "toml", "json": "json", "text": "text", "txt": "text", "python": "python", "py": "python",
+              "js": "ts", "ts": "ts", "javascript": "js", "typescript": "ts", "c": "c", "yaml": "yaml", "diff": "diff"}
+
+USER_FRAMES = [
+    "¤S", "¤S", "¤S", "¤S ¤S", "¤S ¤S",
+    "¤S Can you check that `¤f` really does that?",
+    "The docs say: \"¤S\" Is that also true for `¤f` in ¤p?",
+    "In ¤p: ¤S Please make the code match this.",
+    "I read this in the README: ¤S What does it mean for us?",
+    "Why does `¤f` behave like this? ¤S",
+    "¤S Add a test for it in ¤p.",
+    "Is this right? ¤S",
+    "Write a doc comment for `¤f` along these lines: ¤S",
+    "¤S Let's do the same in `¤T`.",
+    "Please explain this part: ¤S",
+    "From the changelog: ¤S Do we need to change anything?",
+    "¤S I think this is why `¤t` fails.",
+    "Here's what I want: ¤S ¤S",
+    "Look at ¤p. ¤S",
+    "¤S Does `¤c` still pass after that?",
+    "Can you rewrite `¤f` so that this holds: ¤S",
+]
+REAL_HEADS = ["Summary", "Changes", "What I changed", "Résumé", "Next steps", "Notes", "Why", "How it works",
+              "Caveats", "Testing", "Details"]
+
+
+def default_source_roots():
+    home = os.environ.get("CARGO_HOME") or os.path.join(os.path.expanduser("~"), ".cargo")
+    return sorted(glob.glob(os.path.join(glob.escape(home), "registry", "src", "*", "")))
+
+
+class LazyEnc(dict):
+    """JSON string bodies, encoded on first use (real mode: the pools are too big to encode up front)."""
+    def __missing__(self, k):
+        v = self[k] = ES(k)[1:-1]
+        return v
+
+
+class Sources:
+    """The source files --vocab real draws from: every candidate file under the roots (sorted paths; hidden
+    folders, target/ and node_modules/ left out; files over SRC_MAX_FILE skipped), then a seeded choice of at
+    most SRC_MAX_GROUP bytes per top-level folder (markdown first) and `budget` bytes in all."""
+
+    def __init__(self, roots, seed: int, budget: int):
+        self.roots = [os.path.abspath(x) for x in roots]
+        cands = {}
+        for root in self.roots:
+            for d, dirs, names in os.walk(root):
+                dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x not in SRC_SKIP_DIRS)
+                for nm in sorted(names):
+                    kind = SRC_KIND.get(os.path.splitext(nm)[1].lower())
+                    if kind is None or nm.startswith("."):
+                        continue
+                    full = os.path.join(d, nm)
+                    rel = os.path.relpath(full, root).replace(os.sep, "/")
+                    if rel in cands or not os.path.isfile(full):
+                        continue
+                    size = os.path.getsize(full)
+                    if 0 < size <= SRC_MAX_FILE:
+                        cands[rel] = (full, size, kind)
+        self.candidates = len(cands)
+        rng = Random(seed * 7919 + 101)
+        groups: dict = {}
+        for rel in sorted(cands):
+            groups.setdefault(rel.split("/", 1)[0] if "/" in rel else "", []).append(rel)
+        gcap = max(SRC_MAX_GROUP, budget // max(1, len(groups)))
+        picked = []
+        for g in sorted(groups):
+            rels = groups[g]
+            rest = [x for x in rels if cands[x][2] != "md"]
+            rng.shuffle(rest)
+            acc = 0
+            for x in [x for x in rels if cands[x][2] == "md"] + rest:
+                if acc + cands[x][1] <= gcap:
+                    picked.append(x)
+                    acc += cands[x][1]
+        rng.shuffle(picked)
+        chosen, acc = [], 0
+        for x in picked:
+            if acc + cands[x][1] <= budget:
+                chosen.append(x)
+                acc += cands[x][1]
+        chosen.sort()
+        h = hashlib.sha256()
+        self.files = []     # (relative path, kind, text)
+        self.bytes = 0
+        for rel in chosen:
+            full, _, kind = cands[rel]
+            try:
+                with open(full, "rb") as fh:
+                    b = fh.read(SRC_MAX_FILE + 1)
+                t = b.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            h.update(rel.encode() + b"\0" + b + b"\0")
+            self.bytes += len(b)
+            t = t.lstrip("\ufeff").replace("\r\n", "\n")
+            if RARE in t.lower():   # the rare prefix is reserved for planted tokens
+                t = "\n".join(x for x in t.split("\n") if RARE not in x.lower())
+            self.files.append((rel, kind, t))
+        self.digest = h.hexdigest()
+
+
+def good_prose(t: str, lo: int = 15, hi: int = 600) -> bool:
+    """Mostly letters, a few words, no URL. (Sources already dropped every line holding the rare prefix.)"""
+    n = len(t)
+    return lo <= n <= hi and t.count(" ") >= 2 and "://" not in t and t.count("(") == t.count(")") and \
+        t.count("`") % 2 == 0 and len(NONLETTERS.sub("", t)) >= 0.6 * n
+
+
+class RealPools(Pools):
+    """Pools with the same attributes as Pools, filled from real sources: prose (doc comments, markdown) for
+    user, assistant and thinking text; real code, file contents, grep and diff lines for tools."""
+    real = True
+
+    def __init__(self, seed: int, src: Sources):
+        r = self.r = Random(seed * 1_000_003 + 29)
+        self.paras, self.sents, self.bullets, self.heads = [], [], [], []
+        self.codes: dict = {}          # fence language -> [code]
+        fns, types, lets, consts, errs = [], [], [], [], []
+        code_files: dict = {}          # language -> [(crate, path in crate, text)]
+        other_files: dict = {"md": [], "toml": [], "json": []}
+        deep = set(r.sample(range(len(src.files)), min(len(src.files), 1500)))   # files mined for names, blocks
+        for fi, (rel, kind, text) in enumerate(src.files):
+            crate, _, inner = rel.partition("/")
+            if not inner:
+                crate, inner = "", rel
+            if kind == "md":
+                self.prose(text.split("\n"), False)
+                other_files["md"].append((crate, inner, text))
+                continue
+            if kind in ("toml", "json"):
+                other_files[kind].append((crate, inner, text))
+                continue
+            code_files.setdefault(kind, []).append((crate, inner, text))
+            if kind == "rust":
+                block, last = [], -1
+                for m in DOC_RE.finditer("\n" + text):
+                    if m.start() != last and block:   # not the next line: a new block
+                        self.prose(block, True)
+                        block = []
+                    block.append(m.group(1))
+                    last = m.end()
+                if block:
+                    self.prose(block, True)
+                fns += FN_NAME_RE.findall(text)
+                if fi not in deep:
+                    continue
+                for rx in TYPE_RES:
+                    types += rx.findall(text)
+                lets += LET_RE.findall(text)
+                for rx in CONST_RES:
+                    consts += rx.findall(text)
+                errs += ERRLIT_RE.findall(text)
+                starts = list(FN_RE.finditer(text))
+            else:   # docstrings and JSDoc comments are the prose of Python and TypeScript
+                for m in (PYDOC_RE if kind == "python" else JSDOC_RE).finditer(text):
+                    self.prose([x.strip().lstrip("*").strip() if kind != "python" else x.strip()
+                                for x in m.group(1).split("\n")], False)
+                rx = PYDEF_RE if kind == "python" else TSFN_RE
+                fns += [f for _, f in rx.findall(text)]
+                types += CLASS_RE.findall(text)
+                if fi not in deep:
+                    continue
+                starts = list(rx.finditer(text))
+            for m in r.sample(starts, k=min(3, len(starts))):   # a few whole functions as code blocks
+                blk = self.fn_block(text, m, kind)
+                if blk:
+                    self.codes.setdefault(kind, []).append(blk)
+        if not self.sents or not code_files:
+            print(NO_SOURCES.format(where=" with both prose and code (found: " +
+                                    (", ".join(src.roots) or "no folder") + ")"), file=sys.stderr)
+            sys.exit(2)
+        self.langs = {k: v for k, v in code_files.items() if len(v) >= 30} or code_files
+        self.main_lang = max(self.langs, key=lambda k: len(self.langs[k]))
+        # identifiers, frequency weighted (a name seen often is drawn often)
+        snake = [f for f in fns if f.islower() and 3 <= len(f) <= 40 and not f.startswith("_")] or ["run"]
+        self.snake = snake
+        self.camel = [s.split("_")[0] + "".join(p.capitalize() for p in s.split("_")[1:]) for s in snake[:20000]]
+        self.types = [t for t in types if len(t) <= 40] or ["Value"]
+        self.vars = VAR_SHORT + [v for v in lets if len(v) <= 30]
+        self.const = consts or ["MAX_LEN"]
+        self.flags = sorted({s.replace("_", "-") for s in snake if s.count("_") <= 2})
+        self.crates = sorted({CRATE_VER.sub("", c) for c, _, _ in code_files.get("rust", []) if c}) or CRATES
+        # prose words for ¤w/¤k; short sentences for ¤s
+        toks = [w for s in r.sample(self.sents, min(20000, len(self.sents))) for w in WORD_RE.findall(s.lower())
+                if w.isalpha() and len(w) >= 3]
+        self.words = toks or EN_WORDS
+        self.tech = [w for w in toks if len(w) >= 6] or TECH_WORDS
+        self.phrases = []
+        for s in self.sents:
+            if len(s) <= 90:
+                s = s.rstrip(".!?:;")
+                self.phrases.append(s[0].lower() + s[1:] if len(s) > 1 and s[1].islower() else s)
+        self.phrases = self.phrases or self.sents
+        # paths, tests, errors, commands
+        paths = sorted({inner for fl in code_files.values() for _, inner, _ in fl})
+        self.paths = paths
+        self.dirs = sorted({p.rsplit("/", 1)[0] for p in paths if "/" in p}) or ["src"]
+        self.tests = [f"{r.choice(paths).rsplit('/', 1)[-1].split('.')[0]}::tests::{r.choice(snake)}"
+                      for _ in range(2000)]
+        self.errors = [self.realize(t) for t in ERRORS_TPL for _ in range(20)] + \
+            [e for e in errs if RARE not in e.lower()][:3000]
+        self.commands = [(self.realize(tpl), kind) for tpl, kind in (r.choice(COMMANDS) for _ in range(3000))]
+        # text pools
+        self.user_s = [self.realize(r.choice(USER_TPL)) for _ in range(8000)]
+        self.user_frames = [self.realize(r.choice(USER_FRAMES)) for _ in range(6000)]
+        self.foreign_s = [self.realize(r.choice(FOREIGN_TPL)) for _ in range(800)]
+        self.assist_s = self.sents
+        self.assist_tpl_s = [self.realize(r.choice(ASSIST_TPL)) for _ in range(6000)]
+        self.action_s = [self.realize(r.choice(ACTION_TPL)) for _ in range(3000)]
+        self.think_s = r.sample(self.sents, min(60000, len(self.sents))) + \
+            [self.realize(r.choice(THINK_TPL)) for _ in range(6000)]
+        self.names = [self.realize(r.choice(SESSION_NAMES_TPL)) for _ in range(300)] + \
+            [h for h in self.heads if len(h) <= 60][:300]
+        if not self.bullets:
+            self.bullets = [s for s in self.sents if len(s) <= 160] or self.sents
+        if not self.paras:
+            self.paras = self.sents
+        if not self.heads:
+            self.heads = REAL_HEADS
+        all_codes = [c for v in self.codes.values() for c in v]
+        self.blocks = {}
+        self.code_lines = {}
+        for lang, fl in code_files.items():
+            lines = []
+            for _, _, text in r.sample(fl, min(len(fl), 400)):
+                lines += [x.strip() for x in text.split("\n") if 4 <= len(x.strip()) <= 120]
+            self.code_lines[lang] = r.sample(lines, min(len(lines), 20000)) or ["return;"]
+            self.blocks[lang] = (self.codes.get(lang) or all_codes, [])
+        for lang in ("rust", "ts", "python"):
+            self.code_lines.setdefault(lang, self.code_lines[self.main_lang])
+            self.blocks.setdefault(lang, self.blocks[self.main_lang])
+        # files the tools read, edit and write: real files, sorted by size (picked to match the word-list
+        # mode's size distribution, which keeps the byte mix)
+        self.fentries = {}
+        for kind, fl in list(code_files.items()) + list(other_files.items()):
+            ent = sorted((len(t), c, p, t) for c, p, t in fl)
+            self.fentries[kind] = ([e[0] for e in ent], ent)
+        if not self.fentries["json"][0]:
+            ent = sorted((len(t), "", f"data/{r.choice(snake)}.json", t)
+                         for t in (self.json_text(r.randint(300, 16000)) for _ in range(40)))
+            self.fentries["json"] = ([e[0] for e in ent], ent)
+        self.cargo_toml = [e for e in self.fentries["toml"][1] if e[2] == "Cargo.toml"]
+        # command outputs: templates filled with real names, grep and diff from real files
+        self.out_lines = {}
+        for kind, tpls in OUT_TPL.items():
+            if tpls is not None:
+                self.out_lines[kind] = [self.realize(r.choice(tpls)) for _ in range(1500)]
+        self.out_lines["glog"] += [f"{r.getrandbits(32):08x} {b}" for b in r.sample(self.bullets, min(1500, len(self.bullets)))
+                                   if len(b) <= 100]
+        r.shuffle(self.out_lines["glog"])
+        allf = [x for fl in code_files.values() for x in fl]
+        self.out_lines["grep"] = self.grep_lines(r, allf, 10000) or self.code_lines[self.main_lang]
+        self.out_lines["gdiff"] = self.diff_lines(r, allf, 10000) or ["+" + x for x in self.code_lines[self.main_lang]]
+        self.out_lines["json"] = self.json_text(150_000).split("\n")
+        self.out_lines["jsonl"] = self.fake_pi_lines(3000)
+
+        def b64(n):  # valid base64 without 'q'/'Q', so it can never spell the rare prefix
+            return base64.b64encode(r.randbytes(n)).decode().replace("q", "p").replace("Q", "P")
+        self.sigs = [b64(r.randint(150, 700)) for _ in range(300)]
+        self.images = ["iVBORw0KGgo" + b64(r.randint(8_000, 110_000)) for _ in range(30)]
+        self.files = {}   # unused in real mode (fentries), but check() and emap look here
+        self.check()
+        self.emap = LazyEnc()
+        self.flines_cache = {}
+        self._avg = {}
+
+    # -- extraction -------------------------------------------------------
+    def prose(self, lines, rustdoc: bool):
+        """Markdown-ish lines (a doc comment block or a .md file) into paragraphs, sentences, list items,
+        headings and fenced code."""
+        para, code, lang, item = [], None, "", None
+
+        def flush():
+            nonlocal para, item
+            if item is not None:
+                t = " ".join(item)
+                if good_prose(t, 8, 300):
+                    self.bullets.append(t)
+                item = None
+            if para:
+                t = " ".join(" ".join(para).split())
+                para = []
+                if "://" in t:
+                    return
+                sents = [s for s in SENT_SPLIT.split(t) if good_prose(s, 20, 400)]
+                self.sents += sents
+                if 60 <= len(t) <= 1400 and sum(map(len, sents)) >= 0.7 * len(t):
+                    self.paras.append(t)
+
+        for line in lines:
+            s = line.strip()
+            if code is not None:
+                if s.startswith("```") or s.startswith("~~~"):
+                    if 0 < len(code) <= 60 and (not rustdoc or lang == "rust"):
+                        self.codes.setdefault(lang, []).append("\n".join(code))
+                    code = None
+                elif rustdoc and lang == "rust" and (s == "#" or s.startswith("# ")):
+                    code.append(s[2:])   # rustdoc's hidden lines
+                else:
+                    code.append(line)
+                continue
+            if s.startswith("```") or s.startswith("~~~"):
+                flush()
+                tag = s[3:].strip().split(",")[0].strip().lower()
+                lang = "rust" if rustdoc and tag in RUSTDOC_TAGS else FENCE_LANG.get(tag, tag if tag.isalnum() else "")
+                code = []
+                continue
+            if not s:
+                flush()
+                continue
+            if s.startswith("#"):
+                flush()
+                h = s.lstrip("#").strip()
+                if 3 <= len(h) <= 60 and h[0].isalpha():
+                    self.heads.append(h)
+                continue
+            if s[0] in "|<!" or s.startswith("[!") or LINK_DEF.match(s) or s.startswith("=="):
+                flush()
+                continue
+            m = LIST_ITEM.match(s)
+            if m:
+                flush()
+                item = [m.group(1)]
+                continue
+            if item is not None and line[:1] in " \t":
+                item.append(s)
+                continue
+            if item is not None:
+                flush()
+            para.append(s)
+        flush()
+
+    def fn_block(self, text: str, m, kind: str):
+        """The function that starts at match m, up to its closing line (at most 40 lines)."""
+        ind = m.group(1)
+        start = text.rfind("\n", 0, m.start()) + 1
+        if kind == "python":   # up to the next line indented no deeper than the def
+            ls = text[start:start + 8000].split("\n")
+            k = 1
+            while k < len(ls) and (not ls[k].strip() or len(ls[k]) - len(ls[k].lstrip()) > len(ind)):
+                k += 1
+            while k > 1 and not ls[k - 1].strip():
+                k -= 1
+            end = start + len("\n".join(ls[:k]))
+        else:
+            end = text.find("\n" + ind + "}", m.end())
+            end = len(text) if end < 0 else end + len(ind) + 2
+        blk = text[start:end].split("\n")
+        if len(blk) > 40:
+            blk = blk[:40]
+        if len(blk) < 2:
+            return None
+        if ind:
+            blk = [x[len(ind):] if x.startswith(ind) else x for x in blk]
+        return "\n".join(blk)
+
+    def grep_lines(self, r: Random, files, n: int):
+        """`rg -n NAME` output: every line of a real file holding a name seen in it, with real line numbers."""
+        out, tries = [], 0
+        while len(out) < n and tries < 50 * n:
+            tries += 1
+            crate, path, text = r.choice(files)
+            ls = text.split("\n")
+            cand = [w for w in WORD_RE.findall(r.choice(ls)) if len(w) >= 4]
+            if not cand:
+                continue
+            w = r.choice(cand)
+            hits = [(i, x) for i, x in enumerate(ls, 1) if w in x][:r.randint(1, 14)]
+            out += [f"{path}:{i}:{x}" for i, x in hits if len(x) <= 300]
+        return out
+
+    def diff_lines(self, r: Random, files, n: int):
+        """`git diff` output: hunks of real files, some lines removed and real lines from elsewhere added."""
+        out, tries = [], 0
+        while len(out) < n and tries < 50 * n:
+            tries += 1
+            crate, path, text = r.choice(files)
+            ls = text.split("\n")
+            if len(ls) < 8:
+                continue
+            if r.random() < 0.3:
+                out.append(f"diff --git a/{path} b/{path}\nindex {r.getrandbits(28):07x}..{r.getrandbits(28):07x} 100644"
+                           f"\n--- a/{path}\n+++ b/{path}")
+            a = r.randrange(len(ls) - 6)
+            k = min(len(ls) - a, r.randint(6, 24))
+            fn = r.choice(self.snake)
+            body = []
+            for x in ls[a:a + k]:
+                u = r.random()
+                if u < 0.12:
+                    body.append("-" + x)
+                    if r.random() < 0.7:
+                        body.append("+" + " " * (len(x) - len(x.lstrip())) + r.choice(self.code_lines_any()))
+                else:
+                    body.append(" " + x)
+            plus = sum(1 for x in body if x[0] != "-")
+            out.append(f"@@ -{a + 1},{k} +{a + 1},{plus} @@ fn {fn}")
+            out += [x for x in body if len(x) <= 300]
+        return out
+
+    def code_lines_any(self):
+        cl = getattr(self, "code_lines", None)
+        if cl:
+            return cl[self.main_lang]
+        return ["let x = 1;", "return Ok(());"]
+
+    # -- files for a project ------------------------------------------------
+    def pick_entry(self, prng: Random, kind: str, median: float, sigma: float):
+        sizes, ent = self.fentries.get(kind) or self.fentries[self.main_lang]
+        if not ent:
+            sizes, ent = self.fentries[self.main_lang]
+        target = min(160_000, max(300, int(prng.lognormvariate(math.log(median), sigma))))
+        i = bisect.bisect_left(sizes, target)
+        i = min(len(ent) - 1, max(0, i + prng.randint(-6, 6)))
+        return ent[i]
+
+    def project_files(self, prng: Random, lang: str):
+        fl, used = [], set()
+        for _ in range(prng.randint(20, 150)):
+            u = prng.random()
+            if u < 0.8:
+                _, crate, path, text = self.pick_entry(prng, lang, 3000, 1.0)
+            elif u < 0.9:
+                _, crate, path, text = self.pick_entry(prng, "md", 4000, 0.9)
+                if "/" not in path and path != "README.md":
+                    path = "docs/" + path
+            elif u < 0.97:
+                _, crate, path, text = self.pick_entry(prng, "json", 3000, 1.0)
+            else:
+                if lang == "rust" and self.cargo_toml:
+                    _, crate, path, text = prng.choice(self.cargo_toml)
+                else:
+                    _, crate, path, text = self.pick_entry(prng, "toml" if lang != "ts" else "json", 1500, 0.6)
+                    path = {"python": "pyproject.toml", "ts": "package.json"}.get(lang, "Cargo.toml")
+            if path in used and crate:
+                path = f"{'crates' if lang == 'rust' else 'packages'}/{CRATE_VER.sub('', crate)}/{path}"
+            used.add(path)
+            fl.append((path, text))
+        return fl
 
 
 # ---------------------------------------------------------------------------
@@ -889,6 +1392,8 @@ class Session:
     # -- text -------------------------------------------------------------
     def user_text(self, cap: int) -> str:
         r, P = self.r, self.P
+        if P.real:
+            return self.user_text_real(cap)
         u = r.random()
         if u < 0.10:
             return self.pick(SHORT_USER)
@@ -908,6 +1413,8 @@ class Session:
 
     def final_text(self, cap: int) -> str:
         r, P = self.r, self.P
+        if P.real:
+            return self.final_text_real(cap)
         parts = [" ".join(r.choices(P.assist_s, k=self.ri(1, 6)))]
         if r.random() < 0.65:
             parts.append("## " + self.pick(("Summary", "Changes", "What I changed", "Résumé", "Next steps", "Notes")))
@@ -917,6 +1424,59 @@ class Session:
             parts.append(f"```{'rust' if self.lang == 'rust' else self.lang}\n{blk[:cap]}\n```")
         if r.random() < 0.6:
             parts.append(" ".join(r.choices(P.assist_s, k=self.ri(1, 5))))
+        if r.random() < 0.05:
+            parts.append(self.pick(EMOJI))
+        return "\n\n".join(parts)
+
+    # real vocabulary: prompts are short (a sentence or two of real prose in a request, names and paths,
+    # sometimes pasted output or code); replies are paragraphs, markdown lists and fenced real code
+    def frame(self) -> str:
+        t = self.pick(self.P.user_frames)
+        while "¤S" in t:
+            t = t.replace("¤S", self.pick(self.P.sents), 1)
+        return t
+
+    def user_text_real(self, cap: int) -> str:
+        r, P = self.r, self.P
+        u = r.random()
+        if u < 0.10:
+            return self.pick(SHORT_USER)
+        if u < 0.16:
+            t = " ".join(r.choices(P.foreign_s, k=self.ri(1, 3)))
+        elif u < 0.36:   # a question about pasted output or code
+            head = self.frame() if r.random() < 0.5 else " ".join(r.choices(P.user_s, k=self.ri(1, 2)))
+            if r.random() < 0.75:
+                kind = self.pick(("ctest", "cbuild", "log", "pytest", "npm", "json", "grep", "gdiff"))
+                body = P.output(r, kind, min(cap, int(r.expovariate(1 / 3000)) + 200))
+            else:
+                body = "\n\n".join(r.choices(P.blocks[self.lang][0], k=self.ri(1, 3)))[:cap]
+            t = head + "\n\n```\n" + body + "\n```"
+        elif u < 0.41:   # a longer brief
+            t = "\n\n".join(self.pick(P.paras) for _ in range(self.ri(2, 5))) + "\n\n" + self.frame()
+        elif u < 0.62:
+            t = " ".join(r.choices(P.user_s, k=self.ri(1, 4)))
+        else:
+            t = self.frame()
+        if r.random() < 0.08:
+            t += " " + self.pick(EMOJI)
+        return t
+
+    def final_text_real(self, cap: int) -> str:
+        r, P = self.r, self.P
+        parts = []
+        if r.random() < 0.4:
+            parts.append(" ".join(r.choices(P.assist_tpl_s, k=self.ri(1, 2))))
+        parts.append(self.pick(P.paras))
+        if r.random() < 0.85:
+            parts.append(self.pick(P.paras))
+        if r.random() < 0.6:
+            parts.append("## " + (self.pick(P.heads) if r.random() < 0.5 else self.pick(REAL_HEADS)))
+            parts.append("\n".join("- " + self.pick(P.bullets) for _ in range(self.ri(3, 10))))
+        if r.random() < 0.45:
+            blocks = P.codes.get(self.lang) or P.blocks[self.lang][0]
+            parts.append(f"```{self.lang}\n{self.pick(blocks)[:cap]}\n```")
+        if r.random() < 0.8:
+            parts.append(self.pick(P.paras))
         if r.random() < 0.05:
             parts.append(self.pick(EMOJI))
         return "\n\n".join(parts)
@@ -1353,6 +1913,69 @@ def insert_at(r: Random, text: str, ins: str) -> str:
     return text[:pos] + " " + ins + text[pos:]
 
 
+VOCAB_WINDOW = 20_000_000
+DOC_CATS = ("user", "user_string", "assistant")
+
+
+class VocabMeter:
+    """Distinct lower-cased \\w+ tokens in user and assistant text: in the whole corpus, and in each window of
+    VOCAB_WINDOW corpus bytes (a text counts in the window where its line starts; positions in characters)."""
+
+    def __init__(self):
+        self.all: set = set()
+        self.win: set = set()
+        self.win_end = VOCAB_WINDOW
+        self.windows: list = []
+        self.letter_windows: list = []
+        self.text_chars = 0
+
+    def add_session(self, base: int, lines, elig):
+        docs = sorted((li, v) for li, cat, _, v in elig if cat in DOC_CATS)
+        if not docs:
+            return
+        pos, acc, j = [], 0, 0
+        for li, L in enumerate(lines):
+            while j < len(docs) and docs[j][0] == li:
+                pos.append(base + acc)
+                j += 1
+            if j == len(docs):
+                break
+            acc += len(L) + 1
+        batch = []
+        for (li, v), at in zip(docs, pos):
+            while at >= self.win_end:
+                self.flush(batch)
+                batch = []
+                self.windows.append(len(self.win))
+                self.letter_windows.append(sum(1 for x in self.win if x.isalpha()))
+                self.win = set()
+                self.win_end += VOCAB_WINDOW
+            batch.append(v)
+            self.text_chars += len(v)
+        self.flush(batch)
+
+    def flush(self, batch):
+        if batch:
+            ws = set(WORD_RE.findall("\n".join(batch).lower()))
+            self.win |= ws
+            self.all |= ws
+
+    def report(self, total_bytes: int) -> dict:
+        w = self.windows
+        d = {"distinctWords": len(self.all), "distinctLetterWords": sum(1 for x in self.all if x.isalpha()),
+             "userAssistantTextChars": self.text_chars,
+             "distinctWordsPer20MB": ({"windows": len(w), "median": int(statistics.median(w)), "min": min(w),
+                                       "max": max(w),
+                                       "letterWordsMedian": int(statistics.median(self.letter_windows))} if w else
+                                      {"windows": 0, "partialWindowBytes": total_bytes,
+                                       "partialWindowDistinct": len(self.win),
+                                       "partialWindowLetterWords": sum(1 for x in self.win if x.isalpha())}),
+             "tokens": "lower-cased \\w+ runs (Python re) in user and assistant message text, any branch "
+                       "(numbers, hex ids and snake_case names count); distinctLetterWords: those made of "
+                       "letters only"}
+        return d
+
+
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
@@ -1366,6 +1989,15 @@ def main():
     ap.add_argument("--projects", type=int, default=None, help="number of projects (default: 8-40, scales with size)")
     ap.add_argument("--damage", type=float, default=0.0,
                     help="fraction of non-header lines replaced by a cut-short copy (default 0)")
+    ap.add_argument("--vocab", choices=("real", "words"), default="real",
+                    help="real (default): user, assistant and thinking text from real technical prose, tool "
+                         "output and code from real source files (cargo registry sources, or --sources); "
+                         "words: the small built-in word lists and templates (the corpus of earlier releases)")
+    ap.add_argument("--sources", action="append", metavar="DIR",
+                    help="with --vocab real: read sources below DIR instead of $CARGO_HOME/registry/src/*/ "
+                         "(repeatable)")
+    ap.add_argument("--source-bytes", type=parse_size, default=SRC_MAX_TOTAL,
+                    help="with --vocab real: read at most this many bytes of sources (default 64MB)")
     ap.add_argument("--json", action="store_true", help="print a JSON manifest on stdout")
     ap.add_argument("--force", action="store_true", help="write into a non-empty output directory")
     a = ap.parse_args()
@@ -1379,13 +2011,29 @@ def main():
     os.makedirs(out, exist_ok=True)
     nproj = a.projects or max(8, min(40, round(8 + 2.5 * math.log2(max(1.0, total / 10e6)))))
 
-    pools = Pools(a.seed)
+    src = None
+    if a.vocab == "real":
+        roots = a.sources or default_source_roots()
+        src = Sources(roots, a.seed, a.source_bytes)
+        if not src.files:
+            print(NO_SOURCES.format(where=" in " + (", ".join(src.roots) if src.roots else
+                                                     "$CARGO_HOME/registry/src (there is none)")), file=sys.stderr)
+            sys.exit(2)
+        pools = RealPools(a.seed, src)
+    else:
+        pools = Pools(a.seed)
+    t_pools = time.time() - t0
     plans = make_plan(total, a.seed, nproj)
     pnames, plangs = project_list(nproj, a.seed)
     # project file sets
     prng = Random(a.seed * 7 + 3)
     proj_files = []
+    if pools.real:   # languages the sources have (the cargo registry: Rust)
+        plangs = [x if x in pools.langs else pools.main_lang for x in plangs]
     for name, lang in zip(pnames, plangs):
+        if pools.real:
+            proj_files.append(pools.project_files(prng, lang))
+            continue
         fl = []
         ext = {"rust": "rs", "ts": "ts", "python": "py"}[lang]
         for _ in range(prng.randint(20, 150)):
@@ -1433,6 +2081,7 @@ def main():
     carry: list = []
 
     planted, phrases, hidden, damaged = [], {}, [], []
+    voc = VocabMeter()
     tot = {"files": 0, "bytes": 0, "lines": 0, "user": 0, "assistant": 0, "toolResult": 0, "bashExecution": 0,
            "docs": 0, "docs_active": 0, "versions": {"1": 0, "2": 0, "3": 0}, "branched": 0, "compactions": 0}
     largest = []
@@ -1510,6 +2159,8 @@ def main():
                     lines[li] = L[:drng.randint(1, max(1, len(L) - 2))]
                     damaged.append({"file": rel, "line": li + 1, "type": meta[li][2], "wasDocument": meta[li][3]})
                     meta[li] = (meta[li][0], meta[li][1], meta[li][2], False)
+        if a.json:   # distinct words of user and assistant text, overall and per VOCAB_WINDOW bytes of corpus
+            voc.add_session(tot["bytes"], lines, s.elig)
         # write
         os.makedirs(os.path.join(out, rel_dir), exist_ok=True)
         nbytes = 0
@@ -1563,7 +2214,8 @@ def main():
     missing = [it[1] for it in carry]
     print(f"gen-corpus: {tot['files']} files, {tot['bytes']:,} bytes (requested {total:,}, "
           f"{(tot['bytes'] - total) / total * 100:+.2f}%), {tot['lines']:,} lines, {nproj} projects, "
-          f"{dt:.1f} s, {tot['bytes'] / 1e6 / max(dt, 1e-9):.1f} MB/s"
+          f"{dt:.1f} s ({t_pools:.1f} s of it reading sources and building pools), "
+          f"{tot['bytes'] / 1e6 / max(dt, 1e-9):.1f} MB/s, vocab {a.vocab}"
           + (f", {len(damaged)} damaged lines" if a.damage else "")
           + (f", UNPLANTED: {missing}" if missing else ""), file=sys.stderr)
     if a.json:
@@ -1588,6 +2240,14 @@ def main():
             "unplanted": missing,
             "damaged": damaged,
             "largestFiles": [{"file": r_, "bytes": b_} for b_, r_ in largest],
+            "vocab": {"mode": a.vocab,
+                      "sourceRoots": src.roots if src else [],
+                      "sourceCandidates": src.candidates if src else 0,
+                      "sourceFiles": len(src.files) if src else 0,
+                      "sourceBytes": src.bytes if src else 0,
+                      "sourceBytesCap": a.source_bytes if src else 0,
+                      "sourceDigest": "sha256:" + src.digest if src else None,
+                      **voc.report(tot["bytes"])},
         }
         json.dump(manifest, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
