@@ -75,7 +75,7 @@ fn main() {
             pool.install(|| {
                 sessions.par_iter().for_each(|(s, path)| {
                     writer
-                        .add_documents(&SessionMeta::of(s, path), &s.documents)
+                        .add_documents(&SessionMeta::of(s, path), s.documents.clone())
                         .expect("add");
                 })
             });

@@ -385,7 +385,7 @@ fn run_shape(name: &str, sessions: &[(Session, String)], pool: &rayon::ThreadPoo
             let writer = store.writer(THREADS, MEMORY, false).expect("writer");
             sessions.par_iter().for_each(|(s, path)| {
                 writer
-                    .add_documents(&SessionMeta::of(s, path), &s.documents)
+                    .add_documents(&SessionMeta::of(s, path), s.documents.clone())
                     .expect("add");
             });
             writer.commit("none", 0).expect("commit").documents

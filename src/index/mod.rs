@@ -8,12 +8,14 @@
 //! - [`schema`]: the fields.
 //! - [`tokenizer`]: the text tokenizer, for prose and code alike.
 //! - [`writer`]: documents in, one commit per build.
+//! - [`document`]: the documents as tantivy sees them, borrowed.
 //! - [`state`]: what the index records of each file, to tell the next
 //!   build what changed.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
+pub mod document;
 pub mod schema;
 pub mod state;
 pub mod tokenizer;
@@ -185,19 +187,31 @@ pub(crate) fn all_terms(terms: &[(tantivy::schema::Field, &str)]) -> tantivy::qu
     )
 }
 
+/// Every document whose u64 fast column `field` holds `value` (tantivy
+/// runs a range on a column that is not indexed as a scan of the column).
+pub(crate) fn u64_is(field: tantivy::schema::Field, value: u64) -> tantivy::query::RangeQuery {
+    let at = || std::ops::Bound::Included(tantivy::Term::from_field_u64(field, value));
+    tantivy::query::RangeQuery::new(at(), at())
+}
+
+/// Every document of the session with key `sess`: its record and its
+/// messages.
+pub(crate) fn sess_query(fields: &Fields, sess: u64) -> tantivy::query::RangeQuery {
+    u64_is(fields.sess, sess)
+}
+
 /// The message documents of the entry on the line at byte `offset` of the
-/// file at `path` (an entry may have several: text and thinking).
-pub(crate) fn entry_query(
-    fields: &Fields,
-    path: &str,
-    offset: u64,
-) -> tantivy::query::BooleanQuery {
-    let at = |o| std::ops::Bound::Included(tantivy::Term::from_field_u64(fields.offset, o));
+/// session file with key `sess` (an entry may have several: text and
+/// thinking).
+pub(crate) fn entry_query(fields: &Fields, sess: u64, offset: u64) -> tantivy::query::BooleanQuery {
     tantivy::query::BooleanQuery::new(vec![
-        (tantivy::query::Occur::Must, term_query(fields.path, path)),
         (
             tantivy::query::Occur::Must,
-            Box::new(tantivy::query::RangeQuery::new(at(offset), at(offset))),
+            Box::new(sess_query(fields, sess)) as Box<dyn tantivy::query::Query>,
+        ),
+        (
+            tantivy::query::Occur::Must,
+            Box::new(u64_is(fields.offset, offset)),
         ),
     ])
 }
@@ -223,5 +237,66 @@ pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
     IndexError::Tantivy {
         path: dir.to_owned(),
         error: e,
+    }
+}
+
+/// A delete that may only reach the segments of the last commit: `inner`
+/// restricted to `segments`.
+///
+/// tantivy applies a delete to every segment added to the writer after the
+/// delete was *flushed* into its queue, which happens lazily; the segments
+/// a build writes itself are added at its end, so a delete queued while
+/// the build parses would otherwise also reach them. What a build deletes
+/// while it parses is always a document of the last commit (a rewritten
+/// file's old messages, an entry whose branch moved, an old session
+/// record), so each such delete names those segments.
+#[derive(Clone)]
+pub(crate) struct CommittedOnly {
+    pub(crate) inner: std::sync::Arc<dyn tantivy::query::Query>,
+    pub(crate) segments: std::sync::Arc<std::collections::HashSet<tantivy::index::SegmentId>>,
+}
+
+impl std::fmt::Debug for CommittedOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CommittedOnly({:?})", self.inner)
+    }
+}
+
+impl tantivy::query::Query for CommittedOnly {
+    fn weight(
+        &self,
+        scoring: tantivy::query::EnableScoring<'_>,
+    ) -> tantivy::Result<Box<dyn tantivy::query::Weight>> {
+        Ok(Box::new(CommittedOnlyWeight {
+            inner: self.inner.weight(scoring)?,
+            segments: self.segments.clone(),
+        }))
+    }
+}
+
+struct CommittedOnlyWeight {
+    inner: Box<dyn tantivy::query::Weight>,
+    segments: std::sync::Arc<std::collections::HashSet<tantivy::index::SegmentId>>,
+}
+
+impl tantivy::query::Weight for CommittedOnlyWeight {
+    fn scorer(
+        &self,
+        reader: &tantivy::SegmentReader,
+        boost: tantivy::Score,
+    ) -> tantivy::Result<Box<dyn tantivy::query::Scorer>> {
+        if self.segments.contains(&reader.segment_id()) {
+            self.inner.scorer(reader, boost)
+        } else {
+            Ok(Box::new(tantivy::query::EmptyScorer))
+        }
+    }
+
+    fn explain(
+        &self,
+        reader: &tantivy::SegmentReader,
+        doc: tantivy::DocId,
+    ) -> tantivy::Result<tantivy::query::Explanation> {
+        self.inner.explain(reader, doc)
     }
 }

@@ -77,9 +77,21 @@ impl Role {
         }
     }
 
-    /// Position of this role among the documents of one line.
+    /// Position of this role among the documents of one line (also how
+    /// the index stores it).
     pub fn rank(self) -> u64 {
         self as u64
+    }
+
+    /// The role of a [`Role::rank`].
+    pub fn from_rank(rank: u64) -> Option<Role> {
+        Role::ALL.get(usize::try_from(rank).ok()?).copied()
+    }
+}
+
+impl serde::Serialize for Role {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -199,6 +211,8 @@ mod tests {
     fn roles_round_trip() {
         for r in Role::ALL {
             assert_eq!(r.as_str().parse::<Role>().unwrap(), r);
+            assert_eq!(Role::from_rank(r.rank()), Some(r));
         }
+        assert_eq!(Role::from_rank(6), None);
     }
 }

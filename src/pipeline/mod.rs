@@ -122,7 +122,7 @@ pub fn build(
         index.delete_all()?;
     }
     for p in &deleted {
-        index.delete_path(p);
+        index.delete_path(p)?;
     }
     let work = Work {
         kinds: opts.kinds,
@@ -140,7 +140,7 @@ pub fn build(
             let outcome =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(c, &work)))
                     .unwrap_or_else(|payload| {
-                        work.index.delete_path(&c.path.to_string_lossy());
+                        work.index.withdraw_path(&c.path.to_string_lossy());
                         let what = payload
                             .downcast_ref::<&str>()
                             .map(|s| s.to_string())

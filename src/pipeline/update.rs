@@ -60,7 +60,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         Ok(Ok(h)) => h,
         Ok(Err(r)) => {
             if old.is_some() {
-                w.index.delete_path(&path_str);
+                w.index.delete_path(&path_str)?;
             }
             return Ok(Outcome::Rejected(r));
         }
@@ -78,7 +78,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     let bytes = map.bytes();
     // Grown: the same file, with the bytes indexed before intact.
     let grown = old.filter(|st| st.grown(&identity, bytes));
-    let (session, complete) =
+    let (mut session, complete) =
         parse_mapped(&map, header, &first, w.kinds, grown.map(|st| st.indexed_to));
     let state = FileState::of(bytes, identity, complete);
     if map.truncated() {
@@ -91,19 +91,16 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     }
     drop(map);
 
+    let documents = std::mem::take(&mut session.documents);
     let meta = SessionMeta::of(&session, &path_str);
     let how;
-    let mut title = session
-        .documents
+    let mut title = documents
         .iter()
         .find(|d| d.role == Role::User)
         .map(|d| title_of(&d.text));
-    let mut messages = session.documents.len() as u64;
-    let mut last_ms = session
-        .documents
-        .iter()
-        .filter_map(|d| d.timestamp_ms)
-        .max();
+    let mut messages = documents.len() as u64;
+    let mut last_ms = documents.iter().filter_map(|d| d.timestamp_ms).max();
+    let mut models: Vec<String> = documents.iter().filter_map(|d| d.model.clone()).collect();
     if grown.is_some() {
         how = How::Grown;
         let before = w.pi.session_by_path(w.searcher, &path_str)?;
@@ -113,6 +110,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
             }
             messages += b.messages;
             last_ms = last_ms.max(b.last_ms);
+            models.extend(b.models);
         }
         w.index.delete_session_record(&path_str)?;
         // Entries whose branch status the new entries changed: re-add
@@ -130,15 +128,18 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
                     doc
                 })
                 .collect();
-            w.index.add_documents(&meta, &docs)?;
+            w.index.add_documents(&meta, docs)?;
         }
     } else if old.is_some() {
         how = How::Replaced;
-        w.index.delete_path(&path_str);
+        w.index.delete_path(&path_str)?;
     } else {
         how = How::New;
     }
-    w.index.add_documents(&meta, &session.documents)?;
+    models.sort_unstable();
+    models.dedup();
+    let count = documents.len() as u64;
+    w.index.add_documents(&meta, documents)?;
     crate::failpoint::panic_on(&c.path);
     w.index.add_session_record(&SessionRecord {
         meta: meta.clone(),
@@ -146,6 +147,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         title,
         messages,
         last_ms,
+        models,
     })?;
     let damage = session
         .damage
@@ -161,7 +163,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         lines: session.lines,
         bytes: complete - grown.map_or(0, |st| st.indexed_to),
         bytes_parsed: session.bytes_parsed,
-        documents: session.documents.len() as u64,
+        documents: count,
         damage,
         newer: (session.header.version > 3).then_some(session.header.version),
     })

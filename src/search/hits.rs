@@ -3,14 +3,15 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
-use tantivy::collector::{Count, TopDocs};
+use tantivy::collector::{Count, DocSetCollector, TopDocs};
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
 
-use super::query::{filter_clauses, parse, FilterError, Filters, Warning};
-use super::reader::StoredDoc;
-use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
+use super::query::{filter_clauses, parse, session_clauses, FilterError, Filters, Warning};
+use super::reader::{MessageReader, StoredDoc};
+use crate::index::schema::SESSION_KIND;
+use crate::index::{messages_only, tantivy_err, term_query, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,7 +101,8 @@ impl PiIndex {
             req.now_ms,
         )?;
         let models = self.matching_models(searcher, &parsed.filters.models)?;
-        let mut clauses = filter_clauses(&parsed.filters, f, &models);
+        let sessions = self.matching_sessions(searcher, &parsed.filters)?;
+        let mut clauses = filter_clauses(&parsed.filters, f, &models, sessions);
         let has_text = parsed.text.is_some();
         match parsed.text {
             Some(q) => clauses.push((Occur::Must, q)),
@@ -155,9 +157,10 @@ impl PiIndex {
         let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
         snippets.set_max_num_chars(req.snippet_chars);
         let mut hits = Vec::with_capacity(ranked.len());
+        let mut reader = MessageReader::new(self, searcher);
         for (score, _, addr) in ranked {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let doc = self.stored(&d);
+            let doc = reader.read(addr, &d)?;
             let snippet = snippets.snippet(&doc.text);
             let (text, highlights) = if snippet.fragment().is_empty() {
                 (lead(&doc.text, req.snippet_chars), Vec::new())
@@ -174,7 +177,6 @@ impl PiIndex {
                 highlights,
             });
         }
-        self.fill_session_names(searcher, hits.iter_mut().map(|h| &mut h.doc))?;
         Ok(SearchResult {
             hits,
             total,
@@ -188,6 +190,35 @@ impl PiIndex {
         col.first(a.doc_id).map(|t| t.into_timestamp_millis())
     }
 
+    /// The keys of the sessions that the filters on session facts match,
+    /// or `None` when there are no such filters.
+    pub fn matching_sessions(
+        &self,
+        searcher: &Searcher,
+        filters: &Filters,
+    ) -> Result<Option<Vec<u64>>, IndexError> {
+        let f = &self.fields;
+        let mut clauses = session_clauses(filters, f);
+        if clauses.is_empty() {
+            return Ok(None);
+        }
+        clauses.push((Occur::Must, term_query(f.kind, SESSION_KIND)));
+        let err = |e| tantivy_err(&self.dir, e);
+        let addrs = searcher
+            .search(&BooleanQuery::new(clauses), &DocSetCollector)
+            .map_err(err)?;
+        let mut keys = Vec::with_capacity(addrs.len());
+        for a in addrs {
+            let col = searcher
+                .segment_reader(a.segment_ord)
+                .fast_fields()
+                .u64("sess")
+                .map_err(err)?;
+            keys.extend(col.first(a.doc_id));
+        }
+        Ok(Some(keys))
+    }
+
     /// Indexed model names containing any of `fragments` (case-insensitive).
     pub fn matching_models(
         &self,
@@ -198,7 +229,7 @@ impl PiIndex {
             return Ok(Vec::new());
         }
         let all: BTreeSet<String> =
-            self.terms_with_prefix(searcher, self.fields.model, "", usize::MAX - 1)?;
+            self.terms_with_prefix(searcher, self.fields.models, "", usize::MAX - 1)?;
         Ok(all
             .into_iter()
             .filter(|m| {

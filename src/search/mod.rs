@@ -8,6 +8,7 @@
 //!   session listings.
 //! - [`stats`]: what the index holds.
 
+pub mod column_set;
 pub mod hits;
 pub mod query;
 pub mod reader;

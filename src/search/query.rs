@@ -29,6 +29,8 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Term};
 
+use super::column_set::ColumnSetQuery;
+use crate::index::schema::model_hash;
 use crate::index::Fields;
 use crate::pi::time::parse_iso_millis;
 use crate::pi::Role;
@@ -589,40 +591,17 @@ pub fn term_prefix_range(start: Term) -> Box<dyn Query> {
     ))
 }
 
-/// The filters as query clauses (all must hold).
-pub fn filter_clauses(
-    filters: &Filters,
-    f: &Fields,
-    models: &[String],
-) -> Vec<(Occur, Box<dyn Query>)> {
+/// The filters on session facts (`cwd:`, `session:`) as clauses on
+/// session documents; empty when there are none. The messages of the
+/// sessions they match are then kept by their key ([`filter_clauses`]).
+pub fn session_clauses(filters: &Filters, f: &Fields) -> Vec<(Occur, Box<dyn Query>)> {
     let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    let any = |qs: Vec<Box<dyn Query>>| -> Box<dyn Query> {
-        if qs.len() == 1 {
-            qs.into_iter()
-                .next()
-                .unwrap_or_else(|| Box::new(EmptyQuery))
-        } else {
-            Box::new(BooleanQuery::new(
-                qs.into_iter().map(|q| (Occur::Should, q)).collect(),
-            ))
-        }
-    };
     let term = |field, v: &str| -> Box<dyn Query> {
         Box::new(TermQuery::new(
             Term::from_field_text(field, v),
             IndexRecordOption::Basic,
         ))
     };
-    if !filters.roles.is_empty() {
-        out.push((
-            Occur::Must,
-            any(filters
-                .roles
-                .iter()
-                .map(|r| term(f.role, r.as_str()))
-                .collect()),
-        ));
-    }
     if !filters.cwds.is_empty() {
         let mut qs = Vec::new();
         for dir in &filters.cwds {
@@ -646,17 +625,50 @@ pub fn filter_clauses(
                 .collect()),
         ));
     }
-    if !filters.models.is_empty() {
-        // `models` are the indexed model names that matched the fragments.
-        let qs: Vec<Box<dyn Query>> = models.iter().map(|m| term(f.model, m)).collect();
+    out
+}
+
+/// One of `qs` (none: nothing).
+fn any(qs: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    match qs.len() {
+        0 => Box::new(EmptyQuery),
+        1 => qs
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Box::new(EmptyQuery)),
+        _ => Box::new(BooleanQuery::new(
+            qs.into_iter().map(|q| (Occur::Should, q)).collect(),
+        )),
+    }
+}
+
+/// The filters as clauses on message documents (all must hold).
+/// `models` are the indexed model names that matched the `model:`
+/// fragments; `sessions`, the keys of the sessions that matched
+/// [`session_clauses`] (`None` when there are no such filters).
+pub fn filter_clauses(
+    filters: &Filters,
+    f: &Fields,
+    models: &[String],
+    sessions: Option<Vec<u64>>,
+) -> Vec<(Occur, Box<dyn Query>)> {
+    let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if !filters.roles.is_empty() {
         out.push((
             Occur::Must,
-            if qs.is_empty() {
-                Box::new(EmptyQuery)
-            } else {
-                any(qs)
-            },
+            any(filters
+                .roles
+                .iter()
+                .map(|r| Box::new(crate::index::u64_is(f.role, r.rank())) as Box<dyn Query>)
+                .collect()),
         ));
+    }
+    if let Some(keys) = sessions {
+        out.push((Occur::Must, Box::new(ColumnSetQuery::new("sess", keys))));
+    }
+    if !filters.models.is_empty() {
+        let hashes = models.iter().map(|m| model_hash(Some(m))).collect();
+        out.push((Occur::Must, Box::new(ColumnSetQuery::new("model", hashes))));
     }
     if filters.after_ms.is_some() || filters.before_ms.is_some() {
         let lower = filters.after_ms.map_or(Bound::Unbounded, |ms| {
@@ -671,19 +683,10 @@ pub fn filter_clauses(
                 DateTime::from_timestamp_millis(ms),
             ))
         });
-        if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
-        } else {
-            out.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
-        }
+        out.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
     }
     if filters.active_only {
-        out.push((
-            Occur::Must,
-            Box::new(TermQuery::new(
-                Term::from_field_bool(f.active, true),
-                IndexRecordOption::Basic,
-            )),
-        ));
+        out.push((Occur::Must, Box::new(crate::index::u64_is(f.active, 1))));
     }
     out
 }

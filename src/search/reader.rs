@@ -1,23 +1,31 @@
-//! Documents out: finding a session and reading its stored documents.
+//! Documents out: finding a session and reading its documents back.
+//!
+//! A message document holds its own text, line and entry id (stored) and
+//! its role, time, branch, offset and model hash (fast columns); the
+//! session's facts (id, file, directory, name, model names) are read once
+//! per session from its session document, found by the key every message
+//! carries (see [`crate::index::schema`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 use tantivy::collector::DocSetCollector;
+use tantivy::columnar::Column;
 use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
-use crate::index::schema::SESSION_KIND;
+use crate::index::schema::{model_hash, SESSION_KIND};
 use crate::index::{
-    all_terms, entry_query, messages_only, tantivy_err, term_query, IndexError, PiIndex,
+    all_terms, entry_query, messages_only, sess_query, tantivy_err, IndexError, PiIndex,
 };
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 
-/// A stored document as `show --format json` prints it: the stable,
-/// documented output contract (one object per line).
+/// A message as `show --format json` prints it: the stable, documented
+/// output contract (one object per line).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct StoredDoc {
     /// Session id from the header.
@@ -31,9 +39,12 @@ pub struct StoredDoc {
     /// Entry id (null for version 1).
     pub entry_id: Option<String>,
     /// Role of the text.
-    pub role: String,
+    pub role: Role,
     /// Entry time, RFC 3339 UTC with milliseconds.
     pub timestamp: Option<String>,
+    /// The same time, epoch milliseconds.
+    #[serde(skip)]
+    pub timestamp_ms: Option<i64>,
     /// The session's working directory.
     pub cwd: Option<String>,
     /// The session's display name.
@@ -53,11 +64,8 @@ impl StoredDoc {
             line: self.line,
             offset: self.offset,
             entry_id: self.entry_id,
-            role: self.role.parse().unwrap_or(Role::User),
-            timestamp_ms: self
-                .timestamp
-                .as_deref()
-                .and_then(crate::pi::time::parse_iso_millis),
+            role: self.role,
+            timestamp_ms: self.timestamp_ms,
             model: self.model,
             active: self.active,
             text: self.text,
@@ -202,105 +210,197 @@ impl PiIndex {
         &self,
         searcher: &Searcher,
         query: &dyn tantivy::query::Query,
-        read: impl Fn(&TantivyDocument) -> T,
+        mut read: impl FnMut(DocAddress, &TantivyDocument) -> Result<T, IndexError>,
     ) -> Result<Vec<T>, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
-        let addrs = searcher.search(query, &DocSetCollector).map_err(err)?;
+        let mut addrs: Vec<DocAddress> = searcher
+            .search(query, &DocSetCollector)
+            .map_err(err)?
+            .into_iter()
+            .collect();
+        addrs.sort_unstable();
         addrs
             .into_iter()
-            .map(|a| Ok(read(&searcher.doc::<TantivyDocument>(a).map_err(err)?)))
+            .map(|a| read(a, &searcher.doc::<TantivyDocument>(a).map_err(err)?))
             .collect()
     }
 
-    /// The stored message documents of some entries of one file, each
-    /// named by the byte offset of its line.
+    /// The messages of some entries of one file, each named by the byte
+    /// offset of its line.
     pub fn entry_documents(
         &self,
         searcher: &Searcher,
         path: &str,
         offsets: &[u64],
     ) -> Result<Vec<StoredDoc>, IndexError> {
+        let mut reader = MessageReader::new(self, searcher);
+        let key = crate::index::schema::session_key(path);
         let mut out = Vec::new();
         for &offset in offsets {
-            let query = entry_query(&self.fields, path, offset);
-            out.extend(self.matching(searcher, &query, |d| self.stored(d))?);
+            let query = entry_query(&self.fields, key, offset);
+            out.extend(self.matching(searcher, &query, |a, d| reader.read(a, d))?);
         }
         Ok(out)
     }
 
-    /// Fill in each document's session name from its session's summary
-    /// document (the name is kept there only, so a rename rewrites one
-    /// document).
-    pub fn fill_session_names<'a>(
-        &self,
-        searcher: &Searcher,
-        docs: impl IntoIterator<Item = &'a mut StoredDoc>,
-    ) -> Result<(), IndexError> {
-        let mut names: std::collections::HashMap<String, Option<String>> = Default::default();
-        for d in docs {
-            if !names.contains_key(&d.path) {
-                let name = self
-                    .session_by_path(searcher, &d.path)?
-                    .and_then(|s| s.session_name);
-                names.insert(d.path.clone(), name);
-            }
-            d.session_name = names[&d.path].clone();
-        }
-        Ok(())
-    }
-
-    /// Every stored document of a session, in file order (then role order
-    /// within a line).
+    /// Every message of a session, in file order (then role order within
+    /// a line). A session id may name several files (a copy, a fork kept
+    /// under its id): all of them, by path.
     pub fn session_documents(
         &self,
         searcher: &Searcher,
         key: &SessionKey,
     ) -> Result<Vec<StoredDoc>, IndexError> {
         let f = &self.fields;
-        let query = messages_only(
-            f,
+        let records = all_terms(&[
+            (f.kind, SESSION_KIND),
             match key {
-                SessionKey::Path(p) => term_query(f.path, p),
-                SessionKey::Id(id) => term_query(f.session_id, id),
+                SessionKey::Path(p) => (f.path, p.as_str()),
+                SessionKey::Id(id) => (f.session_id, id.as_str()),
             },
-        );
-        let mut docs = self.matching(searcher, &query, |d| self.stored(d))?;
-        self.fill_session_names(searcher, &mut docs)?;
-        docs.sort_by(|a, b| {
-            (&a.path, a.line, role_rank(&a.role)).cmp(&(&b.path, b.line, role_rank(&b.role)))
-        });
+        ]);
+        let sessions = self.matching(searcher, &records, |_, d| Ok(self.summary(d)))?;
+        let mut reader = MessageReader::new(self, searcher);
+        let mut docs = Vec::new();
+        for s in sessions {
+            let query = messages_only(f, Box::new(sess_query(f, s.key)));
+            docs.extend(self.matching(searcher, &query, |a, d| reader.read(a, d))?);
+        }
+        docs.sort_by(|a, b| (&a.path, a.line, a.role).cmp(&(&b.path, b.line, b.role)));
         Ok(docs)
     }
 
-    /// Read a stored document's fields.
-    pub fn stored(&self, d: &TantivyDocument) -> StoredDoc {
-        let f = &self.fields;
+    /// The session with key `sess`, if the index holds it.
+    pub fn session_by_key(
+        &self,
+        searcher: &Searcher,
+        sess: u64,
+    ) -> Result<Option<SessionSummary>, IndexError> {
+        let term = Term::from_field_u64(self.fields.session_key, sess);
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        self.first_session(searcher, &query)
+    }
+
+    fn first_session(
+        &self,
+        searcher: &Searcher,
+        query: &dyn tantivy::query::Query,
+    ) -> Result<Option<SessionSummary>, IndexError> {
+        let top = searcher
+            .search(
+                query,
+                &tantivy::collector::TopDocs::with_limit(1).order_by_score(),
+            )
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        match top.first() {
+            Some((_, a)) => {
+                let d: TantivyDocument = searcher.doc(*a).map_err(|e| tantivy_err(&self.dir, e))?;
+                Ok(Some(self.summary(&d)))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// Reads message documents back whole: their stored fields, their columns
+/// (one handle per segment, opened once), and their session's facts (one
+/// session document per session, read once).
+pub struct MessageReader<'a> {
+    pi: &'a PiIndex,
+    searcher: &'a Searcher,
+    columns: HashMap<u32, Columns>,
+    sessions: HashMap<u64, Option<Arc<SessionSummary>>>,
+}
+
+/// The columns of one segment that a message is printed with.
+struct Columns {
+    sess: Column<u64>,
+    role: Column<u64>,
+    timestamp: Column<tantivy::DateTime>,
+    active: Column<u64>,
+    offset: Column<u64>,
+    model: Column<u64>,
+}
+
+impl<'a> MessageReader<'a> {
+    /// A reader over `searcher`'s segments.
+    pub fn new(pi: &'a PiIndex, searcher: &'a Searcher) -> MessageReader<'a> {
+        MessageReader {
+            pi,
+            searcher,
+            columns: HashMap::new(),
+            sessions: HashMap::new(),
+        }
+    }
+
+    fn columns(&mut self, segment: u32) -> Result<&Columns, IndexError> {
+        if !self.columns.contains_key(&segment) {
+            let ff = self.searcher.segment_reader(segment).fast_fields();
+            let err = |e| tantivy_err(&self.pi.dir, e);
+            let c = Columns {
+                sess: ff.u64("sess").map_err(err)?,
+                role: ff.u64("role").map_err(err)?,
+                timestamp: ff.date("timestamp").map_err(err)?,
+                active: ff.u64("active").map_err(err)?,
+                offset: ff.u64("offset").map_err(err)?,
+                model: ff.u64("model").map_err(err)?,
+            };
+            self.columns.insert(segment, c);
+        }
+        Ok(&self.columns[&segment])
+    }
+
+    /// The session with key `sess`, read once.
+    pub fn session(&mut self, sess: u64) -> Result<Option<Arc<SessionSummary>>, IndexError> {
+        if let Some(s) = self.sessions.get(&sess) {
+            return Ok(s.clone());
+        }
+        let s = self.pi.session_by_key(self.searcher, sess)?.map(Arc::new);
+        self.sessions.insert(sess, s.clone());
+        Ok(s)
+    }
+
+    /// Read the message at `addr` (whose stored document is `d`).
+    pub fn read(&mut self, addr: DocAddress, d: &TantivyDocument) -> Result<StoredDoc, IndexError> {
+        let f = self.pi.fields;
+        let doc = addr.doc_id;
+        let c = self.columns(addr.segment_ord)?;
+        let sess = c.sess.first(doc).unwrap_or(0);
+        let role = c
+            .role
+            .first(doc)
+            .and_then(Role::from_rank)
+            .unwrap_or(Role::User);
+        let timestamp_ms = c.timestamp.first(doc).map(|t| t.into_timestamp_millis());
+        let active = c.active.first(doc).is_none_or(|a| a != 0);
+        let offset = c.offset.first(doc).unwrap_or(0);
+        let model = c.model.first(doc).unwrap_or(0);
+        let session = self.session(sess)?;
         let s = |field| {
             d.get_first(field)
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
         };
-        let u = |field| d.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
-        StoredDoc {
-            session_id: s(f.session_id).unwrap_or_default(),
-            path: s(f.path).unwrap_or_default(),
-            line: u(f.line),
-            offset: u(f.offset),
+        Ok(StoredDoc {
+            session_id: session
+                .as_ref()
+                .map(|s| s.session_id.clone())
+                .unwrap_or_default(),
+            path: session.as_ref().map(|s| s.path.clone()).unwrap_or_default(),
+            line: d.get_first(f.line).and_then(|v| v.as_u64()).unwrap_or(0),
+            offset,
             entry_id: s(f.entry_id),
-            role: s(f.role).unwrap_or_default(),
-            timestamp: d
-                .get_first(f.timestamp)
-                .and_then(|v| v.as_datetime())
-                .map(|t| format_millis(t.into_timestamp_millis())),
-            cwd: s(f.cwd),
-            session_name: s(f.session_name),
-            model: s(f.model),
-            active: d
-                .get_first(f.active)
-                .and_then(|v| v.as_bool())
-                .unwrap_or(true),
+            role,
+            timestamp: timestamp_ms.map(format_millis),
+            timestamp_ms,
+            cwd: session.as_ref().and_then(|s| s.cwd.clone()),
+            session_name: session.as_ref().and_then(|s| s.session_name.clone()),
+            model: (model != 0)
+                .then(|| session.as_ref().and_then(|s| s.model_named(model)))
+                .flatten(),
+            active,
             text: s(f.text).unwrap_or_default(),
-        }
+        })
     }
 }
 
@@ -326,6 +426,12 @@ pub struct SessionSummary {
     /// `last` as epoch ms, for sorting.
     #[serde(skip)]
     pub last_ms: Option<i64>,
+    /// Every model the session's documents name.
+    #[serde(skip)]
+    pub models: Vec<String>,
+    /// The key that joins the session's messages to it.
+    #[serde(skip)]
+    pub key: u64,
 }
 
 impl SessionSummary {
@@ -335,6 +441,14 @@ impl SessionSummary {
             .as_deref()
             .or(self.title.as_deref())
             .unwrap_or(&self.session_id)
+    }
+
+    /// The model whose name hashes to `hash`.
+    fn model_named(&self, hash: u64) -> Option<String> {
+        self.models
+            .iter()
+            .find(|m| model_hash(Some(m)) == hash)
+            .cloned()
     }
 }
 
@@ -346,7 +460,7 @@ impl PiIndex {
             Term::from_field_text(f.kind, SESSION_KIND),
             IndexRecordOption::Basic,
         );
-        let mut out = self.matching(searcher, &query, |d| self.summary(d))?;
+        let mut out = self.matching(searcher, &query, |_, d| Ok(self.summary(d)))?;
         out.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.path.cmp(&b.path)));
         Ok(out)
     }
@@ -359,19 +473,7 @@ impl PiIndex {
     ) -> Result<Option<SessionSummary>, IndexError> {
         let f = &self.fields;
         let query = all_terms(&[(f.kind, SESSION_KIND), (f.path, path)]);
-        let top = searcher
-            .search(
-                &query,
-                &tantivy::collector::TopDocs::with_limit(1).order_by_score(),
-            )
-            .map_err(|e| tantivy_err(&self.dir, e))?;
-        match top.first() {
-            Some((_, a)) => {
-                let d: TantivyDocument = searcher.doc(*a).map_err(|e| tantivy_err(&self.dir, e))?;
-                Ok(Some(self.summary(&d)))
-            }
-            None => Ok(None),
-        }
+        self.first_session(searcher, &query)
     }
 
     fn summary(&self, d: &TantivyDocument) -> SessionSummary {
@@ -387,9 +489,11 @@ impl PiIndex {
                 .map(|t| t.into_timestamp_millis())
         };
         let last_ms = t(f.last);
+        let path = s(f.path).unwrap_or_default();
         SessionSummary {
             session_id: s(f.session_id).unwrap_or_default(),
-            path: s(f.path).unwrap_or_default(),
+            key: crate::index::schema::session_key(&path),
+            path,
             cwd: s(f.cwd),
             session_name: s(f.session_name),
             title: s(f.title),
@@ -400,10 +504,10 @@ impl PiIndex {
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
             last_ms,
+            models: d
+                .get_all(f.models)
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
         }
     }
-}
-
-fn role_rank(role: &str) -> u64 {
-    role.parse::<Role>().map_or(u64::MAX, Role::rank)
 }

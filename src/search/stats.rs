@@ -8,7 +8,7 @@ use tantivy::Searcher;
 
 use super::hits::all_messages;
 use super::reader::SessionSummary;
-use crate::index::{tantivy_err, term_query, IndexError, PiIndex};
+use crate::index::{tantivy_err, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
 
@@ -60,8 +60,8 @@ impl PiIndex {
         let messages = searcher.search(&*all_messages(f), &Count).map_err(err)? as u64;
         let mut by_role = BTreeMap::new();
         for role in Role::ALL {
-            let q = term_query(f.role, role.as_str());
-            let n = searcher.search(&*q, &Count).map_err(err)? as u64;
+            let q = crate::index::u64_is(f.role, role.rank());
+            let n = searcher.search(&q, &Count).map_err(err)? as u64;
             if n > 0 {
                 by_role.insert(role.as_str().to_owned(), n);
             }

@@ -1,0 +1,239 @@
+//! The documents handed to tantivy, as our own type: a message owns the
+//! [`Document`] the format stage extracted and lends tantivy its fields as
+//! borrowed values, so nothing is copied into a `TantivyDocument` on the
+//! way into the segment writer (tantivy's [`tantivy::schema::Document`]
+//! trait is made for this). The fields are listed by an iterator over a
+//! fixed order, with no allocation per document.
+
+use tantivy::schema::document::{ReferenceValue, ReferenceValueLeaf};
+use tantivy::schema::{Field, Value};
+use tantivy::DateTime;
+
+use super::schema::{model_hash, Fields, SESSION_KIND};
+use super::state::FileState;
+use crate::pi::Document;
+
+/// A document of the index.
+#[derive(Debug)]
+pub enum PiDoc {
+    /// A piece of text of one session.
+    Message(MessageDoc),
+    /// A session's record.
+    Session(Box<SessionDoc>),
+}
+
+/// A message document: the extracted document and its session's key.
+#[derive(Debug)]
+pub struct MessageDoc {
+    pub(super) sess: u64,
+    pub(super) doc: Document,
+}
+
+impl MessageDoc {
+    /// The document `doc` of the session with key `sess`.
+    pub fn new(sess: u64, doc: Document) -> MessageDoc {
+        MessageDoc { sess, doc }
+    }
+}
+
+/// A session document, owned.
+#[derive(Debug)]
+pub struct SessionDoc {
+    pub(super) sess: u64,
+    pub(super) id: String,
+    pub(super) path: String,
+    pub(super) cwd: Option<String>,
+    pub(super) name: Option<String>,
+    pub(super) models: Vec<String>,
+    pub(super) title: Option<String>,
+    pub(super) messages: u64,
+    pub(super) started_ms: Option<i64>,
+    pub(super) last_ms: Option<i64>,
+    pub(super) state: FileState,
+}
+
+/// A value lent to tantivy.
+#[derive(Clone, Debug)]
+pub enum PiValue<'a> {
+    /// Text (tokenized or raw, as the field says).
+    Str(&'a str),
+    /// A number.
+    U64(u64),
+    /// A time.
+    Date(DateTime),
+}
+
+impl<'a> Value<'a> for PiValue<'a> {
+    type ArrayIter = std::iter::Empty<Self>;
+    type ObjectIter = std::iter::Empty<(&'a str, Self)>;
+
+    #[inline]
+    fn as_value(&self) -> ReferenceValue<'a, Self> {
+        ReferenceValue::Leaf(match *self {
+            PiValue::Str(s) => ReferenceValueLeaf::Str(s),
+            PiValue::U64(v) => ReferenceValueLeaf::U64(v),
+            PiValue::Date(v) => ReferenceValueLeaf::Date(v),
+        })
+    }
+}
+
+fn date(ms: i64) -> DateTime {
+    DateTime::from_timestamp_millis(ms)
+}
+
+/// The fields of one document, in a fixed order; absent values skipped.
+pub struct PiFields<'a> {
+    doc: &'a PiDoc,
+    at: usize,
+}
+
+impl<'a> Iterator for PiFields<'a> {
+    type Item = (Field, PiValue<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let at = self.at;
+            self.at += 1;
+            let item = match self.doc {
+                PiDoc::Message(m) => message_field(m, at)?,
+                PiDoc::Session(s) => session_field(s, at)?,
+            };
+            if let Some(item) = item {
+                return Some(item);
+            }
+        }
+    }
+}
+
+/// The `at`th field of a message: `None` past the last, `Some(None)` when
+/// absent.
+#[inline]
+fn message_field(m: &MessageDoc, at: usize) -> Option<Option<(Field, PiValue<'_>)>> {
+    let f = Fields::get();
+    let d = &m.doc;
+    Some(match at {
+        0 => Some((f.text, PiValue::Str(&d.text))),
+        1 => Some((f.sess, PiValue::U64(m.sess))),
+        2 => Some((f.role, PiValue::U64(d.role.rank()))),
+        3 => d
+            .timestamp_ms
+            .map(|ms| (f.timestamp, PiValue::Date(date(ms)))),
+        4 => Some((f.active, PiValue::U64(u64::from(d.active)))),
+        5 => Some((f.offset, PiValue::U64(d.offset))),
+        6 => Some((f.model, PiValue::U64(model_hash(d.model.as_deref())))),
+        7 => Some((f.line, PiValue::U64(d.line))),
+        8 => d
+            .entry_id
+            .as_deref()
+            .map(|id| (f.entry_id, PiValue::Str(id))),
+        _ => return None,
+    })
+}
+
+/// The `at`th field of a session document (its models come last, one
+/// value each).
+fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>)>> {
+    let f = Fields::get();
+    let st = &s.state;
+    Some(match at {
+        0 => Some((f.kind, PiValue::Str(SESSION_KIND))),
+        1 => Some((f.sess, PiValue::U64(s.sess))),
+        2 => Some((f.session_key, PiValue::U64(s.sess))),
+        3 => Some((f.session_id, PiValue::Str(&s.id))),
+        4 => Some((f.path, PiValue::Str(&s.path))),
+        5 => Some((f.file, PiValue::Str(&s.path))),
+        6 => s.cwd.as_deref().map(|c| (f.cwd, PiValue::Str(c))),
+        7 => s.name.as_deref().map(|n| (f.session_name, PiValue::Str(n))),
+        8 => s.title.as_deref().map(|t| (f.title, PiValue::Str(t))),
+        9 => Some((f.messages, PiValue::U64(s.messages))),
+        10 => s.started_ms.map(|ms| (f.started, PiValue::Date(date(ms)))),
+        11 => s
+            .last_ms
+            .or(s.started_ms)
+            .map(|ms| (f.last, PiValue::Date(date(ms)))),
+        12 => Some((f.file_dev, PiValue::U64(st.dev))),
+        13 => Some((f.file_ino, PiValue::U64(st.ino))),
+        14 => Some((f.file_size, PiValue::U64(st.size))),
+        15 => Some((f.file_mtime_ns, PiValue::U64(st.mtime_ns))),
+        16 => Some((f.indexed_to, PiValue::U64(st.indexed_to))),
+        17 => Some((f.head_hash, PiValue::U64(st.head_hash))),
+        18 => Some((f.tail_hash, PiValue::U64(st.tail_hash))),
+        n => {
+            let m = s.models.get(n - 19)?;
+            Some((f.models, PiValue::Str(m)))
+        }
+    })
+}
+
+impl tantivy::schema::Document for PiDoc {
+    type Value<'a> = PiValue<'a>;
+    type FieldsValuesIter<'a> = PiFields<'a>;
+
+    fn iter_fields_and_values(&self) -> PiFields<'_> {
+        PiFields { doc: self, at: 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pi::Role;
+    use tantivy::schema::Document as _;
+
+    #[test]
+    fn a_message_lends_every_field_it_has_once() {
+        let f = Fields::get();
+        let doc = PiDoc::Message(MessageDoc::new(
+            7,
+            Document {
+                line: 3,
+                offset: 120,
+                entry_id: None,
+                role: Role::Assistant,
+                timestamp_ms: Some(1_000),
+                model: Some("anthropic/opus".into()),
+                active: false,
+                text: "hello".into(),
+            },
+        ));
+        let got: Vec<Field> = doc.iter_fields_and_values().map(|(f, _)| f).collect();
+        assert_eq!(
+            got,
+            [
+                f.text,
+                f.sess,
+                f.role,
+                f.timestamp,
+                f.active,
+                f.offset,
+                f.model,
+                f.line
+            ]
+        );
+    }
+
+    #[test]
+    fn a_session_lends_each_of_its_models() {
+        let f = Fields::get();
+        let doc = PiDoc::Session(Box::new(SessionDoc {
+            sess: 1,
+            id: "s".into(),
+            path: "/p".into(),
+            cwd: None,
+            name: Some("n".into()),
+            models: vec!["a".into(), "b".into()],
+            title: None,
+            messages: 2,
+            started_ms: None,
+            last_ms: None,
+            state: FileState::default(),
+        }));
+        let models: Vec<_> = doc
+            .iter_fields_and_values()
+            .filter(|(field, _)| *field == f.models)
+            .map(|(_, v)| v.as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(models, ["a", "b"]);
+        assert_eq!(doc.iter_fields_and_values().count(), 19 + 2 - 4);
+    }
+}
