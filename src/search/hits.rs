@@ -3,10 +3,11 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
+use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
+use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{filter_clauses, parse, FilterError, Filters, Warning};
 use super::reader::StoredDoc;
@@ -15,7 +16,8 @@ use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sort {
-    /// BM25, ties broken by recency.
+    /// BM25, ties broken by recency, then by index order (so pages cut
+    /// at any offset are the same order, with nothing twice or missing).
     #[default]
     Relevance,
     /// Newest first.
@@ -109,53 +111,52 @@ impl PiIndex {
         let query = messages_only(f, Box::new(BooleanQuery::new(clauses)));
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
 
-        let wanted = (req.offset + req.limit).max(1);
+        // The cut at offset + limit is made in the final order, by the
+        // collector: sorting after a cut by score alone would page through
+        // a group of equal scores (the same text in many sessions) in a
+        // different order at every offset. Ties of the whole key fall to
+        // the document's address, ascending, which tantivy always applies.
+        let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
         // One pass over the matches: the top hits and the total together.
-        let (mut ranked, total): (Vec<(f32, Option<i64>, DocAddress)>, usize) =
-            match (req.sort, has_text) {
-                (Sort::Relevance, true) => {
-                    let (top, total) = searcher
-                        .search(
-                            &query,
-                            &(TopDocs::with_limit(wanted).order_by_score(), Count),
-                        )
-                        .map_err(err)?;
-                    let mut v: Vec<_> = top
-                        .into_iter()
-                        .map(|(s, a)| (s, self.timestamp_of(searcher, a), a))
-                        .collect();
-                    v.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-                    (v, total)
-                }
-                (sort, _) => {
-                    let order = if sort == Sort::Oldest {
-                        Order::Asc
-                    } else {
-                        Order::Desc
-                    };
-                    let (top, total) = searcher
-                        .search(
-                            &query,
-                            &(
-                                TopDocs::with_limit(wanted)
-                                    .order_by_fast_field::<tantivy::DateTime>("timestamp", order),
-                                Count,
-                            ),
-                        )
-                        .map_err(err)?;
-                    let v = top
-                        .into_iter()
-                        .map(|(t, a)| (0.0, t.map(|t| t.into_timestamp_millis()), a))
-                        .collect();
-                    (v, total)
-                }
-            };
-        let ranked: Vec<_> = ranked.drain(..).skip(req.offset).take(req.limit).collect();
+        let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match (req.sort, has_text) {
+            (Sort::Relevance, true) => {
+                let by = (
+                    (SortBySimilarityScore, Order::Desc),
+                    (
+                        SortByStaticFastValue::<DateTime>::for_field("timestamp"),
+                        Order::Desc,
+                    ),
+                );
+                let (top, total) = searcher
+                    .search(&query, &(top.order_by(by), Count))
+                    .map_err(err)?;
+                let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
+                (v, total)
+            }
+            (sort, _) => {
+                let order = if sort == Sort::Oldest {
+                    Order::Asc
+                } else {
+                    Order::Desc
+                };
+                let (top, total) = searcher
+                    .search(
+                        &query,
+                        &(
+                            top.order_by_fast_field::<DateTime>("timestamp", order),
+                            Count,
+                        ),
+                    )
+                    .map_err(err)?;
+                (top.into_iter().map(|(_, a)| (0.0, a)).collect(), total)
+            }
+        };
+        ranked.truncate(req.limit);
 
         let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
         snippets.set_max_num_chars(req.snippet_chars);
         let mut hits = Vec::with_capacity(ranked.len());
-        for (score, _, addr) in ranked {
+        for (score, addr) in ranked {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
             let doc = self.stored(&d);
             let snippet = snippets.snippet(&doc.text);
@@ -180,12 +181,6 @@ impl PiIndex {
             total,
             warnings: parsed.warnings,
         })
-    }
-
-    fn timestamp_of(&self, searcher: &Searcher, a: DocAddress) -> Option<i64> {
-        let reader = searcher.segment_reader(a.segment_ord);
-        let col = reader.fast_fields().date("timestamp").ok()?;
-        col.first(a.doc_id).map(|t| t.into_timestamp_millis())
     }
 
     /// Indexed model names containing any of `fragments` (case-insensitive).
