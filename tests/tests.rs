@@ -14,4 +14,5 @@ mod incremental;
 mod never_panics;
 mod paging;
 mod permissions;
+mod query;
 mod search;

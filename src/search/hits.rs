@@ -5,11 +5,11 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
+use tantivy::query::{AllQuery, Query};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
-use super::query::{filter_clauses, parse, FilterError, Filters, Warning};
+use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::StoredDoc;
 use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 
@@ -31,7 +31,7 @@ pub enum Sort {
 pub struct SearchRequest {
     /// The query string.
     pub query: String,
-    /// Filters from flags (inline filters are added to these).
+    /// Filters from flags, ANDed with the whole query.
     pub filters: Filters,
     /// Order.
     pub sort: Sort,
@@ -41,8 +41,9 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Snippet length in characters.
     pub snippet_chars: usize,
-    /// Now, epoch ms (for relative dates).
-    pub now_ms: i64,
+    /// Now, in the time zone that civil dates (`after:2026-03-01`,
+    /// `today`) are read in; relative dates count back from it.
+    pub now: jiff::ZonedDateTime,
 }
 
 /// One hit.
@@ -77,9 +78,16 @@ pub enum SearchError {
     /// The index failed.
     #[error(transparent)]
     Index(#[from] IndexError),
-    /// A filter value is unusable.
+    /// The query cannot be run (a bad filter value, nesting too deep,
+    /// nothing left to search).
     #[error(transparent)]
-    Filter(#[from] FilterError),
+    Query(#[from] QueryError),
+}
+
+impl From<FilterError> for SearchError {
+    fn from(e: FilterError) -> SearchError {
+        SearchError::Query(e.into())
+    }
 }
 
 impl PiIndex {
@@ -90,25 +98,9 @@ impl PiIndex {
         req: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
         let f = &self.fields;
-        let mut analyzer = self
-            .index
-            .tokenizer_for_field(f.text)
-            .map_err(|e| tantivy_err(&self.dir, e))?;
-        let parsed = parse(
-            &req.query,
-            f,
-            &mut analyzer,
-            req.filters.clone(),
-            req.now_ms,
-        )?;
-        let models = self.matching_models(searcher, &parsed.filters.models)?;
-        let mut clauses = filter_clauses(&parsed.filters, f, &models);
-        let has_text = parsed.text.is_some();
-        match parsed.text {
-            Some(q) => clauses.push((Occur::Must, q)),
-            None => clauses.push((Occur::Must, Box::new(AllQuery))),
-        }
-        let query = messages_only(f, Box::new(BooleanQuery::new(clauses)));
+        let mut map = FieldMap::new(self, searcher)?;
+        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+        let query = compiled.query;
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
 
         // The cut at offset + limit is made in the final order, by the
@@ -118,12 +110,12 @@ impl PiIndex {
         // the document's address, ascending, which tantivy always applies.
         let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
         // One pass over the matches: the top hits and the total together.
-        let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match (req.sort, has_text) {
-            (Sort::Relevance, true) => {
+        let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
+            Sort::Relevance => {
                 let by = (
                     (SortBySimilarityScore, Order::Desc),
                     (
-                        SortByStaticFastValue::<DateTime>::for_field("timestamp"),
+                        SortByStaticFastValue::<DateTime>::for_field(FieldMap::RECENCY),
                         Order::Desc,
                     ),
                 );
@@ -133,7 +125,7 @@ impl PiIndex {
                 let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
                 (v, total)
             }
-            (sort, _) => {
+            sort => {
                 let order = if sort == Sort::Oldest {
                     Order::Asc
                 } else {
@@ -143,7 +135,7 @@ impl PiIndex {
                     .search(
                         &query,
                         &(
-                            top.order_by_fast_field::<DateTime>("timestamp", order),
+                            top.order_by_fast_field::<DateTime>(FieldMap::RECENCY, order),
                             Count,
                         ),
                     )
@@ -179,7 +171,7 @@ impl PiIndex {
         Ok(SearchResult {
             hits,
             total,
-            warnings: parsed.warnings,
+            warnings: compiled.warnings,
         })
     }
 
