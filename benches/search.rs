@@ -16,7 +16,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 use pi_index::index::PiIndex;
 use pi_index::pi::Kinds;
-use pi_index::pipeline::{build, now_ms, BuildOptions};
+use pi_index::pipeline::{build, BuildOptions};
 use pi_index::search::query::Filters;
 use pi_index::search::{SearchRequest, Sort};
 
@@ -55,7 +55,7 @@ fn request(query: &str, sort: Sort) -> SearchRequest {
         limit: 20,
         offset: 0,
         snippet_chars: 160,
-        now_ms: now_ms(),
+        now: jiff::ZonedDateTime::now(),
     }
 }
 

@@ -12,5 +12,7 @@ mod crash;
 mod format_rules;
 mod incremental;
 mod never_panics;
+mod paging;
 mod permissions;
+mod query;
 mod search;

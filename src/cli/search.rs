@@ -8,8 +8,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
-use pi_index::pipeline::now_ms;
-use pi_index::search::query::Filters;
+use pi_index::search::query::{Filters, Key};
 use pi_index::search::{SearchRequest, Sort};
 
 use super::output::{cut, highlight, shell_quote, short_time, ColorChoice, Style};
@@ -29,10 +28,11 @@ pub enum SortArg {
 /// Arguments of `pi-index search`.
 #[derive(Args, Debug)]
 pub struct SearchArgs {
-    /// The query: words (ANDed), "phrases", OR, -word or NOT word,
-    /// parentheses, prefix*, and inline filters role:, cwd:, session:,
-    /// model:, after:, before:, branch:active. A query that starts with
-    /// `-` goes after `--`: `pi-index search -- -flaky`.
+    /// The query: words (ANDed), "phrases", OR (AND binds tighter),
+    /// -word or NOT word, parentheses, prefix*, * for everything, and
+    /// filters role:, cwd:, session:, model:, after:, before:,
+    /// branch:active, which the operators apply to like words. A query that
+    /// starts with `-` goes after `--`: `pi-index search -- -flaky`.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
 
@@ -88,22 +88,25 @@ pub struct SearchArgs {
 
 /// Run `search`.
 pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
-    let now = now_ms();
+    // The system's time zone (`TZ` honoured) reads civil dates.
+    let now = jiff::ZonedDateTime::now();
     let mut filters = Filters::default();
     let flags = [
-        ("role", &args.role),
-        ("cwd", &args.cwd),
-        ("session", &args.session),
-        ("model", &args.model),
-        ("after", &args.since),
-        ("before", &args.until),
+        (Key::Role, &args.role),
+        (Key::Cwd, &args.cwd),
+        (Key::Session, &args.session),
+        (Key::Model, &args.model),
+        (Key::After, &args.since),
+        (Key::Before, &args.until),
     ];
     for (key, value) in flags {
         if let Some(v) = value {
-            filters.apply(key, v, now)?;
+            filters.add(key, v, &now)?;
         }
     }
-    filters.active_only |= args.active_only;
+    if args.active_only {
+        filters.add(Key::Branch, "active", &now)?;
+    }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     let req = SearchRequest {
@@ -117,19 +120,29 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         limit: args.limit,
         offset: args.offset,
         snippet_chars: 160,
-        now_ms: now,
+        now,
     };
     if super::hint_if_empty(&pi, &searcher) {
         return Ok(EXIT_NOTHING);
     }
     let result = pi.search(&searcher, &req)?;
     {
+        // A few are enough to fix a query; a pasted blob can have
+        // thousands.
+        const SHOWN: usize = 20;
         let mut err = std::io::stderr().lock();
-        for w in &result.warnings {
+        for w in result.warnings.iter().take(SHOWN) {
             writeln!(
                 err,
                 "pi-index: warning: query position {}: {}",
                 w.position, w.message
+            )?;
+        }
+        if result.warnings.len() > SHOWN {
+            writeln!(
+                err,
+                "pi-index: warning: and {} more",
+                result.warnings.len() - SHOWN
             )?;
         }
     }

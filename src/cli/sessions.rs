@@ -6,7 +6,6 @@ use std::path::Path;
 use clap::Args;
 
 use pi_index::index::PiIndex;
-use pi_index::pipeline::now_ms;
 use pi_index::search::query::{normalize_dir, parse_when};
 
 use super::output::{cut, short_time, ColorChoice, Style};
@@ -37,7 +36,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     let since = args
         .since
         .as_deref()
-        .map(|s| parse_when(s, now_ms()))
+        .map(|s| parse_when(s, &jiff::ZonedDateTime::now()))
         .transpose()?;
     let dir = args.cwd.as_deref().map(normalize_dir);
     let pi = PiIndex::open(index_dir)?;

@@ -3,20 +3,21 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
-use tantivy::collector::{Count, DocSetCollector, TopDocs};
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
+use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{AllQuery, Query};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
+use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
-use super::query::{filter_clauses, parse, session_clauses, FilterError, Filters, Warning};
+use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
-use crate::index::schema::SESSION_KIND;
-use crate::index::{messages_only, tantivy_err, term_query, Fields, IndexError, PiIndex};
+use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sort {
-    /// BM25, ties broken by recency.
+    /// BM25, ties broken by recency, then by index order (so pages cut
+    /// at any offset are the same order, with nothing twice or missing).
     #[default]
     Relevance,
     /// Newest first.
@@ -30,7 +31,7 @@ pub enum Sort {
 pub struct SearchRequest {
     /// The query string.
     pub query: String,
-    /// Filters from flags (inline filters are added to these).
+    /// Filters from flags, ANDed with the whole query.
     pub filters: Filters,
     /// Order.
     pub sort: Sort,
@@ -40,8 +41,9 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Snippet length in characters.
     pub snippet_chars: usize,
-    /// Now, epoch ms (for relative dates).
-    pub now_ms: i64,
+    /// Now, in the time zone that civil dates (`after:2026-03-01`,
+    /// `today`) are read in; relative dates count back from it.
+    pub now: jiff::ZonedDateTime,
 }
 
 /// One hit.
@@ -76,9 +78,16 @@ pub enum SearchError {
     /// The index failed.
     #[error(transparent)]
     Index(#[from] IndexError),
-    /// A filter value is unusable.
+    /// The query cannot be run (a bad filter value, nesting too deep,
+    /// nothing left to search).
     #[error(transparent)]
-    Filter(#[from] FilterError),
+    Query(#[from] QueryError),
+}
+
+impl From<FilterError> for SearchError {
+    fn from(e: FilterError) -> SearchError {
+        SearchError::Query(e.into())
+    }
 }
 
 impl PiIndex {
@@ -89,76 +98,58 @@ impl PiIndex {
         req: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
         let f = &self.fields;
-        let mut analyzer = self
-            .index
-            .tokenizer_for_field(f.text)
-            .map_err(|e| tantivy_err(&self.dir, e))?;
-        let parsed = parse(
-            &req.query,
-            f,
-            &mut analyzer,
-            req.filters.clone(),
-            req.now_ms,
-        )?;
-        let models = self.matching_models(searcher, &parsed.filters.models)?;
-        let sessions = self.matching_sessions(searcher, &parsed.filters)?;
-        let mut clauses = filter_clauses(&parsed.filters, f, &models, sessions);
-        let has_text = parsed.text.is_some();
-        match parsed.text {
-            Some(q) => clauses.push((Occur::Must, q)),
-            None => clauses.push((Occur::Must, Box::new(AllQuery))),
-        }
-        let query = messages_only(f, Box::new(BooleanQuery::new(clauses)));
+        let mut map = FieldMap::new(self, searcher)?;
+        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+        let query = compiled.query;
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
 
-        let wanted = (req.offset + req.limit).max(1);
+        // The cut at offset + limit is made in the final order, by the
+        // collector: sorting after a cut by score alone would page through
+        // a group of equal scores (the same text in many sessions) in a
+        // different order at every offset. Ties of the whole key fall to
+        // the document's address, ascending, which tantivy always applies.
+        let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
         // One pass over the matches: the top hits and the total together.
-        let (mut ranked, total): (Vec<(f32, Option<i64>, DocAddress)>, usize) =
-            match (req.sort, has_text) {
-                (Sort::Relevance, true) => {
-                    let (top, total) = searcher
-                        .search(
-                            &query,
-                            &(TopDocs::with_limit(wanted).order_by_score(), Count),
-                        )
-                        .map_err(err)?;
-                    let mut v: Vec<_> = top
-                        .into_iter()
-                        .map(|(s, a)| (s, self.timestamp_of(searcher, a), a))
-                        .collect();
-                    v.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-                    (v, total)
-                }
-                (sort, _) => {
-                    let order = if sort == Sort::Oldest {
-                        Order::Asc
-                    } else {
-                        Order::Desc
-                    };
-                    let (top, total) = searcher
-                        .search(
-                            &query,
-                            &(
-                                TopDocs::with_limit(wanted)
-                                    .order_by_fast_field::<tantivy::DateTime>("timestamp", order),
-                                Count,
-                            ),
-                        )
-                        .map_err(err)?;
-                    let v = top
-                        .into_iter()
-                        .map(|(t, a)| (0.0, t.map(|t| t.into_timestamp_millis()), a))
-                        .collect();
-                    (v, total)
-                }
-            };
-        let ranked: Vec<_> = ranked.drain(..).skip(req.offset).take(req.limit).collect();
+        let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
+            Sort::Relevance => {
+                let by = (
+                    (SortBySimilarityScore, Order::Desc),
+                    (
+                        SortByStaticFastValue::<DateTime>::for_field(FieldMap::RECENCY),
+                        Order::Desc,
+                    ),
+                );
+                let (top, total) = searcher
+                    .search(&query, &(top.order_by(by), Count))
+                    .map_err(err)?;
+                let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
+                (v, total)
+            }
+            sort => {
+                let order = if sort == Sort::Oldest {
+                    Order::Asc
+                } else {
+                    Order::Desc
+                };
+                let (top, total) = searcher
+                    .search(
+                        &query,
+                        &(
+                            top.order_by_fast_field::<DateTime>(FieldMap::RECENCY, order),
+                            Count,
+                        ),
+                    )
+                    .map_err(err)?;
+                (top.into_iter().map(|(_, a)| (0.0, a)).collect(), total)
+            }
+        };
+        ranked.truncate(req.limit);
 
         let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
         snippets.set_max_num_chars(req.snippet_chars);
         let mut hits = Vec::with_capacity(ranked.len());
         let mut reader = MessageReader::new(self, searcher);
-        for (score, _, addr) in ranked {
+        for (score, addr) in ranked {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
             let doc = reader.read(addr, &d)?;
             let snippet = snippets.snippet(&doc.text);
@@ -180,43 +171,8 @@ impl PiIndex {
         Ok(SearchResult {
             hits,
             total,
-            warnings: parsed.warnings,
+            warnings: compiled.warnings,
         })
-    }
-
-    fn timestamp_of(&self, searcher: &Searcher, a: DocAddress) -> Option<i64> {
-        let reader = searcher.segment_reader(a.segment_ord);
-        let col = reader.fast_fields().date("timestamp").ok()?;
-        col.first(a.doc_id).map(|t| t.into_timestamp_millis())
-    }
-
-    /// The keys of the sessions that the filters on session facts match,
-    /// or `None` when there are no such filters.
-    pub fn matching_sessions(
-        &self,
-        searcher: &Searcher,
-        filters: &Filters,
-    ) -> Result<Option<Vec<u64>>, IndexError> {
-        let f = &self.fields;
-        let mut clauses = session_clauses(filters, f);
-        if clauses.is_empty() {
-            return Ok(None);
-        }
-        clauses.push((Occur::Must, term_query(f.kind, SESSION_KIND)));
-        let err = |e| tantivy_err(&self.dir, e);
-        let addrs = searcher
-            .search(&BooleanQuery::new(clauses), &DocSetCollector)
-            .map_err(err)?;
-        let mut keys = Vec::with_capacity(addrs.len());
-        for a in addrs {
-            let col = searcher
-                .segment_reader(a.segment_ord)
-                .fast_fields()
-                .u64("sess")
-                .map_err(err)?;
-            keys.extend(col.first(a.doc_id));
-        }
-        Ok(Some(keys))
     }
 
     /// Indexed model names containing any of `fragments` (case-insensitive).

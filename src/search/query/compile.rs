@@ -1,0 +1,507 @@
+//! The second step: a parsed query ([`super::grammar`]) and the flags'
+//! filters into one tantivy query.
+//!
+//! NOT, OR and parentheses apply to filters exactly as to words: every
+//! leaf becomes a query, and the tree's operators combine them. A query
+//! made only of negations (`-flaky`, `-role:user`) means every message
+//! except those. The flags are ANDed with the whole query. Filters and `*`
+//! score 0, so the ranking is the text's BM25 alone (and, with no text,
+//! recency alone).
+//!
+//! The index's analyzer has the last word on text: a word, phrase word or
+//! prefix with nothing the analyzer keeps (punctuation, symbols, emoji, a
+//! lone `-`) is left out with a warning, and the rest of the query is
+//! searched as if it had not been written. A query of nothing but such
+//! parts is an error ([`QueryError::NothingToSearch`]); an empty query
+//! matches every message, like `*`.
+//!
+//! Everything that names the schema is in [`FieldMap`].
+
+use std::ops::Bound;
+
+use jiff::ZonedDateTime;
+use tantivy::collector::DocSetCollector;
+use tantivy::query::{
+    AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhrasePrefixQuery, PhraseQuery,
+    Query, RangeQuery, TermQuery,
+};
+use tantivy::schema::IndexRecordOption;
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DateTime, Searcher, Term};
+
+use super::filters::{Branches, Constraint, FilterError, Filters};
+use super::grammar::{self, Ast, Leaf, TooDeep, Warning};
+use crate::index::schema::{model_hash, SESSION_KIND};
+use crate::index::{messages_only, tantivy_err, term_query, u64_is, Fields, IndexError, PiIndex};
+use crate::search::column_set::ColumnSetQuery;
+use crate::search::SearchError;
+
+/// The schema as the compile step sees it: the text field and its
+/// analyzer, one query per kind of [`Constraint`], everything, and the
+/// exclusion of session summary documents. When the schema changes, this
+/// is the one place to re-point.
+pub struct FieldMap<'a> {
+    pi: &'a PiIndex,
+    searcher: &'a Searcher,
+    analyzer: TextAnalyzer,
+}
+
+impl<'a> FieldMap<'a> {
+    /// The fast column that orders hits by time (and breaks ties of
+    /// score).
+    pub const RECENCY: &'static str = "timestamp";
+
+    /// The map of `pi`'s schema; `searcher` looks up model names.
+    pub fn new(pi: &'a PiIndex, searcher: &'a Searcher) -> Result<FieldMap<'a>, IndexError> {
+        let analyzer = pi
+            .index
+            .tokenizer_for_field(pi.fields.text)
+            .map_err(|e| tantivy_err(&pi.dir, e))?;
+        Ok(FieldMap {
+            pi,
+            searcher,
+            analyzer,
+        })
+    }
+
+    fn fields(&self) -> &Fields {
+        &self.pi.fields
+    }
+
+    /// The text field's analyzer output for `text`.
+    fn tokens(&mut self, text: &str) -> Vec<QTok> {
+        let mut out = Vec::new();
+        let mut stream = self.analyzer.token_stream(text);
+        while let Some(t) = stream.next() {
+            out.push(QTok {
+                position: t.position,
+                text: t.text.clone(),
+            });
+        }
+        out
+    }
+
+    /// A token of the text field.
+    fn text_term(&self, token: &str) -> Term {
+        Term::from_field_text(self.fields().text, token)
+    }
+
+    /// Every document (summaries included: [`FieldMap::messages_only`]
+    /// takes them out at the top).
+    fn everything(&self) -> Box<dyn Query> {
+        Box::new(AllQuery)
+    }
+
+    /// `query` without the session summary documents.
+    fn messages_only(&self, query: Box<dyn Query>) -> Box<dyn Query> {
+        Box::new(messages_only(self.fields(), query))
+    }
+
+    /// The documents a constraint keeps, and a note when it can keep
+    /// none.
+    /// The messages of the sessions whose session documents match
+    /// `sessions`: their keys, kept with one scan of the `sess` column.
+    fn of_sessions(&self, sessions: Box<dyn Query>) -> Result<Box<dyn Query>, IndexError> {
+        let f = self.fields();
+        let records = BooleanQuery::new(vec![
+            (Occur::Must, sessions),
+            (Occur::Must, term_query(f.kind, SESSION_KIND)),
+        ]);
+        let err = |e| tantivy_err(&self.pi.dir, e);
+        let addrs = self
+            .searcher
+            .search(&records, &DocSetCollector)
+            .map_err(err)?;
+        let mut keys = Vec::with_capacity(addrs.len());
+        for a in addrs {
+            let col = self
+                .searcher
+                .segment_reader(a.segment_ord)
+                .fast_fields()
+                .u64("sess")
+                .map_err(err)?;
+            keys.extend(col.first(a.doc_id));
+        }
+        Ok(Box::new(ColumnSetQuery::new("sess", keys)))
+    }
+
+    fn constraint(
+        &mut self,
+        c: &Constraint,
+    ) -> Result<(Box<dyn Query>, Option<String>), IndexError> {
+        let f = self.fields();
+        let raw = |field, v: &str| -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(field, v),
+                IndexRecordOption::Basic,
+            ))
+        };
+        let date = |ms| Term::from_field_date(f.timestamp, DateTime::from_timestamp_millis(ms));
+        Ok(match c {
+            Constraint::Roles(roles) => (
+                any(roles
+                    .iter()
+                    .map(|r| Box::new(u64_is(f.role, r.rank())) as Box<dyn Query>)
+                    .collect()),
+                None,
+            ),
+            // Session facts live on session documents: find the sessions,
+            // then keep the messages by their sessions' keys.
+            Constraint::Cwd(dir) => {
+                let below = if dir.ends_with('/') {
+                    dir.clone()
+                } else {
+                    format!("{dir}/")
+                };
+                let sessions = any(vec![
+                    raw(f.cwd, dir),
+                    term_prefix_range(Term::from_field_text(f.cwd, &below)),
+                ]);
+                (self.of_sessions(sessions)?, None)
+            }
+            Constraint::Session(prefix) => {
+                let sessions = term_prefix_range(Term::from_field_text(f.session_id, prefix));
+                (self.of_sessions(sessions)?, None)
+            }
+            Constraint::Model(fragment) => {
+                let models = self
+                    .pi
+                    .matching_models(self.searcher, std::slice::from_ref(fragment))?;
+                let note = models.is_empty().then(|| {
+                    format!("no indexed model name contains {fragment:?}: model:{fragment} matches nothing")
+                });
+                let hashes = models.iter().map(|m| model_hash(Some(m))).collect();
+                (Box::new(ColumnSetQuery::new("model", hashes)), note)
+            }
+            Constraint::After(ms) => (
+                Box::new(RangeQuery::new(
+                    Bound::Included(date(*ms)),
+                    Bound::Unbounded,
+                )),
+                None,
+            ),
+            Constraint::Before(ms) => (
+                Box::new(RangeQuery::new(
+                    Bound::Unbounded,
+                    Bound::Excluded(date(*ms)),
+                )),
+                None,
+            ),
+            Constraint::Branch(Branches::Active) => (Box::new(u64_is(f.active, 1)), None),
+            Constraint::Branch(Branches::All) => (self.everything(), None),
+        })
+    }
+}
+
+/// Why a query cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// A filter's value is unusable.
+    #[error(transparent)]
+    Filter(#[from] FilterError),
+    /// Nested too deep.
+    #[error(transparent)]
+    TooDeep(#[from] TooDeep),
+    /// Every part of the query was ignored (the warnings say why).
+    #[error("nothing left to search for: {}; search '*' to list every message", explain(.0))]
+    NothingToSearch(Vec<Warning>),
+}
+
+fn explain(warnings: &[Warning]) -> String {
+    const SHOWN: usize = 3;
+    let mut s: Vec<String> = warnings
+        .iter()
+        .take(SHOWN)
+        .map(|w| format!("position {}: {}", w.position, w.message))
+        .collect();
+    if warnings.len() > SHOWN {
+        s.push(format!("and {} more", warnings.len() - SHOWN));
+    }
+    if s.is_empty() {
+        "every part of the query was ignored".into()
+    } else {
+        s.join("; ")
+    }
+}
+
+/// A query ready to run.
+pub struct Compiled {
+    /// The message documents that match.
+    pub query: Box<dyn Query>,
+    /// What was repaired or ignored, grammar first, then the rest in
+    /// query order.
+    pub warnings: Vec<Warning>,
+}
+
+/// Parse `query`, compile it, and AND it with `flags`. `now` anchors
+/// relative dates and gives the time zone of civil ones.
+pub fn compile(
+    query: &str,
+    flags: &Filters,
+    now: &ZonedDateTime,
+    map: &mut FieldMap<'_>,
+) -> Result<Compiled, SearchError> {
+    let parsed = grammar::parse(query).map_err(QueryError::from)?;
+    let mut c = Compiler {
+        map,
+        now,
+        warnings: parsed.warnings,
+    };
+    let top = match &parsed.ast {
+        Some(ast) => match c.node(ast)? {
+            Some(part) => Some(part),
+            None => return Err(QueryError::NothingToSearch(c.warnings).into()),
+        },
+        // Nothing but ignored operators and parentheses; an empty query
+        // (only spaces) is every message.
+        None if !c.warnings.is_empty() => {
+            return Err(QueryError::NothingToSearch(c.warnings).into())
+        }
+        None => None,
+    };
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    for f in &flags.constraints {
+        let (q, _) = c.map.constraint(f)?;
+        clauses.push((Occur::Must, unscored(q)));
+    }
+    match top {
+        Some(Part::Pos(q)) => clauses.push((Occur::Must, q)),
+        Some(Part::Neg(q)) => clauses.push((Occur::MustNot, q)),
+        None => {}
+    }
+    if !clauses.iter().any(|(o, _)| *o == Occur::Must) {
+        clauses.push((Occur::Must, unscored(c.map.everything())));
+    }
+    let inner: Box<dyn Query> = if clauses.len() == 1 && clauses[0].0 == Occur::Must {
+        clauses.remove(0).1
+    } else {
+        Box::new(BooleanQuery::new(clauses))
+    };
+    Ok(Compiled {
+        query: c.map.messages_only(inner),
+        warnings: c.warnings,
+    })
+}
+
+/// A compiled subtree: the documents it matches, or (`Neg`) the documents
+/// it excludes, so that `a -b` is "a, not b" without a scan of everything,
+/// and only a query of negations alone pays for "everything except".
+enum Part {
+    Pos(Box<dyn Query>),
+    Neg(Box<dyn Query>),
+}
+
+struct Compiler<'m, 'a> {
+    map: &'m mut FieldMap<'a>,
+    now: &'m ZonedDateTime,
+    warnings: Vec<Warning>,
+}
+
+impl Compiler<'_, '_> {
+    fn warn(&mut self, position: usize, message: String) {
+        self.warnings.push(Warning { position, message });
+    }
+
+    /// `None`: the subtree was ignored entirely (its warnings say why).
+    fn node(&mut self, ast: &Ast) -> Result<Option<Part>, SearchError> {
+        Ok(match ast {
+            Ast::Leaf { leaf, at } => self.leaf(leaf, *at)?.map(Part::Pos),
+            Ast::Not(inner) => self.node(inner)?.map(|p| match p {
+                Part::Pos(q) => Part::Neg(q),
+                Part::Neg(q) => Part::Pos(q),
+            }),
+            Ast::And(children) => {
+                let mut clauses = Vec::new();
+                for child in children {
+                    match self.node(child)? {
+                        Some(Part::Pos(q)) => clauses.push((Occur::Must, q)),
+                        Some(Part::Neg(q)) => clauses.push((Occur::MustNot, q)),
+                        None => {}
+                    }
+                }
+                let positives = clauses.iter().filter(|(o, _)| *o == Occur::Must).count();
+                match (clauses.len(), positives) {
+                    (0, _) => None,
+                    (1, 1) => clauses.pop().map(|(_, q)| Part::Pos(q)),
+                    (1, 0) => clauses.pop().map(|(_, q)| Part::Neg(q)),
+                    // Only exclusions: NOT (a OR b), so that a parent can
+                    // still subtract it without a scan of everything.
+                    (_, 0) => Some(Part::Neg(any(clauses
+                        .into_iter()
+                        .map(|(_, q)| q)
+                        .collect()))),
+                    _ => Some(Part::Pos(Box::new(BooleanQuery::new(clauses)))),
+                }
+            }
+            Ast::Or(children) => {
+                let mut alternatives = Vec::new();
+                for child in children {
+                    match self.node(child)? {
+                        Some(Part::Pos(q)) => alternatives.push(q),
+                        Some(Part::Neg(q)) => alternatives.push(Box::new(BooleanQuery::new(vec![
+                            (Occur::Must, unscored(self.map.everything())),
+                            (Occur::MustNot, q),
+                        ]))),
+                        None => {}
+                    }
+                }
+                match alternatives.len() {
+                    0 => None,
+                    _ => Some(Part::Pos(any(alternatives))),
+                }
+            }
+        })
+    }
+
+    fn leaf(&mut self, leaf: &Leaf, at: usize) -> Result<Option<Box<dyn Query>>, SearchError> {
+        Ok(match leaf {
+            Leaf::All => Some(unscored(self.map.everything())),
+            Leaf::Filter { key, value } => {
+                let c = Constraint::parse(*key, value, self.now).map_err(QueryError::from)?;
+                let (q, note) = self.map.constraint(&c)?;
+                if let Some(message) = note {
+                    self.warn(at, message);
+                }
+                Some(unscored(q))
+            }
+            Leaf::Word(word) => {
+                if self.map.tokens(word).is_empty() {
+                    self.warn(at, nothing_kept(word));
+                    None
+                } else {
+                    Some(text_query(word, self.map))
+                }
+            }
+            Leaf::Prefix(stem) => {
+                if self.map.tokens(stem).is_empty() {
+                    self.warn(at, nothing_kept(&format!("{stem}*")));
+                    None
+                } else {
+                    Some(prefix_query(stem, self.map))
+                }
+            }
+            Leaf::Phrase(text) => {
+                if self.map.tokens(text).is_empty() {
+                    self.warn(
+                        at,
+                        format!("the phrase \"{text}\" has nothing to search for: ignored"),
+                    );
+                    return Ok(None);
+                }
+                // Each word of the phrase the analyzer drops is said, at
+                // its position (after the opening quote).
+                let mut prev_space = true;
+                for (n, (i, c)) in text.char_indices().enumerate() {
+                    if prev_space && !c.is_whitespace() {
+                        let word: String = text[i..]
+                            .chars()
+                            .take_while(|c| !c.is_whitespace())
+                            .collect();
+                        if self.map.tokens(&word).is_empty() {
+                            let message = format!("in a phrase: {}", nothing_kept(&word));
+                            self.warn(at + 1 + n, message);
+                        }
+                    }
+                    prev_space = c.is_whitespace();
+                }
+                Some(text_query(text, self.map))
+            }
+        })
+    }
+}
+
+fn nothing_kept(word: &str) -> String {
+    format!(
+        "'{word}' has nothing the index keeps (letters and digits, words up to 100 bytes): ignored"
+    )
+}
+
+/// A filter or `*` adds nothing to the score.
+fn unscored(q: Box<dyn Query>) -> Box<dyn Query> {
+    Box::new(ConstScoreQuery::new(q, 0.0))
+}
+
+/// Any of `qs` (nothing when empty).
+fn any(mut qs: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    match qs.len() {
+        0 => Box::new(EmptyQuery),
+        1 => qs.remove(0),
+        _ => Box::new(BooleanQuery::new(
+            qs.into_iter().map(|q| (Occur::Should, q)).collect(),
+        )),
+    }
+}
+
+/// A query token: its position and text.
+struct QTok {
+    position: usize,
+    text: String,
+}
+
+/// Words and phrases: one token is a term; several (a phrase, or one
+/// compound such as `serde_json::from_str`, which the tokenizer gives as
+/// its parts at consecutive positions) are a phrase of their tokens at
+/// their relative positions, which is exactly how the indexed text reads:
+/// a compound is found whole, inside a longer one, or written with other
+/// joiners.
+fn text_query(text: &str, map: &mut FieldMap<'_>) -> Box<dyn Query> {
+    let toks = map.tokens(text);
+    let mut parts = phrase_terms(&toks, map);
+    match parts.len() {
+        0 => Box::new(EmptyQuery),
+        1 => Box::new(TermQuery::new(
+            parts.remove(0).1,
+            IndexRecordOption::WithFreqs,
+        )),
+        _ => Box::new(PhraseQuery::new_with_offset(parts)),
+    }
+}
+
+/// The first token at each position, at its position relative to the
+/// first: the parts of words split at humps, not their whole form (which
+/// shares its first part's position), since a phrase may start or end
+/// inside a word (`sessionEntries` in `parseSessionEntries`).
+fn phrase_terms(toks: &[QTok], map: &FieldMap<'_>) -> Vec<(usize, Term)> {
+    let base = toks.first().map_or(0, |t| t.position);
+    let mut out: Vec<(usize, Term)> = Vec::with_capacity(toks.len());
+    for t in toks {
+        let at = t.position - base;
+        if out.last().is_some_and(|(p, _)| *p == at) {
+            continue;
+        }
+        out.push((at, map.text_term(&t.text)));
+    }
+    out
+}
+
+/// How many terms the prefix of a phrase (`serde_js*`) may stand for.
+const PREFIX_EXPANSIONS: u32 = 200;
+
+fn prefix_query(stem: &str, map: &mut FieldMap<'_>) -> Box<dyn Query> {
+    let toks = map.tokens(stem);
+    match toks.len() {
+        0 => Box::new(EmptyQuery),
+        // One word: every term that begins with it.
+        1 => term_prefix_range(map.text_term(&toks[0].text)),
+        // Several parts (`serde_js*`, `parseSess*`): the parts in a row,
+        // the last one as a prefix (the index holds a compound as its
+        // parts).
+        _ => {
+            let mut q = PhrasePrefixQuery::new_with_offset(phrase_terms(&toks, map));
+            q.set_max_expansions(PREFIX_EXPANSIONS);
+            Box::new(q)
+        }
+    }
+}
+
+/// Every term of `start`'s field that begins with `start`'s text.
+pub fn term_prefix_range(start: Term) -> Box<dyn Query> {
+    let field = start.field();
+    let text = start.value().as_str().unwrap_or("").to_owned();
+    let mut upper = text.clone();
+    upper.push(char::MAX);
+    Box::new(RangeQuery::new(
+        Bound::Included(start),
+        Bound::Excluded(Term::from_field_text(field, &upper)),
+    ))
+}

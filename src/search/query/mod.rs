@@ -1,0 +1,29 @@
+//! The query language: words, phrases, boolean operators, prefixes and
+//! filters, turned into a tantivy query in two steps (tantivy's own
+//! split):
+//!
+//! - [`grammar`]: the string to a tree ([`grammar::Ast`]) and the repairs
+//!   made on the way ([`Warning`]); knows nothing of the index.
+//! - [`filters`]: a filter's value to a typed [`Constraint`] (roles,
+//!   directories, session ids, models, times, branches).
+//! - [`compile`](mod@compile): the tree and the flags to one tantivy
+//!   query; the analyzer decides about words, and [`FieldMap`] is the one
+//!   place that names the schema's fields.
+//!
+//! ```text
+//! error handling         both words (AND is implied)
+//! "exact phrase"         a phrase (the tokenizer's positions decide)
+//! tokio OR async-std     either; AND binds tighter: a OR b c = a OR (b c)
+//! -flaky  NOT flaky      must not occur (filters too: -role:user)
+//! (a OR b) c             grouping
+//! pars*                  prefix;  * alone: every message
+//! role:user cwd:~/proj session:019b model:opus after:7d before:2026-03-01 branch:active
+//! ```
+
+pub mod compile;
+pub mod filters;
+pub mod grammar;
+
+pub use compile::{compile, Compiled, FieldMap, QueryError};
+pub use filters::{normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key};
+pub use grammar::{Warning, MAX_DEPTH};
