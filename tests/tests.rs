@@ -10,6 +10,7 @@ mod build;
 mod corpus;
 mod crash;
 mod format_rules;
+mod hostile;
 mod incremental;
 mod never_panics;
 mod permissions;

@@ -69,11 +69,12 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
     pub sort: SortArg,
 
-    /// How many hits to print.
+    /// How many hits to print (at most every hit: a larger N is the
+    /// number of documents in the index).
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
 
-    /// Skip this many hits first.
+    /// Skip this many hits first (past the last hit: nothing, exit 1).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub offset: usize,
 
@@ -106,6 +107,10 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
     filters.active_only |= args.active_only;
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
+    // No search returns more hits than the index has documents: counts
+    // past that are clamped, so none is allocated for (`-n 4000000000`
+    // once asked for 64 GB) and `offset + limit` cannot overflow.
+    let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
     let req = SearchRequest {
         query: args.query.join(" "),
         filters,
@@ -114,8 +119,8 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
             SortArg::Newest => Sort::Newest,
             SortArg::Oldest => Sort::Oldest,
         },
-        limit: args.limit,
-        offset: args.offset,
+        limit: args.limit.min(docs),
+        offset: args.offset.min(docs),
         snippet_chars: 160,
         now_ms: now,
     };
@@ -132,6 +137,14 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
                 w.position, w.message
             )?;
         }
+    }
+    if result.hits.is_empty() && result.total > 0 && args.offset >= result.total {
+        writeln!(
+            std::io::stderr().lock(),
+            "pi-index: --offset {} is past the last hit ({} hits)",
+            args.offset,
+            result.total
+        )?;
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {

@@ -39,7 +39,8 @@ pub struct ShowArgs {
     #[arg(long, value_name = "LINE")]
     pub around: Option<u64>,
 
-    /// With --around: how many messages before and after.
+    /// With --around: how many messages before and after (more than the
+    /// session has is the whole session).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
 }
@@ -65,7 +66,10 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
         let at = docs.partition_point(|d| d.line < line);
         let at = at.min(docs.len().saturating_sub(1));
         let from = at.saturating_sub(args.context);
-        let to = (at + args.context + 1).min(docs.len());
+        let to = at
+            .saturating_add(args.context)
+            .saturating_add(1)
+            .min(docs.len());
         docs = docs[from..to].to_vec();
     } else if args.branch == Branch::Active {
         docs.retain(|d| d.active);

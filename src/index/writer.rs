@@ -101,6 +101,11 @@ pub const SMALL_SEGMENT_DOCS: usize = 2_000;
 /// segment, at least. tantivy refuses less than 15 MB per thread.
 pub const MIN_THREAD_BUDGET: usize = 15_000_000;
 
+/// The most memory one of tantivy's indexing threads takes: tantivy
+/// refuses 4 GB less a margin or more (its `MEMORY_BUDGET_NUM_BYTES_MAX`,
+/// not exported).
+pub const MAX_THREAD_BUDGET: usize = 4_000_000_000;
+
 impl IndexStore {
     /// Open the index at `dir` for a build, creating it if needed and
     /// recreating it if it was written by another schema. A directory that
@@ -240,8 +245,13 @@ impl IndexStore {
         memory_budget: usize,
         incremental: bool,
     ) -> Result<IndexBuilder, IndexError> {
-        let threads = threads.max(1);
-        let budget = memory_budget.max(threads * MIN_THREAD_BUDGET);
+        // Each indexing thread needs tantivy's minimum, so a small budget
+        // gets fewer threads rather than more memory than it allows; and no
+        // thread gets more than tantivy takes (a larger budget cannot be
+        // used, so it is not an error).
+        let memory_budget = memory_budget.max(MIN_THREAD_BUDGET);
+        let threads = threads.clamp(1, memory_budget / MIN_THREAD_BUDGET);
+        let budget = memory_budget.min(threads.saturating_mul(MAX_THREAD_BUDGET));
         let writer: IndexWriter<TantivyDocument> = self
             .pi
             .index
