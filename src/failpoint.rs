@@ -24,7 +24,10 @@ pub(crate) fn point(_name: &str) {
     #[cfg(feature = "failpoints")]
     if let Some(at) = std::env::var_os("PI_INDEX_CRASH_AT") {
         if at == _name {
-            eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
+            #[allow(clippy::disallowed_macros)]
+            {
+                eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
+            }
             std::process::abort();
         }
     }

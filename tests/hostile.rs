@@ -3,6 +3,7 @@
 //! sequences, index directories in every broken state, closed pipes, dumb
 //! terminals, special files, and one message of tens of megabytes.
 
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -113,4 +114,207 @@ fn build_refuses_thread_counts_and_budgets_it_cannot_honour() {
     // per thread is capped, not an error.
     let r = s.build(&[&corpus()], &["--threads", "64", "--memory", "65536"]);
     assert_eq!(r["sessions"], 3);
+}
+
+// ---------------------------------------------------------------------
+// Terminal escapes from session files
+// ---------------------------------------------------------------------
+
+/// What a hostile session carries in every field: a title change (OSC 0),
+/// a clipboard write (OSC 52), a screen clear (CSI), the same through C1
+/// controls (CSI, OSC and ST as single characters), a bell, a backspace
+/// and DEL.
+fn payload(tag: &str) -> String {
+    format!(
+        "{tag} \x1b]0;pwned-title\x07 \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x1b[H \u{9b}2J \u{9d}0;c1-title\u{9c} bell\x07 back\x08 del\x7f end"
+    )
+}
+
+const HOSTILE_ID: &str = "evil\x1b]0;id-title\x07\u{9b}2J-0001";
+
+/// A session whose text, cwd, name, model, id and file path hold escapes;
+/// beside it a decoy whose name holds one, and a damaged line, so that
+/// `build -v` names both. Returns the directory and the session file.
+fn hostile_sessions(root: &Path) -> (PathBuf, PathBuf) {
+    let dir = root.join("sessions\x1b]0;dir-title\x07");
+    fs::create_dir_all(&dir).unwrap();
+    let line = |v: serde_json::Value| v.to_string() + "\n";
+    let mut s = line(serde_json::json!({
+        "type": "session", "version": 3, "id": HOSTILE_ID,
+        "timestamp": "2026-04-01T10:00:00.000Z", "cwd": payload("/home/cwd"),
+    }));
+    s += &line(serde_json::json!({
+        "type": "session_info", "id": "e0", "parentId": null,
+        "timestamp": "2026-04-01T10:00:00.500Z", "name": payload("name"),
+    }));
+    s += &line(serde_json::json!({
+        "type": "message", "id": "e1", "parentId": "e0",
+        "timestamp": "2026-04-01T10:00:01.000Z",
+        "message": {"role": "user", "content": payload("zqhostile question\nsecond line"), "timestamp": 0},
+    }));
+    s += "{\"type\":\"message\",\"id\":\"broken\n";
+    s += &line(serde_json::json!({
+        "type": "message", "id": "e2", "parentId": "e1",
+        "timestamp": "2026-04-01T10:00:02.000Z",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": payload("zqhostile answer")}],
+            "provider": "evil\x1b]0;provider\x07", "model": "m\u{9b}2J", "timestamp": 0},
+    }));
+    let file = dir.join("session\x1b[2J.jsonl");
+    fs::write(&file, s).unwrap();
+    fs::write(
+        dir.join("decoy\x1b]0;decoy-title\x07.jsonl"),
+        "{\"type\":\"session_meta\"}\n",
+    )
+    .unwrap();
+    (dir, file)
+}
+
+/// Fail when `bytes` holds an escape or C1 control, or any other control
+/// character a terminal acts on (all but newline, tab and the carriage
+/// return a terminal's own line discipline adds).
+fn assert_inert(what: &str, bytes: &[u8]) {
+    let s = String::from_utf8_lossy(bytes);
+    for (i, c) in s.char_indices() {
+        let bad =
+            (c.is_control() && !matches!(c, '\n' | '\t')) || ('\u{80}'..='\u{9f}').contains(&c);
+        assert!(
+            !bad,
+            "{what}: control character {:?} at byte {i}: {:?}",
+            c,
+            &s[i.saturating_sub(40)..(i + 40).min(s.len())]
+        );
+    }
+}
+
+/// Our own colours, and nothing else, removed: what is left must be inert.
+fn strip_our_colours(bytes: &[u8]) -> Vec<u8> {
+    let s = String::from_utf8_lossy(bytes).into_owned();
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find("\x1b[") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(after.len());
+        if after[end..].starts_with('m') {
+            rest = &after[end + 1..];
+        } else {
+            out.push_str("\x1b[");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out.into_bytes()
+}
+
+#[test]
+fn escapes_in_session_files_never_reach_the_terminal() {
+    let s = Scratch::new();
+    let (dir, file) = hostile_sessions(s.dir.path());
+    let check = |what: &str, out: &Output, code: i32| {
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{what}: {}",
+            text(&out.stderr)
+        );
+        assert_inert(&format!("{what} (stdout)"), &out.stdout);
+        assert_inert(&format!("{what} (stderr)"), &out.stderr);
+    };
+    check("build", &run(&mut s.build_cmd(&[&dir])), 0);
+    check(
+        "build -v",
+        &run(s.build_cmd(&[&dir]).args(["--full", "-v"])),
+        0,
+    );
+    let out = run(s.build_cmd(&[&dir]).args(["--full", "--json", "-v"]));
+    check("build --json", &out, 0);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["rejected"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("decoy\x1b]0;decoy-title\x07.jsonl"));
+
+    let id = HOSTILE_ID;
+    let path = file.to_str().unwrap();
+    let wrong = format!("{id}-nothing");
+    let human: Vec<(&str, Vec<&str>, i32)> = vec![
+        ("search", vec!["search", "zqhostile"], 0),
+        (
+            "search --role",
+            vec!["search", "zqhostile", "--role", "user"],
+            0,
+        ),
+        ("show", vec!["show", id], 0),
+        ("show --branch all", vec!["show", id, "--branch", "all"], 0),
+        ("show --around", vec!["show", id, "--around", "3"], 0),
+        (
+            "show --format transcript",
+            vec!["show", id, "--format", "transcript"],
+            0,
+        ),
+        ("show PATH", vec!["show", path], 0),
+        ("show (not found)", vec!["show", &wrong], 2),
+        ("sessions", vec!["sessions"], 0),
+        ("stats", vec!["stats"], 0),
+        ("search (bad filter)", vec!["search", "x", "--role", id], 2),
+        (
+            "search (bad flag value)",
+            vec!["search", "x", "--sort", id],
+            2,
+        ),
+    ];
+    for (what, args, code) in &human {
+        let out = pi(&s, args);
+        check(what, &out, *code);
+    }
+    // The text is still there, made harmless.
+    let out = pi(&s, &["show", id]);
+    let shown = text(&out.stdout);
+    assert!(shown.contains("zqhostile question"), "{shown}");
+    assert!(
+        shown.contains("pwned-title") || shown.contains("end"),
+        "{shown}"
+    );
+    // With colour on, our colours are the only escapes.
+    for (what, args) in [
+        (
+            "search --color always",
+            &["search", "zqhostile", "--color", "always"][..],
+        ),
+        (
+            "sessions --color always",
+            &["sessions", "--color", "always"],
+        ),
+    ] {
+        let out = pi(&s, args);
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        assert!(out.stdout.contains(&0x1b), "{what}: coloured");
+        assert_inert(what, &strip_our_colours(&out.stdout));
+    }
+
+    // JSON escapes them as JSON does, and they read back exactly.
+    let json: Vec<(&str, Vec<&str>)> = vec![
+        ("search --json", vec!["search", "zqhostile", "--json"]),
+        ("show --format json", vec!["show", id, "--format", "json"]),
+        ("sessions --json", vec!["sessions", "--json"]),
+        ("stats --json", vec!["stats", "--json"]),
+    ];
+    for (what, args) in &json {
+        let out = pi(&s, args);
+        check(what, &out, 0);
+        for line in text(&out.stdout).lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(got) = v.get("session_id") {
+                assert_eq!(got, id, "{what}");
+                assert_eq!(v["cwd"], payload("/home/cwd"), "{what}");
+                assert_eq!(v["session_name"], payload("name"), "{what}");
+            }
+            if v.get("role").is_some_and(|r| r == "assistant") {
+                assert_eq!(v["text"], payload("zqhostile answer"), "{what}");
+                assert_eq!(v["model"], "evil\x1b]0;provider\x07/m\u{9b}2J", "{what}");
+            }
+        }
+    }
 }

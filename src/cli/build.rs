@@ -1,7 +1,7 @@
 //! `pi-index build`: index session files, with a progress bar on a
 //! terminal and a one-line summary (or one JSON object) at the end.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
@@ -12,7 +12,7 @@ use pi_index::discover::default_roots;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildOptions, BuildReport};
 
-use super::EXIT_OK;
+use super::{output, EXIT_OK};
 
 /// Arguments of `pi-index build`.
 #[derive(Args, Debug)]
@@ -101,7 +101,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         full: args.full,
     };
 
-    let show_bar = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let show_bar = !args.quiet && !args.json && output::stderr_is_terminal();
     let bar = if show_bar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -119,7 +119,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     bar.finish_and_clear();
     let report = report?;
 
-    let mut err = std::io::stderr().lock();
+    let mut err = output::stderr();
     for e in &report.errors {
         writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
     }
@@ -144,12 +144,14 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     }
     drop(err);
 
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
+        let mut out = output::json_stdout();
+        out.line(&report)?;
+        out.flush()?;
     } else if !args.quiet {
+        let mut out = output::stdout(false);
         writeln!(out, "{}", summary(&report, index_dir))?;
+        out.flush()?;
     }
     Ok(EXIT_OK)
 }

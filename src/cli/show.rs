@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
 
-use super::EXIT_OK;
+use super::{output, EXIT_OK};
 
 /// Output formats of `show`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -74,14 +74,17 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     } else if args.branch == Branch::Active {
         docs.retain(|d| d.active);
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match args.format {
-        Format::Json => {
-            for d in &docs {
-                serde_json::to_writer(&mut out, d)?;
-                writeln!(out)?;
-            }
+    if args.format == Format::Json {
+        let mut out = output::json_stdout();
+        for d in &docs {
+            out.line(d)?;
         }
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    let mut out = output::stdout(false);
+    match args.format {
+        Format::Json => unreachable!("printed above"),
         Format::Transcript => {
             let mut open = false;
             for d in &docs {
