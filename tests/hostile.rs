@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::util::{run, run_timeout, Scratch};
+use crate::util::{closed_pipe, run, run_timeout, Scratch};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/search")
@@ -316,5 +316,57 @@ fn escapes_in_session_files_never_reach_the_terminal() {
                 assert_eq!(v["model"], "evil\x1b]0;provider\x07/m\u{9b}2J", "{what}");
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------
+// Pipes and terminals
+// ---------------------------------------------------------------------
+
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    let s = Scratch::new();
+    s.build(&[&corpus()], &[]);
+    let a = "aaaa0001-0000-4000-8000-000000000001";
+    for args in [
+        &["search", "tokio", "--json"][..],
+        &["search", "tokio"],
+        &["sessions", "--json"],
+        &["sessions"],
+        &["show", a, "--format", "json"],
+        &["show", a],
+        &["show", a, "--format", "transcript"],
+        &["stats", "--json"],
+        &["stats"],
+        &["completions", "bash"],
+    ] {
+        let out = run(s
+            .cmd()
+            .arg(args[0])
+            .arg("--index")
+            .arg(s.index())
+            .args(&args[1..])
+            .stdout(closed_pipe()));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+    }
+    for extra in [&["--json"][..], &[]] {
+        let out = run(s
+            .build_cmd(&[&corpus()])
+            .arg("--full")
+            .args(extra)
+            .stdout(closed_pipe()));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "build {extra:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stderr), "", "build {extra:?}");
     }
 }

@@ -119,14 +119,28 @@ fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) ->
 
 /// Print a one-line error and return the error exit code.
 fn fail(e: &anyhow::Error) -> ExitCode {
-    // A closed pipe (`pi-index show … | head`) is not an error worth a word.
-    if let Some(io) = e.downcast_ref::<std::io::Error>() {
-        if io.kind() == std::io::ErrorKind::BrokenPipe {
-            return EXIT_OK;
-        }
+    // A closed pipe (`pi-index search … --json | head -1`) is not an
+    // error worth a word, wherever in the chain it is (JSON output wraps
+    // it, like ripgrep's printer does).
+    if is_broken_pipe(e) {
+        return EXIT_OK;
     }
     let _ = writeln!(output::stderr(), "pi-index: error: {e:#}");
     exit_error()
+}
+
+/// Whether a closed pipe is the cause of `e`, or any error in its chain.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(BrokenPipe)
+    })
 }
 
 /// Where the index lives: `--index`, else `$PI_INDEX_DIR`, else the
