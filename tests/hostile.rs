@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::util::{closed_pipe, run, run_timeout, Scratch};
+use crate::util::{closed_pipe, on_terminal, run, run_timeout, Scratch};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/search")
@@ -368,5 +368,33 @@ fn a_closed_pipe_ends_every_command_quietly() {
             text(&out.stderr)
         );
         assert_eq!(text(&out.stderr), "", "build {extra:?}");
+    }
+}
+
+#[test]
+fn a_dumb_terminal_gets_no_colour() {
+    let s = Scratch::new();
+    s.build(&[&corpus()], &[]);
+    let at_terminal = |term: &str, args: &[&str]| {
+        let mut cmd = s.cmd();
+        cmd.env_remove("NO_COLOR")
+            .env("TERM", term)
+            .arg(args[0])
+            .arg("--index")
+            .arg(s.index())
+            .args(&args[1..]);
+        let (status, out) = on_terminal(cmd);
+        assert!(status.success(), "{args:?}: {}", text(&out));
+        out
+    };
+    for args in [&["search", "tokio"][..], &["sessions"]] {
+        // A terminal that can: colour (the test sees a real terminal).
+        assert!(
+            at_terminal("xterm-256color", args).contains(&0x1b),
+            "{args:?}"
+        );
+        let dumb = at_terminal("dumb", args);
+        assert!(!dumb.contains(&0x1b), "{args:?}: {}", text(&dumb));
+        assert!(text(&dumb).contains("tokio") || args[0] == "sessions");
     }
 }

@@ -101,7 +101,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         full: args.full,
     };
 
-    let show_bar = !args.quiet && !args.json && output::stderr_is_terminal();
+    let show_bar = !args.quiet && !args.json && output::can_draw_progress();
     let bar = if show_bar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(

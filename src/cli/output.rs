@@ -10,7 +10,8 @@ use pi_index::output::{sanitize, JsonLines, Paint, Screen};
 /// When to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {
-    /// On a terminal, unless `NO_COLOR` is set.
+    /// On a terminal that can show colour (not `TERM=dumb`), unless
+    /// `NO_COLOR` is set.
     #[default]
     Auto,
     /// Always.
@@ -26,7 +27,7 @@ impl ColorChoice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && !dumb_terminal() && {
                     #[allow(clippy::disallowed_methods)]
                     std::io::stdout().is_terminal()
                 }
@@ -50,10 +51,17 @@ pub fn stderr() -> Screen<StderrLock<'static>> {
     Screen::new(std::io::stderr().lock(), false)
 }
 
-/// Whether standard error is a terminal (for the progress bar).
+/// Whether `TERM` says the terminal understands no escape sequence at
+/// all (Emacs' shell, some CI logs).
+pub fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
+}
+
+/// Whether standard error is a terminal that can draw a progress bar
+/// (which moves the cursor: not a dumb one).
 #[allow(clippy::disallowed_methods)]
-pub fn stderr_is_terminal() -> bool {
-    std::io::stderr().is_terminal()
+pub fn can_draw_progress() -> bool {
+    std::io::stderr().is_terminal() && !dumb_terminal()
 }
 
 /// Standard output for programs: JSON Lines with controls escaped.
