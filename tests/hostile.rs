@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 use crate::util::{closed_pipe, on_terminal, run, run_timeout, Scratch};
 
@@ -397,4 +397,100 @@ fn a_dumb_terminal_gets_no_colour() {
         assert!(!dumb.contains(&0x1b), "{args:?}: {}", text(&dumb));
         assert!(text(&dumb).contains("tokio") || args[0] == "sessions");
     }
+}
+
+/// Every `pi-index show …` and `pi --session …` line of human search
+/// output, as printed.
+fn suggested_commands(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix("resume: ")
+                .or_else(|| l.starts_with("pi-index show ").then_some(l))
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn suggested_commands_paste_and_run() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("my sessions/it's here");
+    fs::create_dir_all(&dir).unwrap();
+    let session = |id: &str, word: &str| {
+        format!(
+            concat!(
+                r#"{{"type":"session","version":3,"id":{id},"timestamp":"2026-04-01T10:00:00.000Z","cwd":"/p"}}"#,
+                "\n",
+                r#"{{"type":"message","id":"a1","parentId":null,"timestamp":"2026-04-01T10:00:01.000Z","message":{{"role":"user","content":"zqpaste {word}","timestamp":0}}}}"#,
+                "\n"
+            ),
+            id = serde_json::to_string(id).unwrap(),
+            word = word
+        )
+    };
+    let ids = [
+        ("-dash id's $HOME `x`", "one"),
+        ("--help", "two"),
+        ("plain-0001", "three"),
+        (HOSTILE_ID, "four"),
+    ];
+    for (i, (id, word)) in ids.iter().enumerate() {
+        fs::write(dir.join(format!("s {i} 'q'.jsonl")), session(id, word)).unwrap();
+    }
+    s.build(&[&dir], &[]);
+    let out = pi(&s, &["search", "zqpaste"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    let commands = suggested_commands(&printed);
+    assert_eq!(commands.len(), 8, "{printed}");
+    let bin = env!("CARGO_BIN_EXE_pi-index");
+    for c in &commands {
+        // Pasted into bash as printed, with `pi-index` and `pi` standing
+        // for the real binary and for Pi (which prints what it was given).
+        let script = format!(
+            "pi-index() {{ \"$PI_INDEX_BIN\" \"$@\"; }}\npi() {{ printf '%s\\0' \"$@\"; }}\n{c}\n"
+        );
+        let out = run(Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .env("PI_INDEX_BIN", bin)
+            .env("HOME", s.home())
+            .env_remove("PI_INDEX_DIR")
+            .env("NO_COLOR", "1"));
+        assert_eq!(out.status.code(), Some(0), "{c}: {}", text(&out.stderr));
+        let got = text(&out.stdout);
+        if c.starts_with("pi --session ") {
+            let args: Vec<&str> = got.split('\0').collect();
+            assert_eq!(args[0], "--session", "{c}");
+            assert!(Path::new(args[1]).is_file(), "{c}: {:?}", args[1]);
+        } else {
+            assert!(got.contains("zqpaste"), "{c}: {got}");
+        }
+    }
+    // Each show command shows its own session.
+    let shows: Vec<&String> = commands
+        .iter()
+        .filter(|c| c.starts_with("pi-index"))
+        .collect();
+    let mut words: Vec<String> = Vec::new();
+    for c in shows {
+        let c = c.replacen("pi-index show ", "pi-index show --format json ", 1);
+        let script = format!("pi-index() {{ \"$PI_INDEX_BIN\" \"$@\"; }}\n{c}\n");
+        let out = run(Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .env("PI_INDEX_BIN", bin)
+            .env("HOME", s.home())
+            .env_remove("PI_INDEX_DIR"));
+        assert_eq!(out.status.code(), Some(0), "{c}: {}", text(&out.stderr));
+        let v: serde_json::Value =
+            serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+        let id = v["session_id"].as_str().unwrap();
+        let (_, word) = ids.iter().find(|(i, _)| *i == id).unwrap();
+        assert_eq!(v["text"], format!("zqpaste {word}"), "{c}");
+        words.push(word.to_string());
+    }
+    words.sort();
+    assert_eq!(words, ["four", "one", "three", "two"]);
 }

@@ -156,14 +156,74 @@ pub fn cut(s: &str, n: usize) -> String {
     }
 }
 
-/// Quote a path for a shell command line when it needs it.
+/// Quote a word for a shell command line, so that the command pastes and
+/// runs: as is when it holds only characters no shell treats specially,
+/// in single quotes otherwise, and as `$'…'` (bash, zsh, ksh) with `\xHH`
+/// escapes when it holds control characters, which could not be pasted
+/// (nor shown: the sanitizer would remove them). A word that starts with
+/// `-` still reads as an option: callers put it after `--`.
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@+=,".contains(c))
-    {
-        s.to_owned()
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@+,".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        return s.to_owned();
+    }
+    if !s.chars().any(char::is_control) {
+        return format!("'{}'", s.replace('\'', r"'\''"));
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The `pi-index show` command that shows line `line` of session `id` in
+/// context, for pasting: the index named when it is not where `pi-index`
+/// looks by default, an id that starts with `-` after `--`.
+pub fn show_command(id: &str, line: u64, index: Option<&std::path::Path>) -> String {
+    let index = index.map_or_else(String::new, |dir| {
+        format!(" --index {}", shell_quote(&dir.to_string_lossy()))
+    });
+    if id.starts_with('-') {
+        format!(
+            "pi-index show --around {line}{index} -- {}",
+            shell_quote(id)
+        )
     } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+        format!("pi-index show {} --around {line}{index}", shell_quote(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/a/b-c_d.jsonl"), "/a/b-c_d.jsonl");
+        assert_eq!(shell_quote("it's here"), r"'it'\''s here'");
+        assert_eq!(shell_quote("$HOME `x`"), "'$HOME `x`'");
+        assert_eq!(shell_quote("=cmd"), "'=cmd'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("a\x1b]0;t\x07'\\"), r"$'a\x1b]0;t\x07\'\\'");
+        assert_eq!(shell_quote("c1\u{9b}"), r"$'c1\xc2\x9b'");
+        assert_eq!(
+            show_command("-x y", 3, None),
+            "pi-index show --around 3 -- '-x y'"
+        );
+        assert_eq!(
+            show_command("abc", 3, Some(std::path::Path::new("/i x"))),
+            "pi-index show abc --around 3 --index '/i x'"
+        );
     }
 }

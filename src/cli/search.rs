@@ -13,7 +13,7 @@ use pi_index::pipeline::now_ms;
 use pi_index::search::query::Filters;
 use pi_index::search::{SearchRequest, SearchResult, Sort};
 
-use super::output::{self, cut, highlight, shell_quote, short_time, ColorChoice};
+use super::output::{self, cut, highlight, shell_quote, short_time, show_command, ColorChoice};
 use super::{EXIT_NOTHING, EXIT_OK};
 
 /// Orders of hits.
@@ -153,7 +153,13 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         out.flush()?;
     } else {
         let mut out = output::stdout(args.color.enabled());
-        print_grouped(&mut out, &pi, &searcher, &result)?;
+        // The suggested commands name the index unless it is where
+        // `pi-index` looks without being told.
+        let named = super::index_dir(None)
+            .ok()
+            .is_none_or(|default| default != index_dir)
+            .then_some(index_dir);
+        print_grouped(&mut out, named, &pi, &searcher, &result)?;
         if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
             writeln!(out)?;
             out.paint_line(
@@ -177,6 +183,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
 /// Hits grouped by session, in the order each session first appears.
 fn print_grouped<W: Write>(
     out: &mut Screen<W>,
+    index: Option<&Path>,
     pi: &PiIndex,
     searcher: &tantivy::Searcher,
     result: &SearchResult,
@@ -243,11 +250,7 @@ fn print_grouped<W: Write>(
             write!(out, "    ")?;
             out.paint_line(
                 Paint::Dim,
-                &format!(
-                    "pi-index show {} --around {}",
-                    Untrusted(&h.doc.session_id),
-                    h.doc.line
-                ),
+                &show_command(&h.doc.session_id, h.doc.line, index),
             )?;
         }
     }
