@@ -494,3 +494,64 @@ fn suggested_commands_paste_and_run() {
     words.sort();
     assert_eq!(words, ["four", "one", "three", "two"]);
 }
+
+#[test]
+fn special_files_and_empty_directories_named_as_paths_are_reported() {
+    let s = Scratch::new();
+    let fifo = s.dir.path().join("a-fifo.jsonl");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a plain libc call on a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let empty = s.dir.path().join("no-sessions-here");
+    fs::create_dir_all(&empty).unwrap();
+    fs::write(empty.join("notes.txt"), b"not a session").unwrap();
+    for (path, why) in [
+        (fifo.as_path(), "named pipe"),
+        (Path::new("/dev/zero"), "device"),
+        (empty.as_path(), "no *.jsonl"),
+    ] {
+        let out = run_timeout(s.build_cmd(&[path]).arg("--json"), 30);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{path:?}: {}",
+            text(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["files_scanned"], 0, "{path:?}");
+        let skipped = r["skipped"].as_array().expect("a `skipped` list");
+        assert_eq!(skipped.len(), 1, "{r}");
+        assert_eq!(skipped[0]["path"], path.to_str().unwrap(), "{r}");
+        assert!(skipped[0]["reason"].as_str().unwrap().contains(why), "{r}");
+        let out = run_timeout(&mut s.build_cmd(&[path]), 30);
+        assert_eq!(out.status.code(), Some(0));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(path.to_str().unwrap()) && err.contains(why),
+            "{path:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn show_takes_a_path_that_is_not_utf8_that_build_took() {
+    use std::os::unix::ffi::OsStrExt;
+    let s = Scratch::new();
+    let dir = s
+        .dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9-sessions"));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(std::ffi::OsStr::from_bytes(b"s\xff.jsonl"));
+    fs::copy(crate::util::fixture("branch-abandoned.jsonl"), &file).unwrap();
+    let r = s.build(&[&file], &[]);
+    assert_eq!(r["files_indexed"], 1, "{r}");
+    let out = run(s
+        .cmd()
+        .arg("show")
+        .arg(&file)
+        .args(["--format", "json", "--index"])
+        .arg(s.index()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 4);
+}

@@ -124,6 +124,9 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
     }
     if !args.quiet {
+        for s in &report.skipped {
+            writeln!(err, "pi-index: warning: {}: {}", s.path, s.reason)?;
+        }
         if let Some(why) = report.rebuilt.as_ref().filter(|r| !r.expected()) {
             writeln!(err, "pi-index: rebuilding the whole index: {why}")?;
         }

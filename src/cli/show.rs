@@ -24,8 +24,9 @@ pub enum Format {
 /// Arguments of `pi-index show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// A session id, a unique prefix of one, or a session file's path.
-    pub session: String,
+    /// A session id, a unique prefix of one, or a session file's path
+    /// (any path `build` took, UTF-8 or not).
+    pub session: std::ffi::OsString,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -58,7 +59,14 @@ pub enum Branch {
 pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
-    let key = pi.resolve_session(&searcher, &args.session)?;
+    // The index stores paths as `build` found them, lossily where they
+    // are not UTF-8: an existing file is named the same way.
+    let arg = Path::new(&args.session);
+    let arg = match std::fs::canonicalize(arg) {
+        Ok(path) if path.is_file() => path.to_string_lossy().into_owned(),
+        _ => arg.to_string_lossy().into_owned(),
+    };
+    let key = pi.resolve_session(&searcher, &arg)?;
     let mut docs = pi.session_documents(&searcher, &key)?;
     if let Some(line) = args.around {
         // Around a line: context on both sides, whatever its branch, so a

@@ -87,6 +87,12 @@ pub fn build(
             reason: error,
         });
     }
+    for Problem { path, error } in found.skipped {
+        report.skipped.push(Skipped {
+            path: path.to_string_lossy().into_owned(),
+            reason: error,
+        });
+    }
 
     // Files indexed before that no longer exist.
     let seen: std::collections::HashSet<String> = found
