@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::{closed_pipe, on_terminal, run, run_timeout, Scratch};
+use crate::util::{as_nobody, cannot_run, closed_pipe, on_terminal, run, run_timeout, Scratch};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/search")
@@ -554,4 +554,101 @@ fn show_takes_a_path_that_is_not_utf8_that_build_took() {
         .arg(s.index()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 4);
+}
+
+#[test]
+fn an_index_path_that_is_a_file_is_named_as_such() {
+    let s = Scratch::new();
+    fs::write(s.index(), b"a file").unwrap();
+    let out = run(&mut s.build_cmd(&[&corpus()]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("is a file, not a directory") && !err.contains("os error 17"),
+        "{err}"
+    );
+    for args in [
+        &["search", "x"][..],
+        &["show", "x"],
+        &["sessions"],
+        &["stats"],
+    ] {
+        let out = pi(&s, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("is a file, not a directory") && !err.contains("build` first"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(fs::read(s.index()).unwrap(), b"a file");
+}
+
+#[test]
+fn another_user_searches_a_shared_index_and_is_told_why_it_cannot_write_it() {
+    let bin = env!("CARGO_BIN_EXE_pi-index");
+    let Some(_) = as_nobody(bin) else {
+        return cannot_run(
+            "cannot run the binary as an unprivileged user here (root without a working `setpriv`)",
+        );
+    };
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new();
+    fs::set_permissions(s.dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let sessions = s.dir.path().join("sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    for sub in ["--home-u-alpha--", "--home-u-beta--"] {
+        fs::create_dir_all(sessions.join(sub)).unwrap();
+        for e in fs::read_dir(corpus().join(sub)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), sessions.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    s.build(&[&sessions], &[]);
+    let expected = json_hits(&pi(&s, &["search", "tokio", "--json"]));
+    let other = |args: &[&str]| {
+        let mut cmd = as_nobody(bin).unwrap();
+        cmd.env("HOME", s.dir.path())
+            .env("NO_COLOR", "1")
+            .env_remove("PI_INDEX_DIR")
+            .arg(args[0])
+            .arg("--index")
+            .arg(s.index())
+            .args(&args[1..]);
+        run(&mut cmd)
+    };
+    // Another user reads the index: the files it is made of are as
+    // readable as the directory they are in.
+    let out = other(&["search", "tokio", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(json_hits(&out), expected);
+    for args in [&["sessions"][..], &["stats"]] {
+        let out = other(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // It cannot write it, and is told so: not that another build is
+    // running, not to rebuild what is intact.
+    fs::copy(
+        crate::util::fixture("branch-abandoned.jsonl"),
+        sessions.join("new.jsonl"),
+    )
+    .unwrap();
+    let out = other(&["build", sessions.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("ermission denied"), "{err}");
+    assert!(err.contains("permissions"), "{err}");
+    assert!(
+        !err.contains("another `pi-index build`") && !err.contains("--full"),
+        "{err}"
+    );
+    // Nothing changed, so nothing to write: that works.
+    fs::remove_file(sessions.join("new.jsonl")).unwrap();
+    let out = other(&["build", sessions.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }

@@ -10,10 +10,13 @@
 //! - [`writer`]: documents in, one commit per build.
 //! - [`state`]: what the index records of each file, to tell the next
 //!   build what changed.
+//! - `directory`: tantivy's directory on disk, with `meta.json` and
+//!   `.managed.json` as readable as the segment files beside them.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
+mod directory;
 pub mod schema;
 pub mod state;
 pub mod tokenizer;
@@ -52,6 +55,9 @@ pub enum IndexError {
     /// No index at that location yet.
     #[error("no index at {0}: run `pi-index build` first")]
     Missing(PathBuf),
+    /// The index location is a file.
+    #[error("{0} is a file, not a directory: choose another --index directory (or PI_INDEX_DIR)")]
+    NotADirectory(PathBuf),
     /// The directory holds something that is not a pi-index index.
     #[error("{0} is not a pi-index index (it holds other files): choose another --index directory, or empty it")]
     Foreign(PathBuf),
@@ -64,8 +70,11 @@ pub enum IndexError {
     /// Another build holds the index's write lock.
     #[error("another `pi-index build` is writing the index at {0}: wait for it to finish")]
     Busy(PathBuf),
-    /// tantivy failed (the message includes tantivy's, so it is not also
-    /// chained as a source).
+    /// tantivy failed on the index itself: damaged or missing files, which
+    /// `build --full` replaces (the message includes tantivy's, so it is
+    /// not also chained as a source). A failure of the file system under
+    /// tantivy (permissions, a full disk) is [`IndexError::Io`] instead,
+    /// which a rebuild would not cure.
     #[error("index at {path}: {error}; `pi-index build --full` rebuilds it from scratch")]
     Tantivy {
         /// The index directory.
@@ -73,7 +82,7 @@ pub enum IndexError {
         /// What tantivy said.
         error: tantivy::TantivyError,
     },
-    /// The file system failed.
+    /// The file system failed (also under tantivy).
     #[error("index at {path}: {error}{}", io_advice(error))]
     Io {
         /// The index directory.
@@ -91,7 +100,9 @@ pub fn io_advice(e: &std::io::Error) -> &'static str {
         K::PermissionDenied => {
             ": check the directory's permissions, or choose another with --index or PI_INDEX_DIR"
         }
-        K::StorageFull => ": free some space on that disk, or choose another with --index",
+        K::StorageFull | K::QuotaExceeded | K::FileTooLarge => {
+            ": free some space on that disk, or choose another with --index (the index as it was is kept)"
+        }
         K::ReadOnlyFilesystem => ": the disk is read-only: choose another with --index",
         K::NotADirectory | K::AlreadyExists => {
             ": a file is in the way: choose another --index directory"
@@ -115,12 +126,15 @@ impl PiIndex {
     /// Open an existing index for reading.
     pub fn open(dir: &Path) -> Result<PiIndex, IndexError> {
         if !dir.join("meta.json").exists() {
+            if dir.is_file() {
+                return Err(IndexError::NotADirectory(dir.to_owned()));
+            }
             if dir.is_dir() && has_entries(dir)? {
                 return Err(IndexError::Foreign(dir.to_owned()));
             }
             return Err(IndexError::Missing(dir.to_owned()));
         }
-        let index = Index::open_in_dir(dir).map_err(|e| tantivy_err(dir, e))?;
+        let index = open_index(dir)?;
         let info: Option<BuildInfo> = index
             .load_metas()
             .map_err(|e| tantivy_err(dir, e))?
@@ -216,9 +230,81 @@ pub(crate) fn messages_only(
     ])
 }
 
+/// Open the tantivy index in `dir` through our [`directory::IndexDir`].
+pub(crate) fn open_index(dir: &Path) -> Result<Index, IndexError> {
+    let directory = directory::IndexDir::open(dir)
+        .map_err(|e| tantivy_err(dir, tantivy::TantivyError::OpenDirectoryError(e)))?;
+    Index::open(directory).map_err(|e| tantivy_err(dir, e))
+}
+
+/// Create a tantivy index in `dir` (which exists) through our
+/// [`directory::IndexDir`].
+pub(crate) fn create_index(
+    dir: &Path,
+    schema: tantivy::schema::Schema,
+    settings: tantivy::IndexSettings,
+) -> Result<Index, IndexError> {
+    let directory = directory::IndexDir::open(dir)
+        .map_err(|e| tantivy_err(dir, tantivy::TantivyError::OpenDirectoryError(e)))?;
+    Index::create(directory, schema, settings).map_err(|e| tantivy_err(dir, e))
+}
+
+/// The I/O error under a tantivy error, if the file system failed.
+fn io_cause(e: &tantivy::TantivyError) -> Option<&std::io::Error> {
+    use tantivy::directory::error::{LockError, OpenDirectoryError, OpenReadError, OpenWriteError};
+    use tantivy::TantivyError as T;
+    match e {
+        T::IoError(io)
+        | T::OpenReadError(OpenReadError::IoError { io_error: io, .. })
+        | T::OpenWriteError(OpenWriteError::IoError { io_error: io, .. })
+        | T::OpenDirectoryError(OpenDirectoryError::IoError { io_error: io, .. })
+        | T::LockFailure(LockError::IoError(io), _) => Some(io),
+        _ => None,
+    }
+}
+
+/// Whether an I/O error is the file system's state (permissions, space,
+/// a read-only disk), which rebuilding the index would not cure.
+fn is_environment(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(
+        e.kind(),
+        K::PermissionDenied
+            | K::StorageFull
+            | K::QuotaExceeded
+            | K::FileTooLarge
+            | K::ReadOnlyFilesystem
+            | K::NotADirectory
+            | K::ResourceBusy
+            | K::OutOfMemory
+    )
+}
+
+/// The error to report for what tantivy said about the index at `dir`:
+/// another build's lock, the file system's failure (said plainly, with
+/// what to do about it), or damage that `build --full` repairs.
 pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
-    if let tantivy::TantivyError::LockFailure(..) = e {
-        return IndexError::Busy(dir.to_owned());
+    use tantivy::directory::error::{LockError, OpenDirectoryError};
+    match &e {
+        tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => {
+            return IndexError::Busy(dir.to_owned())
+        }
+        tantivy::TantivyError::OpenDirectoryError(OpenDirectoryError::NotADirectory(_)) => {
+            return IndexError::NotADirectory(dir.to_owned())
+        }
+        _ => {}
+    }
+    if let Some(io) = io_cause(&e).filter(|io| is_environment(io)) {
+        // The kind's own words ("No space left on device (os error 28)"),
+        // not tantivy's wrapping of them.
+        let error = match io.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code),
+            None => std::io::Error::new(io.kind(), io.kind().to_string()),
+        };
+        return IndexError::Io {
+            path: dir.to_owned(),
+            error,
+        };
     }
     IndexError::Tantivy {
         path: dir.to_owned(),

@@ -119,6 +119,9 @@ impl IndexStore {
             path: dir.to_owned(),
             error,
         };
+        if dir.exists() && !dir.is_dir() {
+            return Err(IndexError::NotADirectory(dir.to_owned()));
+        }
         let (schema, fields) = Fields::build();
         let fresh;
         let index = if dir.join("meta.json").exists() {
@@ -447,21 +450,14 @@ fn create(dir: &Path, schema: Schema) -> Result<Index, IndexError> {
         docstore_compression: tantivy::store::Compressor::None,
         ..Default::default()
     };
-    Index::builder()
-        .schema(schema)
-        .settings(settings)
-        .create_in_dir(dir)
-        .map_err(|e| tantivy_err(dir, e))
+    super::create_index(dir, schema, settings)
 }
 
 /// Open the index at `dir` if it is ours and current. `Ok(None)` means it
 /// is ours but of another schema version; an index that is not ours is an
 /// error, so a user's directory is never wiped by mistake.
 fn open_ours(dir: &Path, schema: &Schema) -> Result<Option<Index>, IndexError> {
-    let index = match Index::open_in_dir(dir) {
-        Ok(index) => index,
-        Err(e) => return Err(tantivy_err(dir, e)),
-    };
+    let index = super::open_index(dir)?;
     let payload: Option<BuildInfo> = index
         .load_metas()
         .ok()
