@@ -556,6 +556,74 @@ fn show_takes_a_path_that_is_not_utf8_that_build_took() {
     assert_eq!(text(&out.stdout).lines().count(), 4);
 }
 
+/// The index files whose names end with `ext`.
+fn index_files(s: &Scratch, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(s.index())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn build_full_recreates_an_index_whatever_state_its_files_are_in() {
+    let reference = Scratch::new();
+    reference.build(&[&corpus()], &[]);
+    let expected = json_hits(&pi(&reference, &["search", "tokio", "--json"]));
+    assert_eq!(expected.len(), 4);
+    for ext in [
+        ".fieldnorm",
+        ".store",
+        ".idx",
+        ".term",
+        ".pos",
+        ".fast",
+        "meta.json",
+        ".managed.json",
+    ] {
+        for how in ["truncated", "missing", "garbage"] {
+            let s = Scratch::new();
+            s.build(&[&corpus()], &[]);
+            let files = index_files(&s, ext);
+            assert!(!files.is_empty(), "{ext}");
+            for f in &files {
+                match how {
+                    "truncated" => {
+                        let len = fs::metadata(f).unwrap().len();
+                        fs::OpenOptions::new()
+                            .write(true)
+                            .open(f)
+                            .unwrap()
+                            .set_len(len / 2)
+                            .unwrap();
+                    }
+                    "missing" => fs::remove_file(f).unwrap(),
+                    _ => fs::write(f, b"\x00garbage\xff").unwrap(),
+                }
+            }
+            let what = format!("{how} {ext}");
+            // Whatever a search says, what it suggests works.
+            let out = pi(&s, &["search", "tokio", "--json"]);
+            if out.status.code() != Some(0) {
+                let err = text(&out.stderr);
+                assert!(err.contains("pi-index build"), "{what}: {err}");
+            }
+            let out = run(s.build_cmd(&[&corpus()]).args(["--full", "--json"]));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{what}: build --full failed: {}",
+                text(&out.stderr)
+            );
+            let out = pi(&s, &["search", "tokio", "--json"]);
+            assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out.stderr));
+            assert_eq!(json_hits(&out), expected, "{what}");
+        }
+    }
+}
+
 #[test]
 fn an_index_path_that_is_a_file_is_named_as_such() {
     let s = Scratch::new();

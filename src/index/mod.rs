@@ -55,6 +55,9 @@ pub enum IndexError {
     /// No index at that location yet.
     #[error("no index at {0}: run `pi-index build` first")]
     Missing(PathBuf),
+    /// The directory holds index files but no `meta.json`.
+    #[error("the index at {0} has no meta.json (a build died creating it, or it was removed): run `pi-index build --full` to recreate it")]
+    Incomplete(PathBuf),
     /// The index location is a file.
     #[error("{0} is a file, not a directory: choose another --index directory (or PI_INDEX_DIR)")]
     NotADirectory(PathBuf),
@@ -130,7 +133,15 @@ impl PiIndex {
                 return Err(IndexError::NotADirectory(dir.to_owned()));
             }
             if dir.is_dir() && has_entries(dir)? {
-                return Err(IndexError::Foreign(dir.to_owned()));
+                let ours = writer::only_index_files(dir).map_err(|error| IndexError::Io {
+                    path: dir.to_owned(),
+                    error,
+                })?;
+                return Err(if ours {
+                    IndexError::Incomplete(dir.to_owned())
+                } else {
+                    IndexError::Foreign(dir.to_owned())
+                });
             }
             return Err(IndexError::Missing(dir.to_owned()));
         }

@@ -125,7 +125,13 @@ impl IndexStore {
         let (schema, fields) = Fields::build();
         let fresh;
         let index = if dir.join("meta.json").exists() {
-            match open_ours(dir, &schema) {
+            // With `recover`, an index is only kept if every segment opens
+            // too: `--full` must work whatever state the files are in.
+            let opened = open_ours(dir, &schema).and_then(|found| match found {
+                Some(index) if recover => readable(dir, &index).map(|()| Some(index)),
+                found => Ok(found),
+            });
+            match opened {
                 Ok(Some(index)) => {
                     fresh = Fresh::Existing;
                     index
@@ -135,8 +141,10 @@ impl IndexStore {
                     fresh = Fresh::SchemaChanged;
                     create(dir, schema)?
                 }
-                // Unreadable, or another program's index: `--full` replaces
-                // it, but only when the directory holds index files alone.
+                // Unreadable (damaged or missing files: not a failure of
+                // the file system, which is an `Io` error), or another
+                // program's index: `--full` replaces it, but only when the
+                // directory holds index files alone.
                 Err(IndexError::Tantivy { .. } | IndexError::ForeignIndex(_))
                     if recover && only_index_files(dir).map_err(io)? =>
                 {
@@ -478,8 +486,20 @@ fn open_ours(dir: &Path, schema: &Schema) -> Result<Option<Index>, IndexError> {
     }
 }
 
+/// Whether every segment of `index` opens: a searcher opens each
+/// segment's files and checks their footers.
+fn readable(dir: &Path, index: &Index) -> Result<(), IndexError> {
+    let reader: tantivy::IndexReader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e| tantivy_err(dir, e))?;
+    drop(reader.searcher());
+    Ok(())
+}
+
 /// Whether `dir` holds nothing but files tantivy writes.
-fn only_index_files(dir: &Path) -> std::io::Result<bool> {
+pub(super) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
     for entry in std::fs::read_dir(dir)? {
         if !is_tantivy_file(&entry?.file_name().to_string_lossy()) {
             return Ok(false);
