@@ -319,6 +319,139 @@ fn escapes_in_session_files_never_reach_the_terminal() {
     }
 }
 
+/// Every file name in the index directory.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The disk fills up during a build, then during a full rebuild: each says
+/// so, the old index keeps answering, and the failed build leaves no file
+/// behind. `fill` makes the next writes fail; `unfill` undoes it.
+fn disk_full_case(s: &Scratch, sessions: &Path, fill: &dyn Fn(&mut Command), unfill: &dyn Fn()) {
+    s.build(&[sessions], &[]);
+    let before = json_hits(&pi(s, &["search", "tokio", "--json"]));
+    assert_eq!(before.len(), 4);
+    let files = listing(&s.index());
+    fs::copy(
+        crate::util::fixture("branch-abandoned.jsonl"),
+        sessions.join("new.jsonl"),
+    )
+    .unwrap();
+    for extra in [&[][..], &["--full"]] {
+        let mut cmd = s.build_cmd(&[sessions]);
+        cmd.args(extra);
+        fill(&mut cmd);
+        let out = run(&mut cmd);
+        let what = format!("build {extra:?}");
+        assert_eq!(out.status.code(), Some(2), "{what}");
+        let err = text(&out.stderr);
+        assert!(
+            err.to_lowercase().contains("no space left on device"),
+            "{what}: {err}"
+        );
+        assert!(err.contains("free some space"), "{what}: {err}");
+        assert!(
+            !err.contains("killed") && !err.contains("--full"),
+            "{what}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        assert_eq!(listing(&s.index()), files, "{what}: files left behind");
+        let out = pi(s, &["search", "tokio", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out.stderr));
+        assert_eq!(json_hits(&out), before, "{what}: the old index answers");
+    }
+    unfill();
+    let r = s.build(&[sessions], &[]);
+    assert_eq!(r["files_indexed"], 1, "{r}");
+    let out = pi(s, &["search", "notify", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+fn copy_corpus(to: &Path) {
+    for sub in [
+        "--home-u-alpha--",
+        "--home-u-alpha-sub--",
+        "--home-u-beta--",
+    ] {
+        fs::create_dir_all(to.join(sub)).unwrap();
+        for e in fs::read_dir(corpus().join(sub)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), to.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Fault injection (`--features failpoints`): writes to the index fail
+/// with ENOSPC once a build has written `PI_INDEX_TEST_ENOSPC_AFTER` bytes.
+#[test]
+fn a_full_disk_is_named_and_costs_nothing_injected() {
+    if !cfg!(feature = "failpoints") {
+        return cannot_run("needs `--features failpoints` (the README's test command)");
+    }
+    for after in ["0", "3000", "20000"] {
+        let s = Scratch::new();
+        let sessions = s.dir.path().join("sessions");
+        copy_corpus(&sessions);
+        disk_full_case(
+            &s,
+            &sessions,
+            &|cmd| {
+                cmd.env("PI_INDEX_TEST_ENOSPC_AFTER", after);
+            },
+            &|| {},
+        );
+    }
+}
+
+/// The same on a real full disk: a small tmpfs, when the tests run as root
+/// and may mount one.
+#[test]
+fn a_full_disk_is_named_and_costs_nothing_tmpfs() {
+    let s = Scratch::new();
+    let mnt = s.dir.path().join("small-disk");
+    fs::create_dir_all(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&mnt)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        return cannot_run("cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN)");
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(mnt.clone());
+    let sessions = s.dir.path().join("sessions");
+    copy_corpus(&sessions);
+    // The index on the small disk.
+    let s2 = Scratch {
+        dir: tempfile::tempdir_in(&mnt).unwrap(),
+    };
+    let filler = mnt.join("filler");
+    disk_full_case(
+        &s2,
+        &sessions,
+        &|_| {
+            // Fill what is left, to the last byte.
+            use std::io::Write;
+            let mut f = fs::File::create(&filler).unwrap();
+            let block = vec![0u8; 4096];
+            while f.write_all(&block).is_ok() {}
+            while f.write_all(&block[..1]).is_ok() {}
+        },
+        &|| fs::remove_file(&filler).unwrap(),
+    );
+}
+
 // ---------------------------------------------------------------------
 // Pipes and terminals
 // ---------------------------------------------------------------------

@@ -274,6 +274,15 @@ fn io_cause(e: &tantivy::TantivyError) -> Option<&std::io::Error> {
     }
 }
 
+/// The error number of the first `(os error N)` in `text`: how Rust
+/// prints an operating system's error.
+fn os_error_in(text: &str) -> Option<i32> {
+    let at = text.find("(os error ")? + "(os error ".len();
+    let digits = &text[at..];
+    let end = digits.find(')')?;
+    digits[..end].parse().ok()
+}
+
 /// Whether an I/O error is the file system's state (permissions, space,
 /// a read-only disk), which rebuilding the index would not cure.
 fn is_environment(e: &std::io::Error) -> bool {
@@ -305,13 +314,18 @@ pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
         }
         _ => {}
     }
-    if let Some(io) = io_cause(&e).filter(|io| is_environment(io)) {
-        // The kind's own words ("No space left on device (os error 28)"),
-        // not tantivy's wrapping of them.
-        let error = match io.raw_os_error() {
-            Some(code) => std::io::Error::from_raw_os_error(code),
-            None => std::io::Error::new(io.kind(), io.kind().to_string()),
-        };
+    // The system's own words ("No space left on device (os error 28)"),
+    // not tantivy's wrapping of them. Some of tantivy's paths keep only
+    // the text of an I/O error (`Internal error: 'No space left on device
+    // (os error 28)'`): its error number is read back from that.
+    let error = match io_cause(&e) {
+        Some(io) => match io.raw_os_error().or_else(|| os_error_in(&io.to_string())) {
+            Some(code) => Some(std::io::Error::from_raw_os_error(code)),
+            None => Some(std::io::Error::new(io.kind(), io.kind().to_string())),
+        },
+        None => os_error_in(&e.to_string()).map(std::io::Error::from_raw_os_error),
+    };
+    if let Some(error) = error.filter(is_environment) {
         return IndexError::Io {
             path: dir.to_owned(),
             error,
@@ -320,5 +334,49 @@ pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
     IndexError::Tantivy {
         path: dir.to_owned(),
         error: e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_system_s_failures_are_told_apart_from_damage() {
+        let dir = Path::new("/i");
+        let enospc = || std::io::Error::from_raw_os_error(libc::ENOSPC);
+        let says = |e: tantivy::TantivyError| tantivy_err(dir, e).to_string();
+        for e in [
+            tantivy::TantivyError::IoError(std::sync::Arc::new(enospc())),
+            tantivy::TantivyError::InternalError(format!("'{}'", enospc())),
+            tantivy::TantivyError::IoError(std::sync::Arc::new(std::io::Error::other(
+                enospc().to_string(),
+            ))),
+        ] {
+            let text = says(e);
+            assert!(text.contains("No space left on device"), "{text}");
+            assert!(
+                text.contains("free some space") && !text.contains("--full"),
+                "{text}"
+            );
+        }
+        let damaged = says(tantivy::TantivyError::InternalError("Footer magic".into()));
+        assert!(damaged.contains("--full"), "{damaged}");
+        let busy = tantivy::TantivyError::LockFailure(
+            tantivy::directory::error::LockError::LockBusy,
+            None,
+        );
+        assert!(says(busy).contains("another `pi-index build`"));
+        let denied = tantivy::TantivyError::LockFailure(
+            tantivy::directory::error::LockError::IoError(std::sync::Arc::new(
+                std::io::ErrorKind::PermissionDenied.into(),
+            )),
+            None,
+        );
+        let denied = says(denied);
+        assert!(
+            denied.contains("permissions") && !denied.contains("another `pi-index build`"),
+            "{denied}"
+        );
     }
 }

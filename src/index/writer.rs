@@ -401,6 +401,37 @@ impl IndexBuilder {
         Ok(())
     }
 
+    /// Give up the build: nothing it queued is committed, the searches go
+    /// on answering from the last commit, and the files it wrote so far
+    /// are removed now (not by the next build that commits). Returns the
+    /// error to report: `e`, or when `e` only says that tantivy's indexing
+    /// thread died ("An index writer was killed"), what killed it (a full
+    /// disk, say).
+    pub fn abandon(mut self, e: IndexError) -> IndexError {
+        let died = matches!(
+            &e,
+            IndexError::Tantivy {
+                error: tantivy::TantivyError::ErrorInThread(_),
+                ..
+            }
+        );
+        let e = if died {
+            // Joining the indexing threads hands over their own error.
+            match self.writer.prepare_commit() {
+                Err(cause) => tantivy_err(&self.pi.dir, cause),
+                Ok(_) => e,
+            }
+        } else {
+            e
+        };
+        // A fresh writer (the same lock) on the last commit, whose garbage
+        // collection removes every file no commit names.
+        if self.writer.rollback().is_ok() {
+            let _ = self.writer.garbage_collect_files().wait();
+        }
+        e
+    }
+
     /// Commit everything queued, with the build's record, wait for merges,
     /// and count what the index now holds.
     pub fn commit(mut self, kinds: &str, now_ms: i64) -> Result<BuildInfo, IndexError> {
@@ -417,10 +448,15 @@ impl IndexBuilder {
             documents: 0,
         };
         let payload = serde_json::to_string(&info).expect("build info serializes");
-        let mut prepared = self.writer.prepare_commit().map_err(err)?;
+        let mut prepared = match self.writer.prepare_commit() {
+            Ok(prepared) => prepared,
+            Err(e) => return Err(self.abandon(err(e))),
+        };
         prepared.set_payload(&payload);
         crate::failpoint::point("after-prepare-commit");
-        prepared.commit().map_err(err)?;
+        if let Err(e) = prepared.commit() {
+            return Err(self.abandon(err(e)));
+        }
         crate::failpoint::point("after-commit");
         self.writer.wait_merging_threads().map_err(err)?;
         let searcher = self.pi.searcher()?;

@@ -173,7 +173,7 @@ pub fn build(
     });
     let parsed = Instant::now();
     if let Some(e) = first_error.into_inner().expect("error lock") {
-        return Err(e.into());
+        return Err(index.abandon(e).into());
     }
     let mut results = results.into_inner().expect("results lock");
     results.sort_by_key(|(i, _)| *i);
