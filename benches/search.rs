@@ -10,6 +10,10 @@
 //! PI_INDEX_BENCH_SIZE=1GB cargo bench --bench search
 //! ```
 
+// Benches, examples and tests print as they like; only the product is
+// held to printing through pi_index::output (clippy.toml).
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -14,6 +14,10 @@
 //! PI_INDEX_BENCH_SIZE=256MB cargo bench --bench throughput -- parse_extract
 //! ```
 
+// Benches, examples and tests print as they like; only the product is
+// held to printing through pi_index::output (clippy.toml).
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

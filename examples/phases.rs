@@ -13,6 +13,10 @@
 //! cargo run --release --example phases -- CORPUS_DIR
 //! ```
 
+// Benches, examples and tests print as they like; only the product is
+// held to printing through pi_index::output (clippy.toml).
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 use std::path::PathBuf;
 use std::time::Instant;
 

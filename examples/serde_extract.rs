@@ -6,6 +6,10 @@
 //! cargo run --release --example serde_extract -- CORPUS
 //! ```
 
+// Benches, examples and tests print as they like; only the product is
+// held to printing through pi_index::output (clippy.toml).
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 use rayon::prelude::*;
 
 #[path = "../benches/serde_baseline.rs"]

@@ -85,6 +85,31 @@ pub struct Discovered {
     pub files: Vec<Candidate>,
     /// Entries that could not be read.
     pub problems: Vec<Problem>,
+    /// What was left alone, and why: special files (a FIFO would block a
+    /// read forever, `/dev/zero` never ends) named or found as `*.jsonl`,
+    /// and roots with no `*.jsonl` file below them.
+    pub skipped: Vec<Problem>,
+}
+
+/// Why a file that is not a regular file is not read, if it is not one.
+fn special_file(file_type: std::fs::FileType) -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some("a named pipe (FIFO), not a regular file: not read");
+        }
+        if file_type.is_char_device() {
+            return Some("a character device, not a regular file: not read");
+        }
+        if file_type.is_block_device() {
+            return Some("a block device, not a regular file: not read");
+        }
+        if file_type.is_socket() {
+            return Some("a socket, not a regular file: not read");
+        }
+    }
+    (!file_type.is_file() && !file_type.is_dir()).then_some("not a regular file: not read")
 }
 
 /// Pi's default session directories that exist on this machine:
@@ -139,10 +164,25 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
             add(&mut out, &mut seen, root, &meta);
             continue;
         }
+        if let Some(why) = special_file(meta.file_type()) {
+            out.skipped.push(Problem {
+                path: root.clone(),
+                error: why.into(),
+            });
+            continue;
+        }
+        let before = out.files.len() + out.problems.len() + out.skipped.len();
         for entry in WalkDir::new(root).follow_links(true) {
             match entry {
                 Ok(e) => {
-                    if !e.file_type().is_file() || !is_jsonl(e.path()) {
+                    if !is_jsonl(e.path()) || e.file_type().is_dir() {
+                        continue;
+                    }
+                    if let Some(why) = special_file(e.file_type()) {
+                        out.skipped.push(Problem {
+                            path: e.path().to_owned(),
+                            error: why.into(),
+                        });
                         continue;
                     }
                     match e.metadata() {
@@ -167,6 +207,12 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
                     out.problems.push(Problem { path, error });
                 }
             }
+        }
+        if out.files.len() + out.problems.len() + out.skipped.len() == before {
+            out.skipped.push(Problem {
+                path: root.clone(),
+                error: "a directory with no *.jsonl file below it: nothing to index".into(),
+            });
         }
     }
     out.files
@@ -225,5 +271,15 @@ mod tests {
         let d = discover(&[t.path().join("missing")]);
         assert!(d.files.is_empty());
         assert_eq!(d.problems.len(), 1);
+        // A directory with nothing to index, and a special file, are said.
+        let empty = t.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        std::fs::write(empty.join("notes.txt"), b"x").unwrap();
+        let d = discover(&[empty, "/dev/null".into()]);
+        assert!(d.files.is_empty());
+        let why: Vec<&str> = d.skipped.iter().map(|p| p.error.as_str()).collect();
+        assert_eq!(why.len(), 2, "{why:?}");
+        assert!(why[0].contains("no *.jsonl file"), "{why:?}");
+        assert!(why[1].contains("character device"), "{why:?}");
     }
 }

@@ -17,6 +17,9 @@
 //! - `PI_INDEX_TEST_PANIC=<name>` panics while the file with that name is
 //!   being indexed, after its documents were queued: a bug in reading one
 //!   file must cost only that file.
+//! - `PI_INDEX_TEST_ENOSPC_AFTER=<bytes>` makes writes to the index fail
+//!   with ENOSPC ("No space left on device") once the process has written
+//!   that many bytes into it, as a full disk does.
 
 /// Abort the process if `PI_INDEX_CRASH_AT` names this point.
 #[inline]
@@ -24,7 +27,10 @@ pub(crate) fn point(_name: &str) {
     #[cfg(feature = "failpoints")]
     if let Some(at) = std::env::var_os("PI_INDEX_CRASH_AT") {
         if at == _name {
-            eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
+            #[allow(clippy::disallowed_macros)]
+            {
+                eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
+            }
             std::process::abort();
         }
     }
@@ -39,6 +45,30 @@ pub(crate) fn panic_on(_path: &std::path::Path) {
             panic!("PI_INDEX_TEST_PANIC at {}", _path.display());
         }
     }
+}
+
+/// How many of the next `len` bytes written to the index fit on the disk:
+/// all of them, unless `PI_INDEX_TEST_ENOSPC_AFTER` says the disk is full
+/// past that many bytes in all.
+#[inline]
+pub(crate) fn write_allowance(len: usize) -> usize {
+    #[cfg(feature = "failpoints")]
+    {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::OnceLock;
+        static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
+        static WRITTEN: AtomicU64 = AtomicU64::new(0);
+        let limit = LIMIT.get_or_init(|| {
+            std::env::var("PI_INDEX_TEST_ENOSPC_AFTER")
+                .ok()
+                .and_then(|v| v.parse().ok())
+        });
+        if let Some(limit) = *limit {
+            let before = WRITTEN.fetch_add(len as u64, Ordering::Relaxed);
+            return limit.saturating_sub(before).min(len as u64) as usize;
+        }
+    }
+    len
 }
 
 /// The file disturbances a test asked for (see the module docs).

@@ -21,7 +21,8 @@
 //!    session's active branch.
 //! 5. [`index`]: documents go into a tantivy index, committed once per build.
 //!
-//! The read side, [`search`], answers queries from the committed index.
+//! The read side, [`search`], answers queries from the committed index;
+//! [`output`] makes what it returns safe to print.
 //!
 //! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
 //! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
@@ -50,6 +51,7 @@
 pub mod discover;
 mod failpoint;
 pub mod index;
+pub mod output;
 pub mod pi;
 pub mod pipeline;
 pub mod search;

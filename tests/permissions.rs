@@ -7,34 +7,8 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
-fn as_nobody(bin: &str) -> Option<Command> {
-    // Who are we? `id -u` rather than a libc call keeps the test plain.
-    let uid = Command::new("id").arg("-u").output().ok()?;
-    let root = String::from_utf8_lossy(&uid.stdout).trim() == "0";
-    if !root {
-        return Some(Command::new(bin));
-    }
-    // The unprivileged user must be able to run the binary where it was
-    // built (a checkout under a private directory would not let it).
-    let probe = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            bin,
-            "--version",
-        ])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
-        return None;
-    }
-    let mut cmd = Command::new("setpriv");
-    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
-    Some(cmd)
-}
+use crate::util::as_nobody;
 
 #[test]
 fn unreadable_files_and_directories_are_reported_and_skipped() {

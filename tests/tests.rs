@@ -4,12 +4,17 @@
 //! helpers are linked once. The tests that need fault injection live in
 //! `failpoints.rs`, built with `--features failpoints`.
 
+// Benches, examples and tests print as they like; only the product is
+// held to printing through pi_index::output (clippy.toml).
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 mod util;
 
 mod build;
 mod corpus;
 mod crash;
 mod format_rules;
+mod hostile;
 mod incremental;
 mod never_panics;
 mod paging;

@@ -1,7 +1,7 @@
 //! `pi-index build`: index session files, with a progress bar on a
 //! terminal and a one-line summary (or one JSON object) at the end.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
@@ -12,7 +12,7 @@ use pi_index::discover::default_roots;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildOptions, BuildReport};
 
-use super::EXIT_OK;
+use super::{output, EXIT_OK};
 
 /// Arguments of `pi-index build`.
 #[derive(Args, Debug)]
@@ -28,14 +28,14 @@ pub struct BuildArgs {
     #[arg(long, value_name = "KINDS", default_value = "", hide_default_value = true, value_parser = parse_kinds)]
     pub include: Kinds,
 
-    /// Worker threads [default: the number of CPUs].
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads, 1 to 64 [default: the number of CPUs, at most 64].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
 
-    /// Memory budget for tantivy's indexing threads, in MB. Peak memory
-    /// follows this budget, not the corpus: at 64, a 5 GB corpus peaked at
-    /// 437 MB and a single 2 GB session at 305 MB.
-    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(32..))]
+    /// Memory budget for tantivy's indexing threads, in MB (32 to 65536).
+    /// Peak memory follows this budget, not the corpus: at 64, a 5 GB
+    /// corpus peaked at 437 MB and a single 2 GB session at 305 MB.
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(32..=65536))]
     pub memory: u64,
 
     /// Rebuild the whole index instead of only what changed (also recovers
@@ -56,6 +56,12 @@ pub struct BuildArgs {
     #[arg(long, short)]
     pub verbose: bool,
 }
+
+/// The most worker threads a build starts. More gain nothing on the
+/// machines this runs on, and the SIGBUS guard covers 256 mapped files at
+/// once (see the README's limitations): 64 threads stay well inside it.
+/// 65,535 threads once hung a build.
+pub const MAX_THREADS: usize = 64;
 
 fn parse_kinds(s: &str) -> Result<Kinds, String> {
     Kinds::parse(s)
@@ -84,7 +90,8 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     let threads = args
         .threads
         .map(usize::from)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(MAX_THREADS);
     let opts = BuildOptions {
         roots,
         index_dir: index_dir.to_owned(),
@@ -94,7 +101,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         full: args.full,
     };
 
-    let show_bar = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let show_bar = !args.quiet && !args.json && output::can_draw_progress();
     let bar = if show_bar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -112,11 +119,14 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     bar.finish_and_clear();
     let report = report?;
 
-    let mut err = std::io::stderr().lock();
+    let mut err = output::stderr();
     for e in &report.errors {
         writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
     }
     if !args.quiet {
+        for s in &report.skipped {
+            writeln!(err, "pi-index: warning: {}: {}", s.path, s.reason)?;
+        }
         if let Some(why) = report.rebuilt.as_ref().filter(|r| !r.expected()) {
             writeln!(err, "pi-index: rebuilding the whole index: {why}")?;
         }
@@ -137,12 +147,14 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     }
     drop(err);
 
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
+        let mut out = output::json_stdout();
+        out.line(&report)?;
+        out.flush()?;
     } else if !args.quiet {
+        let mut out = output::stdout(false);
         writeln!(out, "{}", summary(&report, index_dir))?;
+        out.flush()?;
     }
     Ok(EXIT_OK)
 }

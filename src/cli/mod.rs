@@ -8,6 +8,7 @@ mod sessions;
 mod show;
 mod stats;
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -67,13 +68,14 @@ pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit_error()
-            } else {
-                EXIT_OK
-            };
-            let _ = e.print();
-            return code;
+            if !e.use_stderr() {
+                // Help and version: ours alone, coloured as clap likes.
+                let _ = e.print();
+                return EXIT_OK;
+            }
+            // An error quotes the arguments, which nobody checked.
+            let _ = write!(output::stderr(), "{}", e.render());
+            return exit_error();
         }
     };
     let index = cli.index;
@@ -86,13 +88,13 @@ pub fn run() -> ExitCode {
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "pi-index",
-                &mut std::io::stdout(),
-            );
-            Ok(EXIT_OK)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "pi-index", &mut script);
+            let mut out = output::own_stdout();
+            out.write_all(&script)
+                .and_then(|()| out.flush())
+                .map(|()| EXIT_OK)
+                .map_err(anyhow::Error::from)
         }
     };
     match result {
@@ -105,7 +107,8 @@ pub fn run() -> ExitCode {
 /// was empty.
 fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) -> bool {
     if searcher.num_docs() == 0 {
-        eprintln!(
+        let _ = writeln!(
+            output::stderr(),
             "pi-index: the index at {} is empty: run `pi-index build` (with the directory of your sessions if Pi keeps them elsewhere)",
             pi.dir.display()
         );
@@ -116,14 +119,28 @@ fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) ->
 
 /// Print a one-line error and return the error exit code.
 fn fail(e: &anyhow::Error) -> ExitCode {
-    // A closed pipe (`pi-index show … | head`) is not an error worth a word.
-    if let Some(io) = e.downcast_ref::<std::io::Error>() {
-        if io.kind() == std::io::ErrorKind::BrokenPipe {
-            return EXIT_OK;
-        }
+    // A closed pipe (`pi-index search … --json | head -1`) is not an
+    // error worth a word, wherever in the chain it is (JSON output wraps
+    // it, like ripgrep's printer does).
+    if is_broken_pipe(e) {
+        return EXIT_OK;
     }
-    eprintln!("pi-index: error: {e:#}");
+    let _ = writeln!(output::stderr(), "pi-index: error: {e:#}");
     exit_error()
+}
+
+/// Whether a closed pipe is the cause of `e`, or any error in its chain.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(BrokenPipe)
+    })
 }
 
 /// Where the index lives: `--index`, else `$PI_INDEX_DIR`, else the

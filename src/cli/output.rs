@@ -1,13 +1,17 @@
-//! Terminal output: colour choice and small formatting helpers.
+//! Terminal output: colour choice, the writers every command prints
+//! through, and small formatting helpers.
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal, StderrLock, StdoutLock, Write};
 
 use clap::ValueEnum;
+
+use pi_index::output::{sanitize, JsonLines, Paint, Screen};
 
 /// When to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {
-    /// On a terminal, unless `NO_COLOR` is set.
+    /// On a terminal that can show colour (not `TERM=dumb`), unless
+    /// `NO_COLOR` is set.
     #[default]
     Auto,
     /// Always.
@@ -23,67 +27,109 @@ impl ColorChoice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && !dumb_terminal() && {
+                    #[allow(clippy::disallowed_methods)]
+                    std::io::stdout().is_terminal()
+                }
             }
         }
     }
 }
 
-/// ANSI styles, or nothing when colour is off.
-#[derive(Clone, Copy, Debug)]
-pub struct Style {
-    on: bool,
+/// Standard output for people: sanitized, coloured when `colour`.
+/// With [`stderr`] and [`json_stdout`], the only way the command line
+/// reaches the terminal (clippy refuses `println!` and `io::stdout`
+/// elsewhere: see `clippy.toml`).
+#[allow(clippy::disallowed_methods)]
+pub fn stdout(colour: bool) -> Screen<BufWriter<StdoutLock<'static>>> {
+    Screen::new(BufWriter::new(std::io::stdout().lock()), colour)
 }
 
-impl Style {
-    /// Styles for this output.
-    pub fn new(on: bool) -> Style {
-        Style { on }
-    }
-    fn wrap(&self, code: &str, s: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_owned()
-        }
-    }
-    /// A session heading.
-    pub fn heading(&self, s: &str) -> String {
-        self.wrap("1;35", s)
-    }
-    /// Secondary details.
-    pub fn dim(&self, s: &str) -> String {
-        self.wrap("2", s)
-    }
-    /// A matched word.
-    pub fn matched(&self, s: &str) -> String {
-        self.wrap("1;31", s)
-    }
-    /// A role name.
-    pub fn role(&self, s: &str) -> String {
-        self.wrap("32", s)
-    }
-    /// A warning mark.
-    pub fn warn(&self, s: &str) -> String {
-        self.wrap("33", s)
-    }
+/// Standard error for people: sanitized, never coloured.
+#[allow(clippy::disallowed_methods)]
+pub fn stderr() -> Screen<StderrLock<'static>> {
+    Screen::new(std::io::stderr().lock(), false)
 }
 
-/// `text` with `ranges` highlighted, on one line.
-pub fn highlight(text: &str, ranges: &[std::ops::Range<usize>], style: Style) -> String {
-    let mut out = String::with_capacity(text.len() + ranges.len() * 12);
+/// Whether `TERM` says the terminal understands no escape sequence at
+/// all (Emacs' shell, some CI logs).
+pub fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
+}
+
+/// Whether standard error is a terminal that can draw a progress bar
+/// (which moves the cursor: not a dumb one).
+#[allow(clippy::disallowed_methods)]
+pub fn can_draw_progress() -> bool {
+    std::io::stderr().is_terminal() && !dumb_terminal()
+}
+
+/// Standard output for programs: JSON Lines with controls escaped.
+#[allow(clippy::disallowed_methods)]
+pub fn json_stdout() -> JsonLines<BufWriter<StdoutLock<'static>>> {
+    JsonLines::new(BufWriter::new(std::io::stdout().lock()))
+}
+
+/// Standard output for what pi-index itself generates and a shell reads
+/// (completion scripts): nothing in it comes from a file.
+#[allow(clippy::disallowed_methods)]
+pub fn own_stdout() -> StdoutLock<'static> {
+    std::io::stdout().lock()
+}
+
+/// Write `text` on one line (whitespace runs become one space) with
+/// `ranges` painted as matches.
+pub fn highlight<W: Write>(
+    out: &mut Screen<W>,
+    text: &str,
+    ranges: &[std::ops::Range<usize>],
+) -> std::io::Result<()> {
+    // Cut into plain and matched pieces first, then collapse whitespace
+    // across the whole line, so pieces join as the text did.
+    let mut pieces: Vec<(bool, &str)> = Vec::with_capacity(ranges.len() * 2 + 1);
     let mut at = 0;
     for r in ranges {
-        if r.start < at || r.end > text.len() {
+        if r.start < at
+            || r.end > text.len()
+            || !text.is_char_boundary(r.start)
+            || !text.is_char_boundary(r.end)
+        {
             continue;
         }
-        out.push_str(&text[at..r.start]);
-        out.push_str(&style.matched(&text[r.clone()]));
+        pieces.push((false, &text[at..r.start]));
+        pieces.push((true, &text[r.clone()]));
         at = r.end;
     }
-    out.push_str(&text[at..]);
-    flatten(&out)
+    pieces.push((false, &text[at..]));
+    let mut space = false;
+    let mut started = false;
+    let mut piece = String::new();
+    for (matched, s) in pieces {
+        piece.clear();
+        for c in s.chars() {
+            if c.is_whitespace() {
+                space = started;
+            } else {
+                if space {
+                    // A space before a match is not part of it.
+                    if piece.is_empty() {
+                        out.write_all(b" ")?;
+                    } else {
+                        piece.push(' ');
+                    }
+                    space = false;
+                }
+                started = true;
+                piece.push(c);
+            }
+        }
+        if matched {
+            out.paint(Paint::Matched, &piece)?;
+        } else {
+            out.write_all(piece.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// Whitespace runs (newlines included) become one space.
@@ -100,23 +146,84 @@ pub fn short_time(ts: Option<&str>) -> String {
     }
 }
 
-/// At most `n` characters of `s`, with an ellipsis when cut.
+/// At most `n` characters of `s` (sanitized), on one line, with an
+/// ellipsis when cut.
 pub fn cut(s: &str, n: usize) -> String {
-    let flat = flatten(s);
+    let flat = flatten(&sanitize(s));
     match flat.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &flat[..i]),
         None => flat,
     }
 }
 
-/// Quote a path for a shell command line when it needs it.
+/// Quote a word for a shell command line, so that the command pastes and
+/// runs: as is when it holds only characters no shell treats specially,
+/// in single quotes otherwise, and as `$'…'` (bash, zsh, ksh) with `\xHH`
+/// escapes when it holds control characters, which could not be pasted
+/// (nor shown: the sanitizer would remove them). A word that starts with
+/// `-` still reads as an option: callers put it after `--`.
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@+=,".contains(c))
-    {
-        s.to_owned()
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@+,".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        return s.to_owned();
+    }
+    if !s.chars().any(char::is_control) {
+        return format!("'{}'", s.replace('\'', r"'\''"));
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The `pi-index show` command that shows line `line` of session `id` in
+/// context, for pasting: the index named when it is not where `pi-index`
+/// looks by default, an id that starts with `-` after `--`.
+pub fn show_command(id: &str, line: u64, index: Option<&std::path::Path>) -> String {
+    let index = index.map_or_else(String::new, |dir| {
+        format!(" --index {}", shell_quote(&dir.to_string_lossy()))
+    });
+    if id.starts_with('-') {
+        format!(
+            "pi-index show --around {line}{index} -- {}",
+            shell_quote(id)
+        )
     } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+        format!("pi-index show {} --around {line}{index}", shell_quote(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/a/b-c_d.jsonl"), "/a/b-c_d.jsonl");
+        assert_eq!(shell_quote("it's here"), r"'it'\''s here'");
+        assert_eq!(shell_quote("$HOME `x`"), "'$HOME `x`'");
+        assert_eq!(shell_quote("=cmd"), "'=cmd'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("a\x1b]0;t\x07'\\"), r"$'a\x1b]0;t\x07\'\\'");
+        assert_eq!(shell_quote("c1\u{9b}"), r"$'c1\xc2\x9b'");
+        assert_eq!(
+            show_command("-x y", 3, None),
+            "pi-index show --around 3 -- '-x y'"
+        );
+        assert_eq!(
+            show_command("abc", 3, Some(std::path::Path::new("/i x"))),
+            "pi-index show abc --around 3 --index '/i x'"
+        );
     }
 }

@@ -8,10 +8,11 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
+use pi_index::output::{Paint, Screen, Untrusted};
 use pi_index::search::query::{Filters, Key};
-use pi_index::search::{SearchRequest, Sort};
+use pi_index::search::{SearchRequest, SearchResult, Sort};
 
-use super::output::{cut, highlight, shell_quote, short_time, ColorChoice, Style};
+use super::output::{self, cut, highlight, shell_quote, short_time, show_command, ColorChoice};
 use super::{EXIT_NOTHING, EXIT_OK};
 
 /// Orders of hits.
@@ -69,11 +70,12 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
     pub sort: SortArg,
 
-    /// How many hits to print.
+    /// How many hits to print (at most every hit: a larger N is the
+    /// number of documents in the index).
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
 
-    /// Skip this many hits first.
+    /// Skip this many hits first (past the last hit: nothing, exit 1).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub offset: usize,
 
@@ -109,6 +111,10 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
     }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
+    // No search returns more hits than the index has documents: counts
+    // past that are clamped, so none is allocated for (`-n 4000000000`
+    // once asked for 64 GB) and `offset + limit` cannot overflow.
+    let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
     let req = SearchRequest {
         query: args.query.join(" "),
         filters,
@@ -117,8 +123,8 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
             SortArg::Newest => Sort::Newest,
             SortArg::Oldest => Sort::Oldest,
         },
-        limit: args.limit,
-        offset: args.offset,
+        limit: args.limit.min(docs),
+        offset: args.offset.min(docs),
         snippet_chars: 160,
         now,
     };
@@ -126,121 +132,139 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         return Ok(EXIT_NOTHING);
     }
     let result = pi.search(&searcher, &req)?;
-    {
-        // A few are enough to fix a query; a pasted blob can have
-        // thousands.
-        const SHOWN: usize = 20;
-        let mut err = std::io::stderr().lock();
-        for w in result.warnings.iter().take(SHOWN) {
-            writeln!(
-                err,
-                "pi-index: warning: query position {}: {}",
-                w.position, w.message
-            )?;
-        }
-        if result.warnings.len() > SHOWN {
-            writeln!(
-                err,
-                "pi-index: warning: and {} more",
-                result.warnings.len() - SHOWN
-            )?;
-        }
+    // A few are enough to fix a query; a pasted blob can have thousands.
+    const SHOWN: usize = 20;
+    let mut err = output::stderr();
+    for w in result.warnings.iter().take(SHOWN) {
+        writeln!(
+            err,
+            "pi-index: warning: query position {}: {}",
+            w.position, w.message
+        )?;
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if result.warnings.len() > SHOWN {
+        writeln!(
+            err,
+            "pi-index: warning: and {} more",
+            result.warnings.len() - SHOWN
+        )?;
+    }
+    if result.hits.is_empty() && result.total > 0 && args.offset >= result.total {
+        writeln!(
+            err,
+            "pi-index: --offset {} is past the last hit ({} hits)",
+            args.offset, result.total
+        )?;
+    }
+    drop(err);
     if args.json {
+        let mut out = output::json_stdout();
         for h in &result.hits {
-            serde_json::to_writer(&mut out, h)?;
-            writeln!(out)?;
+            out.line(h)?;
         }
+        out.flush()?;
     } else {
-        let style = Style::new(args.color.enabled());
-        // Group by session, in the order each session first appears.
-        let mut order: Vec<&str> = Vec::new();
-        let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, h) in result.hits.iter().enumerate() {
-            let key = h.doc.path.as_str();
-            groups
-                .entry(key)
-                .or_insert_with(|| {
-                    order.push(key);
-                    Vec::new()
-                })
-                .push(i);
-        }
-        for (n, path) in order.iter().enumerate() {
-            if n > 0 {
-                writeln!(out)?;
-            }
-            let first = &result.hits[groups[path][0]].doc;
-            let summary = pi.session_by_path(&searcher, path)?;
-            let label = summary
-                .as_ref()
-                .map(|s| s.label().to_owned())
-                .unwrap_or_else(|| first.session_id.clone());
-            let date = summary
-                .as_ref()
-                .and_then(|s| s.started.clone())
-                .or_else(|| first.timestamp.clone());
-            writeln!(out, "{}", style.heading(&cut(&label, 80)))?;
-            writeln!(
-                out,
-                "{}",
-                style.dim(&format!(
-                    "{}  {}  {}",
-                    first.cwd.as_deref().unwrap_or("?"),
-                    short_time(date.as_deref()),
-                    path
-                ))
-            )?;
-            writeln!(
-                out,
-                "{}",
-                style.dim(&format!("resume: pi --session {}", shell_quote(path)))
-            )?;
-            let mut idx = groups[path].clone();
-            idx.sort_by_key(|&i| result.hits[i].doc.line);
-            for i in idx {
-                let h = &result.hits[i];
-                let branch = if h.doc.active {
-                    String::new()
-                } else {
-                    format!(" {}", style.warn("[abandoned branch]"))
-                };
-                writeln!(
-                    out,
-                    "  {} {} line {}{}: {}",
-                    style.role(&format!("[{}]", h.doc.role)),
-                    short_time(h.doc.timestamp.as_deref()),
-                    h.doc.line,
-                    branch,
-                    highlight(&h.snippet, &h.highlights, style)
-                )?;
-                writeln!(
-                    out,
-                    "    {}",
-                    style.dim(&format!(
-                        "pi-index show {} --around {}",
-                        h.doc.session_id, h.doc.line
-                    ))
-                )?;
-            }
-        }
+        let mut out = output::stdout(args.color.enabled());
+        // The suggested commands name the index unless it is where
+        // `pi-index` looks without being told.
+        let named = super::index_dir(None)
+            .ok()
+            .is_none_or(|default| default != index_dir)
+            .then_some(index_dir);
+        print_grouped(&mut out, named, &pi, &searcher, &result)?;
         if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
-            writeln!(
-                out,
-                "\n{}",
-                style.dim(&format!(
+            writeln!(out)?;
+            out.paint_line(
+                Paint::Dim,
+                &format!(
                     "{} of {} hits shown: use -n or --offset for more",
                     result.hits.len(),
                     result.total
-                ))
+                ),
             )?;
         }
+        out.flush()?;
     }
-    out.flush()?;
     Ok(if result.hits.is_empty() {
         EXIT_NOTHING
     } else {
         EXIT_OK
     })
+}
+
+/// Hits grouped by session, in the order each session first appears.
+fn print_grouped<W: Write>(
+    out: &mut Screen<W>,
+    index: Option<&Path>,
+    pi: &PiIndex,
+    searcher: &tantivy::Searcher,
+    result: &SearchResult,
+) -> anyhow::Result<()> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, h) in result.hits.iter().enumerate() {
+        let key = h.doc.path.as_str();
+        groups
+            .entry(key)
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(i);
+    }
+    for (n, path) in order.iter().enumerate() {
+        if n > 0 {
+            writeln!(out)?;
+        }
+        let first = &result.hits[groups[path][0]].doc;
+        let summary = pi.session_by_path(searcher, path)?;
+        let label = summary
+            .as_ref()
+            .map(|s| s.label().to_owned())
+            .unwrap_or_else(|| first.session_id.clone());
+        let date = summary
+            .as_ref()
+            .and_then(|s| s.started.clone())
+            .or_else(|| first.timestamp.clone());
+        out.paint_line(Paint::Heading, &cut(&label, 80))?;
+        out.paint_line(
+            Paint::Dim,
+            &format!(
+                "{}  {}  {}",
+                Untrusted(first.cwd.as_deref().unwrap_or("?")),
+                short_time(date.as_deref()),
+                Untrusted(path)
+            ),
+        )?;
+        out.paint_line(
+            Paint::Dim,
+            &format!("resume: pi --session {}", shell_quote(path)),
+        )?;
+        let mut idx = groups[path].clone();
+        idx.sort_by_key(|&i| result.hits[i].doc.line);
+        for i in idx {
+            let h = &result.hits[i];
+            write!(out, "  ")?;
+            out.paint(Paint::Role, &format!("[{}]", h.doc.role))?;
+            write!(
+                out,
+                " {} line {}",
+                short_time(h.doc.timestamp.as_deref()),
+                h.doc.line
+            )?;
+            if !h.doc.active {
+                write!(out, " ")?;
+                out.paint(Paint::Warn, "[abandoned branch]")?;
+            }
+            write!(out, ": ")?;
+            highlight(out, &h.snippet, &h.highlights)?;
+            writeln!(out)?;
+            write!(out, "    ")?;
+            out.paint_line(
+                Paint::Dim,
+                &show_command(&h.doc.session_id, h.doc.line, index),
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -8,7 +8,9 @@ use clap::Args;
 use pi_index::index::PiIndex;
 use pi_index::search::query::{normalize_dir, parse_when};
 
-use super::output::{cut, short_time, ColorChoice, Style};
+use pi_index::output::Paint;
+
+use super::output::{self, cut, short_time, ColorChoice};
 use super::EXIT_OK;
 
 /// Arguments of `pi-index sessions`.
@@ -45,8 +47,8 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
         return Ok(EXIT_OK);
     }
     let sessions = pi.sessions(&searcher)?;
-    let style = Style::new(!args.json && args.color.enabled());
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut json = args.json.then(output::json_stdout);
+    let mut out = output::stdout(!args.json && args.color.enabled());
     for s in &sessions {
         if let Some(d) = &dir {
             let cwd = s.cwd.as_deref().unwrap_or("");
@@ -62,20 +64,19 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
                 continue;
             }
         }
-        if args.json {
-            serde_json::to_writer(&mut out, s)?;
-            writeln!(out)?;
+        if let Some(json) = &mut json {
+            json.line(s)?;
         } else {
-            writeln!(
-                out,
-                "{}  {:<60}  {}  {} messages  {}",
-                short_time(s.last.as_deref()),
-                style.heading(&cut(s.label(), 60)),
-                style.dim(s.cwd.as_deref().unwrap_or("?")),
-                s.messages,
-                style.dim(&s.session_id)
-            )?;
+            write!(out, "{}  ", short_time(s.last.as_deref()))?;
+            out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
+            write!(out, "  ")?;
+            out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
+            write!(out, "  {} messages  ", s.messages)?;
+            out.paint_line(Paint::Dim, &s.session_id)?;
         }
+    }
+    if let Some(json) = &mut json {
+        json.flush()?;
     }
     out.flush()?;
     Ok(EXIT_OK)

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
 
-use super::EXIT_OK;
+use super::{output, EXIT_OK};
 
 /// Output formats of `show`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -24,8 +24,9 @@ pub enum Format {
 /// Arguments of `pi-index show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// A session id, a unique prefix of one, or a session file's path.
-    pub session: String,
+    /// A session id, a unique prefix of one, or a session file's path
+    /// (any path `build` took, UTF-8 or not).
+    pub session: std::ffi::OsString,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -39,7 +40,8 @@ pub struct ShowArgs {
     #[arg(long, value_name = "LINE")]
     pub around: Option<u64>,
 
-    /// With --around: how many messages before and after.
+    /// With --around: how many messages before and after (more than the
+    /// session has is the whole session).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
 }
@@ -57,7 +59,14 @@ pub enum Branch {
 pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
-    let key = pi.resolve_session(&searcher, &args.session)?;
+    // The index stores paths as `build` found them, lossily where they
+    // are not UTF-8: an existing file is named the same way.
+    let arg = Path::new(&args.session);
+    let arg = match std::fs::canonicalize(arg) {
+        Ok(path) if path.is_file() => path.to_string_lossy().into_owned(),
+        _ => arg.to_string_lossy().into_owned(),
+    };
+    let key = pi.resolve_session(&searcher, &arg)?;
     let mut docs = pi.session_documents(&searcher, &key)?;
     if let Some(line) = args.around {
         // Around a line: context on both sides, whatever its branch, so a
@@ -65,19 +74,25 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
         let at = docs.partition_point(|d| d.line < line);
         let at = at.min(docs.len().saturating_sub(1));
         let from = at.saturating_sub(args.context);
-        let to = (at + args.context + 1).min(docs.len());
+        let to = at
+            .saturating_add(args.context)
+            .saturating_add(1)
+            .min(docs.len());
         docs = docs[from..to].to_vec();
     } else if args.branch == Branch::Active {
         docs.retain(|d| d.active);
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match args.format {
-        Format::Json => {
-            for d in &docs {
-                serde_json::to_writer(&mut out, d)?;
-                writeln!(out)?;
-            }
+    if args.format == Format::Json {
+        let mut out = output::json_stdout();
+        for d in &docs {
+            out.line(d)?;
         }
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    let mut out = output::stdout(false);
+    match args.format {
+        Format::Json => unreachable!("printed above"),
         Format::Transcript => {
             let mut open = false;
             for d in &docs {

@@ -7,7 +7,7 @@ use clap::Args;
 
 use pi_index::index::PiIndex;
 
-use super::EXIT_OK;
+use super::{output, EXIT_OK};
 
 /// Arguments of `pi-index stats`.
 #[derive(Args, Debug)]
@@ -26,12 +26,13 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     }
     let sessions = pi.sessions(&searcher)?;
     let stats = pi.stats(&searcher, &sessions)?;
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut out, &stats)?;
-        writeln!(out)?;
+        let mut out = output::json_stdout();
+        out.line(&stats)?;
+        out.flush()?;
         return Ok(EXIT_OK);
     }
+    let mut out = output::stdout(false);
     writeln!(out, "index      {}", stats.index)?;
     writeln!(out, "sessions   {}", stats.sessions)?;
     writeln!(out, "messages   {}", stats.messages)?;
@@ -59,5 +60,6 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             p.sessions, p.messages, p.cwd
         )?;
     }
+    out.flush()?;
     Ok(EXIT_OK)
 }

@@ -11,10 +11,13 @@
 //! - [`document`]: the documents as tantivy sees them, borrowed.
 //! - [`state`]: what the index records of each file, to tell the next
 //!   build what changed.
+//! - `directory`: tantivy's directory on disk, with `meta.json` and
+//!   `.managed.json` as readable as the segment files beside them.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
+mod directory;
 pub mod document;
 pub mod schema;
 pub mod state;
@@ -54,6 +57,12 @@ pub enum IndexError {
     /// No index at that location yet.
     #[error("no index at {0}: run `pi-index build` first")]
     Missing(PathBuf),
+    /// The directory holds index files but no `meta.json`.
+    #[error("the index at {0} has no meta.json (a build died creating it, or it was removed): run `pi-index build --full` to recreate it")]
+    Incomplete(PathBuf),
+    /// The index location is a file.
+    #[error("{0} is a file, not a directory: choose another --index directory (or PI_INDEX_DIR)")]
+    NotADirectory(PathBuf),
     /// The directory holds something that is not a pi-index index.
     #[error("{0} is not a pi-index index (it holds other files): choose another --index directory, or empty it")]
     Foreign(PathBuf),
@@ -66,8 +75,11 @@ pub enum IndexError {
     /// Another build holds the index's write lock.
     #[error("another `pi-index build` is writing the index at {0}: wait for it to finish")]
     Busy(PathBuf),
-    /// tantivy failed (the message includes tantivy's, so it is not also
-    /// chained as a source).
+    /// tantivy failed on the index itself: damaged or missing files, which
+    /// `build --full` replaces (the message includes tantivy's, so it is
+    /// not also chained as a source). A failure of the file system under
+    /// tantivy (permissions, a full disk) is [`IndexError::Io`] instead,
+    /// which a rebuild would not cure.
     #[error("index at {path}: {error}; `pi-index build --full` rebuilds it from scratch")]
     Tantivy {
         /// The index directory.
@@ -75,7 +87,7 @@ pub enum IndexError {
         /// What tantivy said.
         error: tantivy::TantivyError,
     },
-    /// The file system failed.
+    /// The file system failed (also under tantivy).
     #[error("index at {path}: {error}{}", io_advice(error))]
     Io {
         /// The index directory.
@@ -93,7 +105,9 @@ pub fn io_advice(e: &std::io::Error) -> &'static str {
         K::PermissionDenied => {
             ": check the directory's permissions, or choose another with --index or PI_INDEX_DIR"
         }
-        K::StorageFull => ": free some space on that disk, or choose another with --index",
+        K::StorageFull | K::QuotaExceeded | K::FileTooLarge => {
+            ": free some space on that disk, or choose another with --index (the index as it was is kept)"
+        }
         K::ReadOnlyFilesystem => ": the disk is read-only: choose another with --index",
         K::NotADirectory | K::AlreadyExists => {
             ": a file is in the way: choose another --index directory"
@@ -117,12 +131,23 @@ impl PiIndex {
     /// Open an existing index for reading.
     pub fn open(dir: &Path) -> Result<PiIndex, IndexError> {
         if !dir.join("meta.json").exists() {
+            if dir.is_file() {
+                return Err(IndexError::NotADirectory(dir.to_owned()));
+            }
             if dir.is_dir() && has_entries(dir)? {
-                return Err(IndexError::Foreign(dir.to_owned()));
+                let ours = writer::only_index_files(dir).map_err(|error| IndexError::Io {
+                    path: dir.to_owned(),
+                    error,
+                })?;
+                return Err(if ours {
+                    IndexError::Incomplete(dir.to_owned())
+                } else {
+                    IndexError::Foreign(dir.to_owned())
+                });
             }
             return Err(IndexError::Missing(dir.to_owned()));
         }
-        let index = Index::open_in_dir(dir).map_err(|e| tantivy_err(dir, e))?;
+        let index = open_index(dir)?;
         let info: Option<BuildInfo> = index
             .load_metas()
             .map_err(|e| tantivy_err(dir, e))?
@@ -230,9 +255,95 @@ pub(crate) fn messages_only(
     ])
 }
 
+/// Open the tantivy index in `dir` through our [`directory::IndexDir`].
+pub(crate) fn open_index(dir: &Path) -> Result<Index, IndexError> {
+    let directory = directory::IndexDir::open(dir)
+        .map_err(|e| tantivy_err(dir, tantivy::TantivyError::OpenDirectoryError(e)))?;
+    Index::open(directory).map_err(|e| tantivy_err(dir, e))
+}
+
+/// Create a tantivy index in `dir` (which exists) through our
+/// [`directory::IndexDir`].
+pub(crate) fn create_index(
+    dir: &Path,
+    schema: tantivy::schema::Schema,
+    settings: tantivy::IndexSettings,
+) -> Result<Index, IndexError> {
+    let directory = directory::IndexDir::open(dir)
+        .map_err(|e| tantivy_err(dir, tantivy::TantivyError::OpenDirectoryError(e)))?;
+    Index::create(directory, schema, settings).map_err(|e| tantivy_err(dir, e))
+}
+
+/// The I/O error under a tantivy error, if the file system failed.
+fn io_cause(e: &tantivy::TantivyError) -> Option<&std::io::Error> {
+    use tantivy::directory::error::{LockError, OpenDirectoryError, OpenReadError, OpenWriteError};
+    use tantivy::TantivyError as T;
+    match e {
+        T::IoError(io)
+        | T::OpenReadError(OpenReadError::IoError { io_error: io, .. })
+        | T::OpenWriteError(OpenWriteError::IoError { io_error: io, .. })
+        | T::OpenDirectoryError(OpenDirectoryError::IoError { io_error: io, .. })
+        | T::LockFailure(LockError::IoError(io), _) => Some(io),
+        _ => None,
+    }
+}
+
+/// The error number of the first `(os error N)` in `text`: how Rust
+/// prints an operating system's error.
+fn os_error_in(text: &str) -> Option<i32> {
+    let at = text.find("(os error ")? + "(os error ".len();
+    let digits = &text[at..];
+    let end = digits.find(')')?;
+    digits[..end].parse().ok()
+}
+
+/// Whether an I/O error is the file system's state (permissions, space,
+/// a read-only disk), which rebuilding the index would not cure.
+fn is_environment(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(
+        e.kind(),
+        K::PermissionDenied
+            | K::StorageFull
+            | K::QuotaExceeded
+            | K::FileTooLarge
+            | K::ReadOnlyFilesystem
+            | K::NotADirectory
+            | K::ResourceBusy
+            | K::OutOfMemory
+    )
+}
+
+/// The error to report for what tantivy said about the index at `dir`:
+/// another build's lock, the file system's failure (said plainly, with
+/// what to do about it), or damage that `build --full` repairs.
 pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
-    if let tantivy::TantivyError::LockFailure(..) = e {
-        return IndexError::Busy(dir.to_owned());
+    use tantivy::directory::error::{LockError, OpenDirectoryError};
+    match &e {
+        tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => {
+            return IndexError::Busy(dir.to_owned())
+        }
+        tantivy::TantivyError::OpenDirectoryError(OpenDirectoryError::NotADirectory(_)) => {
+            return IndexError::NotADirectory(dir.to_owned())
+        }
+        _ => {}
+    }
+    // The system's own words ("No space left on device (os error 28)"),
+    // not tantivy's wrapping of them. Some of tantivy's paths keep only
+    // the text of an I/O error (`Internal error: 'No space left on device
+    // (os error 28)'`): its error number is read back from that.
+    let error = match io_cause(&e) {
+        Some(io) => match io.raw_os_error().or_else(|| os_error_in(&io.to_string())) {
+            Some(code) => Some(std::io::Error::from_raw_os_error(code)),
+            None => Some(std::io::Error::new(io.kind(), io.kind().to_string())),
+        },
+        None => os_error_in(&e.to_string()).map(std::io::Error::from_raw_os_error),
+    };
+    if let Some(error) = error.filter(is_environment) {
+        return IndexError::Io {
+            path: dir.to_owned(),
+            error,
+        };
     }
     IndexError::Tantivy {
         path: dir.to_owned(),
@@ -298,5 +409,49 @@ impl tantivy::query::Weight for CommittedOnlyWeight {
         doc: tantivy::DocId,
     ) -> tantivy::Result<tantivy::query::Explanation> {
         self.inner.explain(reader, doc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_system_s_failures_are_told_apart_from_damage() {
+        let dir = Path::new("/i");
+        let enospc = || std::io::Error::from_raw_os_error(libc::ENOSPC);
+        let says = |e: tantivy::TantivyError| tantivy_err(dir, e).to_string();
+        for e in [
+            tantivy::TantivyError::IoError(std::sync::Arc::new(enospc())),
+            tantivy::TantivyError::InternalError(format!("'{}'", enospc())),
+            tantivy::TantivyError::IoError(std::sync::Arc::new(std::io::Error::other(
+                enospc().to_string(),
+            ))),
+        ] {
+            let text = says(e);
+            assert!(text.contains("No space left on device"), "{text}");
+            assert!(
+                text.contains("free some space") && !text.contains("--full"),
+                "{text}"
+            );
+        }
+        let damaged = says(tantivy::TantivyError::InternalError("Footer magic".into()));
+        assert!(damaged.contains("--full"), "{damaged}");
+        let busy = tantivy::TantivyError::LockFailure(
+            tantivy::directory::error::LockError::LockBusy,
+            None,
+        );
+        assert!(says(busy).contains("another `pi-index build`"));
+        let denied = tantivy::TantivyError::LockFailure(
+            tantivy::directory::error::LockError::IoError(std::sync::Arc::new(
+                std::io::ErrorKind::PermissionDenied.into(),
+            )),
+            None,
+        );
+        let denied = says(denied);
+        assert!(
+            denied.contains("permissions") && !denied.contains("another `pi-index build`"),
+            "{denied}"
+        );
     }
 }

@@ -782,6 +782,7 @@ mod tests {
     /// `cargo test --release --lib index::tokenizer -- --ignored --nocapture`.
     #[test]
     #[ignore]
+    #[allow(clippy::disallowed_macros)]
     fn bench_throughput() {
         let mixed = "The session manager loads entries lazily; see \
             src/core/session-manager.ts (line 42) and call parseSessionEntries(v) \

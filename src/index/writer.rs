@@ -134,6 +134,11 @@ pub const SMALL_SEGMENT_DOCS: usize = 2_000;
 /// segment, at least. tantivy refuses less than 15 MB per thread.
 pub const MIN_THREAD_BUDGET: usize = 15_000_000;
 
+/// The most memory one of tantivy's indexing threads takes: tantivy
+/// refuses 4 GB less a margin or more (its `MEMORY_BUDGET_NUM_BYTES_MAX`,
+/// not exported).
+pub const MAX_THREAD_BUDGET: usize = 4_000_000_000;
+
 impl IndexStore {
     /// Open the index at `dir` for a build, creating it if needed and
     /// recreating it if it was written by another schema. A directory that
@@ -147,10 +152,19 @@ impl IndexStore {
             path: dir.to_owned(),
             error,
         };
+        if dir.exists() && !dir.is_dir() {
+            return Err(IndexError::NotADirectory(dir.to_owned()));
+        }
         let (schema, fields) = Fields::build();
         let fresh;
         let index = if dir.join("meta.json").exists() {
-            match open_ours(dir, &schema) {
+            // With `recover`, an index is only kept if every segment opens
+            // too: `--full` must work whatever state the files are in.
+            let opened = open_ours(dir, &schema).and_then(|found| match found {
+                Some(index) if recover => readable(dir, &index).map(|()| Some(index)),
+                found => Ok(found),
+            });
+            match opened {
                 Ok(Some(index)) => {
                     fresh = Fresh::Existing;
                     index
@@ -160,8 +174,10 @@ impl IndexStore {
                     fresh = Fresh::SchemaChanged;
                     create(dir, schema)?
                 }
-                // Unreadable, or another program's index: `--full` replaces
-                // it, but only when the directory holds index files alone.
+                // Unreadable (damaged or missing files: not a failure of
+                // the file system, which is an `Io` error), or another
+                // program's index: `--full` replaces it, but only when the
+                // directory holds index files alone.
                 Err(IndexError::Tantivy { .. } | IndexError::ForeignIndex(_))
                     if recover && only_index_files(dir).map_err(io)? =>
                 {
@@ -274,7 +290,13 @@ impl IndexStore {
         memory_budget: usize,
         incremental: bool,
     ) -> Result<IndexBuilder, IndexError> {
-        let threads = threads.max(1);
+        // Each segment writer needs tantivy's minimum, so a small budget
+        // gets fewer of them rather than more memory than it allows; and
+        // none gets more than tantivy takes (a larger budget cannot be
+        // used, so it is not an error).
+        let memory_budget = memory_budget.max(MIN_THREAD_BUDGET);
+        let threads = threads.clamp(1, memory_budget / MIN_THREAD_BUDGET);
+        let per_thread = (memory_budget / threads).min(MAX_THREAD_BUDGET);
         // tantivy's own indexing thread never receives a document (the
         // builder writes segments itself); it only needs its minimum.
         let writer: IndexWriter<PiDoc> = self
@@ -300,7 +322,7 @@ impl IndexStore {
             fields: self.pi.fields,
             pi: self.pi,
             writer,
-            budget: (memory_budget / threads).max(MIN_THREAD_BUDGET),
+            budget: per_thread,
             slots: (0..threads).map(|_| Mutex::new(None)).collect(),
             finished: Mutex::new(Vec::new()),
             withdrawn: Mutex::new(Vec::new()),
@@ -471,6 +493,42 @@ impl IndexBuilder {
         })))
     }
 
+    /// Give up the build: nothing it queued is committed, the searches go
+    /// on answering from the last commit, and the files it wrote so far
+    /// are removed now (not by the next build that commits). Returns the
+    /// error to report: `e`, or when `e` only says that tantivy's indexing
+    /// thread died ("An index writer was killed"), what killed it (a full
+    /// disk, say).
+    pub fn abandon(mut self, e: IndexError) -> IndexError {
+        let died = matches!(
+            &e,
+            IndexError::Tantivy {
+                error: tantivy::TantivyError::ErrorInThread(_),
+                ..
+            }
+        );
+        let e = if died {
+            // Joining the indexing threads hands over their own error.
+            match self.writer.prepare_commit() {
+                Err(cause) => tantivy_err(&self.pi.dir, cause),
+                Ok(_) => e,
+            }
+        } else {
+            e
+        };
+        // The segments this build wrote are no one's once their metas go;
+        // a fresh writer (the same lock) on the last commit, whose garbage
+        // collection removes every file no commit names.
+        for slot in &mut self.slots {
+            slot.get_mut().expect("segment slot lock").take();
+        }
+        self.finished.get_mut().expect("finished lock").clear();
+        if self.writer.rollback().is_ok() {
+            let _ = self.writer.garbage_collect_files().wait();
+        }
+        e
+    }
+
     /// Write out the last open segments (in parallel), hand every new
     /// segment to tantivy, apply the withdrawals, commit with the build's
     /// record, wait for merges, and count what the index now holds.
@@ -480,7 +538,7 @@ impl IndexBuilder {
             .iter_mut()
             .filter_map(|s| s.get_mut().expect("segment slot lock").take())
             .collect();
-        std::thread::scope(|scope| {
+        let written = std::thread::scope(|scope| {
             let running: Vec<_> = open
                 .into_iter()
                 .map(|o| scope.spawn(|| self.finish(o)))
@@ -488,11 +546,16 @@ impl IndexBuilder {
             running
                 .into_iter()
                 .try_for_each(|r| r.join().expect("a segment writer thread panicked"))
-        })?;
+        });
+        if let Err(e) = written {
+            return Err(self.abandon(e));
+        }
         let dir = self.pi.dir.clone();
         let err = |e| tantivy_err(&dir, e);
         for meta in std::mem::take(self.finished.get_mut().expect("finished lock")) {
-            self.writer.add_segment(meta).map_err(err)?;
+            if let Err(e) = self.writer.add_segment(meta) {
+                return Err(self.abandon(err(e)));
+            }
         }
         for key in std::mem::take(self.withdrawn.get_mut().expect("withdrawn lock")) {
             self.writer
@@ -510,10 +573,15 @@ impl IndexBuilder {
             documents: 0,
         };
         let payload = serde_json::to_string(&info).expect("build info serializes");
-        let mut prepared = self.writer.prepare_commit().map_err(err)?;
+        let mut prepared = match self.writer.prepare_commit() {
+            Ok(prepared) => prepared,
+            Err(e) => return Err(self.abandon(err(e))),
+        };
         prepared.set_payload(&payload);
         crate::failpoint::point("after-prepare-commit");
-        prepared.commit().map_err(err)?;
+        if let Err(e) = prepared.commit() {
+            return Err(self.abandon(err(e)));
+        }
         crate::failpoint::point("after-commit");
         self.writer.wait_merging_threads().map_err(err)?;
         let searcher = self.pi.searcher()?;
@@ -556,21 +624,14 @@ fn create(dir: &Path, schema: Schema) -> Result<Index, IndexError> {
         docstore_compression: tantivy::store::Compressor::None,
         ..Default::default()
     };
-    Index::builder()
-        .schema(schema)
-        .settings(settings)
-        .create_in_dir(dir)
-        .map_err(|e| tantivy_err(dir, e))
+    super::create_index(dir, schema, settings)
 }
 
 /// Open the index at `dir` if it is ours and current. `Ok(None)` means it
 /// is ours but of another schema version; an index that is not ours is an
 /// error, so a user's directory is never wiped by mistake.
 fn open_ours(dir: &Path, schema: &Schema) -> Result<Option<Index>, IndexError> {
-    let index = match Index::open_in_dir(dir) {
-        Ok(index) => index,
-        Err(e) => return Err(tantivy_err(dir, e)),
-    };
+    let index = super::open_index(dir)?;
     let payload: Option<BuildInfo> = index
         .load_metas()
         .ok()
@@ -591,8 +652,20 @@ fn open_ours(dir: &Path, schema: &Schema) -> Result<Option<Index>, IndexError> {
     }
 }
 
+/// Whether every segment of `index` opens: a searcher opens each
+/// segment's files and checks their footers.
+fn readable(dir: &Path, index: &Index) -> Result<(), IndexError> {
+    let reader: tantivy::IndexReader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e| tantivy_err(dir, e))?;
+    drop(reader.searcher());
+    Ok(())
+}
+
 /// Whether `dir` holds nothing but files tantivy writes.
-fn only_index_files(dir: &Path) -> std::io::Result<bool> {
+pub(super) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
     for entry in std::fs::read_dir(dir)? {
         if !is_tantivy_file(&entry?.file_name().to_string_lossy()) {
             return Ok(false);

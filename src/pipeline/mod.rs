@@ -87,6 +87,12 @@ pub fn build(
             reason: error,
         });
     }
+    for Problem { path, error } in found.skipped {
+        report.skipped.push(Skipped {
+            path: path.to_string_lossy().into_owned(),
+            reason: error,
+        });
+    }
 
     // Files indexed before that no longer exist.
     let seen: std::collections::HashSet<String> = found
@@ -167,7 +173,7 @@ pub fn build(
     });
     let parsed = Instant::now();
     if let Some(e) = first_error.into_inner().expect("error lock") {
-        return Err(e.into());
+        return Err(index.abandon(e).into());
     }
     let mut results = results.into_inner().expect("results lock");
     results.sort_by_key(|(i, _)| *i);

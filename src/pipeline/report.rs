@@ -102,6 +102,10 @@ pub struct BuildReport {
     pub rejected: Vec<Skipped>,
     /// Files and directories that could not be read.
     pub errors: Vec<Skipped>,
+    /// Paths left alone, and why: special files (FIFOs, devices, sockets)
+    /// named or found as `*.jsonl`, and named directories with no
+    /// `*.jsonl` file below them.
+    pub skipped: Vec<Skipped>,
     /// Session files whose header declares a version newer than 3, read on
     /// a best-effort basis.
     pub newer_versions: Vec<Skipped>,

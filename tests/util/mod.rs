@@ -152,3 +152,178 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
 
 pub mod crash;
 pub mod incremental;
+
+/// Run a command, killing it if it has not ended after `secs` seconds (a
+/// hang is a failure, not a stuck test run).
+pub fn run_timeout(cmd: &mut Command, secs: u64) -> Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("failed to start pi-index");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let read_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let read_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).ok();
+        v
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not end within {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: read_out.join().unwrap(),
+        stderr: read_err.join().unwrap(),
+    }
+}
+
+/// A standard output whose reading end is already closed: every write to
+/// it fails with EPIPE, like `pi-index … | head -1` once `head` has left.
+pub fn closed_pipe() -> std::process::Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `pipe` fills both descriptors on success; each is then owned
+    // by exactly one `OwnedFd`.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    write.into()
+}
+
+/// Run `cmd` with its standard output and error on a new pseudo-terminal
+/// (as a person at a terminal would); returns its exit status and what it
+/// printed (the terminal turns `\n` into `\r\n`).
+pub fn on_terminal(mut cmd: Command) -> (std::process::ExitStatus, Vec<u8>) {
+    use std::ffi::CStr;
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: plain libc calls on a descriptor this function owns; the
+    // slave's name is copied out before anything else touches the buffer.
+    let (master, slave) = unsafe {
+        let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(m >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(m), 0, "grantpt");
+        assert_eq!(libc::unlockpt(m), 0, "unlockpt");
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(m, name.as_mut_ptr(), name.len()), 0);
+        let name = CStr::from_ptr(name.as_ptr()).to_owned();
+        let s = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY);
+        assert!(s >= 0, "open the terminal's slave side");
+        (OwnedFd::from_raw_fd(m), OwnedFd::from_raw_fd(s))
+    };
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave);
+    let mut child = cmd.spawn().expect("failed to start pi-index");
+    // The command holds the parent's copies of the slave: drop them so the
+    // master reads EOF (EIO) once the child is gone.
+    drop(cmd);
+    let mut master = std::fs::File::from(master);
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            v.extend_from_slice(&buf[..n]);
+        }
+        v
+    });
+    let status = child.wait().unwrap();
+    (status, reader.join().unwrap())
+}
+
+/// A command that runs `bin` as the unprivileged user `nobody` when the
+/// tests run as root (root reads everything), with `setpriv`; as is when
+/// they do not run as root. `None` when that cannot be done here.
+pub fn as_nobody(bin: &str) -> Option<Command> {
+    // Who are we? `id -u` rather than a libc call keeps the test plain.
+    let uid = Command::new("id").arg("-u").output().ok()?;
+    let root = String::from_utf8_lossy(&uid.stdout).trim() == "0";
+    if !root {
+        return Some(Command::new(bin));
+    }
+    // The unprivileged user must be able to run the binary where it was
+    // built (a checkout under a private directory would not let it).
+    let probe = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            bin,
+            "--version",
+        ])
+        .output()
+        .ok()?;
+    if !probe.status.success() {
+        return None;
+    }
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+    Some(cmd)
+}
+
+/// A test that cannot run its case here says why and passes, except under
+/// CI (`CI` set, as `.ci/run` does), where it fails: it must never pass
+/// there without having run.
+pub fn cannot_run(why: &str) {
+    assert!(std::env::var_os("CI").is_none(), "{why}");
+    eprintln!("skipped: {why}");
+}
+
+/// The peak resident memory of a finished child, in bytes, and its output:
+/// the command runs to completion and is reaped with `wait4`, whose
+/// resource usage is the child's own.
+// Reaped by `wait4`, which clippy does not know.
+#[allow(clippy::zombie_processes)]
+pub fn run_measured(cmd: &mut Command) -> (Output, u64) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("failed to start pi-index");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let read_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let read_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).ok();
+        v
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be overwritten.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, whose pid we hold; `Child` is not
+    // used to wait afterwards.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    use std::os::unix::process::ExitStatusExt;
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: read_out.join().unwrap(),
+        stderr: read_err.join().unwrap(),
+    };
+    (output, usage.ru_maxrss as u64 * 1024)
+}

@@ -1,0 +1,238 @@
+//! The directory an index lives in: tantivy's [`MmapDirectory`], with its
+//! small files written our way.
+//!
+//! tantivy writes `meta.json` and `.managed.json` atomically through a
+//! temporary file created mode 0600, so they end up readable by their
+//! owner alone, while every segment file beside them gets the mode the
+//! umask gives (0644 usually): another user could read the data but not
+//! open the index. Here the temporary file is created like any other
+//! (0666 less the umask), so an index is exactly as readable as the files
+//! it is made of, and a shared index can be searched by whoever may read
+//! its directory. Keeping an index private is the directory's business
+//! (`chmod 700`, or a umask of 077), as for any other file.
+//!
+//! A reader takes tantivy's meta lock while it loads the list of
+//! segments; tantivy opens lock files for writing, which a user who may
+//! only read the index cannot, so that lock is then taken on a read-only
+//! descriptor (`flock` needs no more).
+//!
+//! With the `failpoints` feature, writes can also be made to fail as on a
+//! full disk (see `crate::failpoint::write_allowance`).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use tantivy::directory::error::{
+    DeleteError, LockError, OpenDirectoryError, OpenReadError, OpenWriteError,
+};
+use tantivy::directory::{
+    Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle,
+    WritePtr, META_LOCK,
+};
+
+/// An index directory on disk (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct IndexDir {
+    inner: MmapDirectory,
+    root: PathBuf,
+}
+
+impl IndexDir {
+    /// The existing directory at `root`.
+    pub(crate) fn open(root: &Path) -> Result<IndexDir, OpenDirectoryError> {
+        Ok(IndexDir {
+            inner: MmapDirectory::open(root)?,
+            root: root.to_owned(),
+        })
+    }
+}
+
+/// A name for a temporary file no other writer uses at the same time:
+/// `.tmp` and 8 hex digits (the name pattern an interrupted write leaves,
+/// which `build` recognises as tantivy's own).
+fn temp_name() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mix = (u64::from(std::process::id()) << 32) ^ (n << 20) ^ nanos;
+    format!(".tmp{:08x}", (mix ^ (mix >> 32)) as u32)
+}
+
+/// Write `data` to `path` atomically: into a new file beside it, synced,
+/// then renamed over it. On failure the new file is removed.
+fn atomic_write(path: &Path, data: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let (tmp, mut file) = loop {
+        let tmp = dir.join(temp_name());
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = write_limited(&mut file, data)
+        .and_then(|()| file.sync_data())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// `write_all`, unless fault injection says the disk is full first.
+fn write_limited(file: &mut File, data: &[u8]) -> io::Result<()> {
+    let allowed = crate::failpoint::write_allowance(data.len());
+    file.write_all(&data[..allowed])?;
+    if allowed < data.len() {
+        return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+    }
+    Ok(())
+}
+
+/// An exclusive `flock` of the existing file at `path`, opened read-only;
+/// released when the returned lock is dropped (the file is closed).
+#[cfg(unix)]
+fn read_only_lock(path: &Path, blocking: bool) -> Result<DirectoryLock, LockError> {
+    use std::os::fd::AsRawFd;
+    let file = File::open(path).map_err(LockError::wrap_io_error)?;
+    let op = if blocking {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_EX | libc::LOCK_NB
+    };
+    loop {
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(DirectoryLock::from(Box::new(file)));
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Err(LockError::LockBusy),
+            _ => return Err(LockError::wrap_io_error(e)),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn read_only_lock(_path: &Path, _blocking: bool) -> Result<DirectoryLock, LockError> {
+    Err(LockError::wrap_io_error(
+        io::ErrorKind::PermissionDenied.into(),
+    ))
+}
+
+impl Directory for IndexDir {
+    fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
+        self.inner.get_file_handle(path)
+    }
+
+    fn delete(&self, path: &Path) -> Result<(), DeleteError> {
+        self.inner.delete(path)
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
+        self.inner.exists(path)
+    }
+
+    fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
+        let w = self.inner.open_write(path)?;
+        #[cfg(feature = "failpoints")]
+        let w = faulty::wrap(w);
+        Ok(w)
+    }
+
+    fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
+        self.inner.atomic_read(path)
+    }
+
+    fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        atomic_write(&self.root.join(path), data)
+    }
+
+    fn sync_directory(&self) -> io::Result<()> {
+        self.inner.sync_directory()
+    }
+
+    fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
+        match self.inner.acquire_lock(lock) {
+            // tantivy opens lock files for writing, also the one a reader
+            // takes while it loads the list of segments; a user who may
+            // only read the index still takes that one, on a read-only
+            // descriptor (flock needs no more).
+            Err(LockError::IoError(e))
+                if lock.filepath == META_LOCK.filepath
+                    && matches!(
+                        e.kind(),
+                        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+            {
+                read_only_lock(&self.root.join(&lock.filepath), lock.is_blocking)
+            }
+            other => other,
+        }
+    }
+
+    fn watch(&self, watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
+        self.inner.watch(watch_callback)
+    }
+}
+
+/// Segment writers that run out of (injected) disk space.
+#[cfg(feature = "failpoints")]
+mod faulty {
+    use std::io::{self, BufWriter, Write};
+
+    use tantivy::directory::{AntiCallToken, TerminatingWrite, WritePtr};
+
+    struct Faulty(WritePtr);
+
+    pub(super) fn wrap(w: WritePtr) -> WritePtr {
+        BufWriter::new(Box::new(Faulty(w)))
+    }
+
+    impl Write for Faulty {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let allowed = crate::failpoint::write_allowance(buf.len());
+            if allowed == 0 && !buf.is_empty() {
+                return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+            }
+            self.0.write(&buf[..allowed])
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.0.flush()
+        }
+    }
+
+    impl TerminatingWrite for Faulty {
+        fn terminate_ref(&mut self, token: AntiCallToken) -> io::Result<()> {
+            self.0.terminate_ref(token)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn small_files_get_the_mode_of_any_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let dir = IndexDir::open(t.path()).unwrap();
+        dir.atomic_write(Path::new("meta.json"), b"{}").unwrap();
+        let plain = t.path().join("plain");
+        File::create(&plain).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&t.path().join("meta.json")), mode(&plain));
+        assert_eq!(std::fs::read(t.path().join("meta.json")).unwrap(), b"{}");
+        // Nothing else is left beside it.
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 2);
+    }
+}
