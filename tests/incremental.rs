@@ -285,3 +285,58 @@ fn a_line_of_tens_of_megabytes_is_indexed_whole() {
     assert_eq!(texts.len(), 3);
     assert_eq!(texts[2].1.len(), big.trim().len());
 }
+
+#[test]
+fn an_appended_context_edit_marks_old_messages_and_a_branch_move_unmarks_them() {
+    let t = setup();
+    t.build(&[]);
+    let edit = |id: &str, parent: &str, target: &str, replacement: &str| {
+        format!(
+            r#"{{"type":"context_edit","id":"{id}","parentId":"{parent}","timestamp":"2026-05-01T10:05:00.000Z","targetId":"{target}","replacement":{replacement}}}"#
+        )
+    };
+    let marks =
+        |t: &crate::util::incremental::Setup| -> Vec<(u64, serde_json::Value, serde_json::Value)> {
+            t.docs()
+                .iter()
+                .map(|d| {
+                    (
+                        d["line"].as_u64().unwrap(),
+                        d["edited"].clone(),
+                        d["replacement"].clone(),
+                    )
+                })
+                .collect()
+        };
+    // Edits of both old messages, in one append: only the new lines are read.
+    append(
+        &t.file,
+        &format!(
+            "{}\n{}\n",
+            edit("e1", "a2", "a1", "null"),
+            edit("e2", "e1", "a2", r#"{"content":"zqshorter answer"}"#)
+        ),
+    );
+    let r = t.build(&[]);
+    assert_eq!(r["files_grown"], 1, "{r}");
+    assert_eq!(
+        marks(&t),
+        vec![
+            (2, "omitted".into(), serde_json::Value::Null),
+            (3, "replaced".into(), "zqshorter answer".into()),
+        ]
+    );
+    assert_eq!(t.search_exit("zqshorter"), Some(0));
+    // A new branch from a2: the edits are abandoned, the marks go.
+    append(&t.file, &(user("a3", Some("a2"), 6, "a new branch") + "\n"));
+    t.build(&[]);
+    assert_eq!(
+        marks(&t),
+        vec![
+            (2, serde_json::Value::Null, serde_json::Value::Null),
+            (3, serde_json::Value::Null, serde_json::Value::Null),
+            (6, serde_json::Value::Null, serde_json::Value::Null),
+        ]
+    );
+    assert_eq!(t.search_exit("zqshorter"), Some(1));
+}

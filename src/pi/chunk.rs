@@ -19,6 +19,15 @@ pub(super) struct Link {
     pub(super) offset: u64,
 }
 
+/// A `context_edit` entry: its link, its target's id (a range of the id
+/// arena) and the replacement's text (`None`: the target is omitted).
+#[derive(Debug)]
+pub(super) struct EditEntry {
+    pub(super) link: u32,
+    pub(super) target: (u32, u32),
+    pub(super) replacement: Option<String>,
+}
+
 /// A document before the whole file is known: its line number is relative
 /// to its chunk, its entry is an index into the chunk's links, and its
 /// model may still have to be inherited.
@@ -38,6 +47,7 @@ pub struct ParsedChunk {
     pub(super) arena: String,
     pub(super) model_changes: Vec<(u64, String)>,
     pub(super) names: Vec<(u64, Option<String>)>,
+    pub(super) edits: Vec<EditEntry>,
     pub(super) damage: Vec<Damage>,
     /// Lines in the chunk, blank ones included.
     pub lines: u64,
@@ -222,6 +232,8 @@ impl ParsedChunk {
                 timestamp_ms: meta.timestamp_ms,
                 model: meta.model.map(ModelName::joined),
                 active: true,
+                edited: super::Edited::No,
+                replacement: None,
                 text: text.to_owned(),
             },
             link,

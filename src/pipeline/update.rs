@@ -12,6 +12,7 @@ use crate::index::state::FileState;
 use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
 use crate::index::IndexError;
 use crate::pi::fingerprint::{read_header, Rejection};
+use crate::pi::session::EntryState;
 use crate::pi::{Document, Kinds, Role};
 use crate::source::MappedFile;
 
@@ -92,7 +93,9 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     drop(map);
 
     let documents = std::mem::take(&mut session.documents);
-    let meta = SessionMeta::of(&session, &path_str);
+    let root = c.root.to_string_lossy();
+    let mut meta = SessionMeta::of(&session, &path_str);
+    meta.root = Some(&root);
     let how;
     let mut title = documents
         .iter()
@@ -113,21 +116,21 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
             models.extend(b.models);
         }
         w.index.delete_session_record(&path_str)?;
-        // Entries whose branch status the new entries changed: re-add
-        // their documents with the new status.
-        if !session.flipped.is_empty() {
-            let offsets: Vec<u64> = session.flipped.iter().map(|&(o, _)| o).collect();
-            let stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
+        // Entries whose branch status or edit mark the new entries
+        // changed: re-add their documents with the new state.
+        if !session.changed.is_empty() {
+            let offsets: Vec<u64> = session.changed.iter().map(|(o, _)| *o).collect();
+            let mut stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
             w.index.delete_entries(&path_str, &offsets)?;
-            let now: HashMap<u64, bool> = session.flipped.iter().copied().collect();
-            let docs: Vec<Document> = stored
-                .into_iter()
-                .map(|d| {
-                    let mut doc = d.into_document();
-                    doc.active = now.get(&doc.offset).copied().unwrap_or(doc.active);
-                    doc
-                })
-                .collect();
+            stored.sort_by_key(|d| (d.offset, d.role));
+            let mut docs: Vec<Document> = stored.into_iter().map(|d| d.into_document()).collect();
+            let now: HashMap<u64, &EntryState> =
+                session.changed.iter().map(|(o, st)| (*o, st)).collect();
+            for entry in docs.chunk_by_mut(|a, b| a.offset == b.offset) {
+                if let Some(st) = now.get(&entry[0].offset) {
+                    st.apply(entry);
+                }
+            }
             w.index.add_documents(&meta, docs)?;
         }
     } else if old.is_some() {
