@@ -91,7 +91,7 @@ pub struct SearchArgs {
 /// Run `search`.
 pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     // The system's time zone (`TZ` honoured) reads civil dates.
-    let now = jiff::ZonedDateTime::now();
+    let now = pi_index::search::query::Now::system();
     let mut filters = Filters::default();
     let flags = [
         (Key::Role, &args.role),

@@ -38,7 +38,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     let since = args
         .since
         .as_deref()
-        .map(|s| parse_when(s, &jiff::ZonedDateTime::now()))
+        .map(|s| parse_when(s, &pi_index::search::query::Now::system()))
         .transpose()?;
     let dir = args.cwd.as_deref().map(normalize_dir);
     let pi = PiIndex::open(index_dir)?;

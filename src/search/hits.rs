@@ -43,7 +43,7 @@ pub struct SearchRequest {
     pub snippet_chars: usize,
     /// Now, in the time zone that civil dates (`after:2026-03-01`,
     /// `today`) are read in; relative dates count back from it.
-    pub now: jiff::ZonedDateTime,
+    pub now: super::query::Now,
 }
 
 /// One hit.
