@@ -59,6 +59,9 @@ pub struct Hit {
     /// Byte ranges of matched words within `snippet`.
     #[serde(skip)]
     pub highlights: Vec<std::ops::Range<usize>>,
+    /// The hit's session, as listed (read once per session of a search).
+    #[serde(skip)]
+    pub session: Option<std::sync::Arc<super::reader::SessionSummary>>,
 }
 
 /// The result of a search.
@@ -161,11 +164,13 @@ impl PiIndex {
                     snippet.highlighted().to_vec(),
                 )
             };
+            let session = reader.session_of(addr)?;
             hits.push(Hit {
                 doc,
                 score,
                 snippet: text,
                 highlights,
+                session,
             });
         }
         Ok(SearchResult {
