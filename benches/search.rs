@@ -61,7 +61,7 @@ fn request(query: &str, sort: Sort) -> SearchRequest {
         limit: 20,
         offset: 0,
         snippet_chars: 160,
-        now: jiff::ZonedDateTime::now(),
+        now: pi_index::search::query::Now::system(),
     }
 }
 

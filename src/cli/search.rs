@@ -91,7 +91,7 @@ pub struct SearchArgs {
 /// Run `search`.
 pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     // The system's time zone (`TZ` honoured) reads civil dates.
-    let now = jiff::ZonedDateTime::now();
+    let now = pi_index::search::query::Now::system();
     let mut filters = Filters::default();
     let flags = [
         (Key::Role, &args.role),
@@ -171,7 +171,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
             .ok()
             .is_none_or(|default| default != index_dir)
             .then_some(index_dir);
-        print_grouped(&mut out, named, &pi, &searcher, &result)?;
+        print_grouped(&mut out, named, &result)?;
         if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
             writeln!(out)?;
             out.paint_line(
@@ -196,8 +196,6 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
 fn print_grouped<W: Write>(
     out: &mut Screen<W>,
     index: Option<&Path>,
-    pi: &PiIndex,
-    searcher: &tantivy::Searcher,
     result: &SearchResult,
 ) -> anyhow::Result<()> {
     let mut order: Vec<&str> = Vec::new();
@@ -217,13 +215,11 @@ fn print_grouped<W: Write>(
             writeln!(out)?;
         }
         let first = &result.hits[groups[path][0]].doc;
-        let summary = pi.session_by_path(searcher, path)?;
+        let summary = result.hits[groups[path][0]].session.as_deref();
         let label = summary
-            .as_ref()
             .map(|s| s.label().to_owned())
             .unwrap_or_else(|| first.session_id.clone());
         let date = summary
-            .as_ref()
             .and_then(|s| s.started.clone())
             .or_else(|| first.timestamp.clone());
         out.paint_line(Paint::Heading, &cut(&label, 80))?;

@@ -52,7 +52,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     let since = args
         .since
         .as_deref()
-        .map(|s| parse_when(s, &jiff::ZonedDateTime::now()))
+        .map(|s| parse_when(s, &pi_index::search::query::Now::system()))
         .transpose()?;
     let dir = args.cwd.as_deref().map(normalize_dir);
     let pi = PiIndex::open(index_dir)?;
@@ -107,7 +107,7 @@ fn found(
     searcher: &tantivy::Searcher,
     keep: impl Fn(&SessionSummary) -> bool,
 ) -> anyhow::Result<std::process::ExitCode> {
-    let now = jiff::ZonedDateTime::now();
+    let now = pi_index::search::query::Now::system();
     let sessions = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
     let req = SessionQuery {
         query: args.query.join(" "),

@@ -43,7 +43,7 @@ pub struct SearchRequest {
     pub snippet_chars: usize,
     /// Now, in the time zone that civil dates (`after:2026-03-01`,
     /// `today`) are read in; relative dates count back from it.
-    pub now: jiff::ZonedDateTime,
+    pub now: super::query::Now,
 }
 
 /// One hit.
@@ -59,6 +59,9 @@ pub struct Hit {
     /// Byte ranges of matched words within `snippet`.
     #[serde(skip)]
     pub highlights: Vec<std::ops::Range<usize>>,
+    /// The hit's session, as listed (read once per session of a search).
+    #[serde(skip)]
+    pub session: Option<std::sync::Arc<super::reader::SessionSummary>>,
 }
 
 /// The result of a search.
@@ -242,11 +245,13 @@ impl<'a> Snippets<'a> {
                 snippet.highlighted().to_vec(),
             )
         };
+        let session = reader.session_of(addr)?;
         Ok(Hit {
             doc,
             score,
             snippet: text,
             highlights,
+            session,
         })
     }
 }

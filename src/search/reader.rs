@@ -15,7 +15,7 @@ use tantivy::collector::DocSetCollector;
 use tantivy::columnar::Column;
 use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use crate::index::schema::{model_hash, SESSION_KIND};
 use crate::index::{
@@ -277,15 +277,36 @@ impl PiIndex {
         Ok(docs)
     }
 
-    /// The session with key `sess`, if the index holds it.
+    /// The session with key `sess`, if the index holds it: read straight
+    /// from the key's postings (no scoring; a hit's session is looked up
+    /// for every session a search shows).
     pub fn session_by_key(
         &self,
         searcher: &Searcher,
         sess: u64,
     ) -> Result<Option<SessionSummary>, IndexError> {
         let term = Term::from_field_u64(self.fields.session_key, sess);
-        let query = TermQuery::new(term, IndexRecordOption::Basic);
-        self.first_session(searcher, &query)
+        let err = |e| tantivy_err(&self.dir, e);
+        for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+            let inv = seg.inverted_index(self.fields.session_key).map_err(err)?;
+            let Some(mut postings) = inv
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(|e| err(e.into()))?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != tantivy::TERMINATED {
+                if seg.alive_bitset().is_none_or(|a| a.is_alive(doc)) {
+                    let d: TantivyDocument = searcher
+                        .doc(DocAddress::new(ord as u32, doc))
+                        .map_err(err)?;
+                    return Ok(Some(self.summary(&d)));
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(None)
     }
 
     fn first_session(
@@ -368,6 +389,18 @@ impl<'a> MessageReader<'a> {
         let s = self.pi.session_by_key(self.searcher, sess)?.map(Arc::new);
         self.sessions.insert(sess, s.clone());
         Ok(s)
+    }
+
+    /// The session of the message at `addr`.
+    pub fn session_of(
+        &mut self,
+        addr: DocAddress,
+    ) -> Result<Option<Arc<SessionSummary>>, IndexError> {
+        let sess = self.columns(addr.segment_ord)?.sess.first(addr.doc_id);
+        match sess {
+            Some(k) => self.session(k),
+            None => Ok(None),
+        }
     }
 
     /// Read the message at `addr` (whose stored document is `d`).

@@ -58,7 +58,7 @@ pub struct SessionQuery {
     /// Snippet length in characters.
     pub snippet_chars: usize,
     /// Now, as for [`super::SearchRequest::now`].
-    pub now: jiff::ZonedDateTime,
+    pub now: super::query::Now,
 }
 
 /// One session found.

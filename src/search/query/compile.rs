@@ -19,7 +19,6 @@
 
 use std::ops::Bound;
 
-use jiff::ZonedDateTime;
 use tantivy::collector::DocSetCollector;
 use tantivy::query::{
     AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhrasePrefixQuery, PhraseQuery,
@@ -29,7 +28,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Searcher, Term};
 
-use super::filters::{Branches, Constraint, FilterError, Filters};
+use super::filters::{Branches, Constraint, FilterError, Filters, Now};
 use super::grammar::{self, Ast, Leaf, TooDeep, Warning};
 use crate::index::schema::{model_hash, SESSION_KIND};
 use crate::index::{messages_only, tantivy_err, term_query, u64_is, Fields, IndexError, PiIndex};
@@ -323,7 +322,7 @@ pub struct Compiled {
 pub fn compile(
     query: &str,
     flags: &Filters,
-    now: &ZonedDateTime,
+    now: &Now,
     map: &mut FieldMap<'_>,
 ) -> Result<Compiled, SearchError> {
     let parsed = grammar::parse(query).map_err(QueryError::from)?;
@@ -378,7 +377,7 @@ enum Part {
 
 struct Compiler<'m, 'a> {
     map: &'m mut FieldMap<'a>,
-    now: &'m ZonedDateTime,
+    now: &'m Now,
     warnings: Vec<Warning>,
 }
 

@@ -19,15 +19,43 @@
 use jiff::civil::{Date, DateTime};
 use jiff::{Span, Timestamp, ZonedDateTime};
 
+/// The moment relative times are read against, in its time zone: a fixed
+/// one (tests, callers that know it), or the system's, looked up only when
+/// a filter needs it. Finding the system's time zone has jiff read the
+/// time zone database's directory, most of a fresh `search`'s system time,
+/// and most queries name no time.
+#[derive(Clone, Debug, Default)]
+pub struct Now {
+    at: std::sync::OnceLock<ZonedDateTime>,
+}
+
+impl Now {
+    /// The system's clock and time zone, read when first needed.
+    pub fn system() -> Now {
+        Now::default()
+    }
+
+    /// A fixed moment.
+    pub fn at(zoned: ZonedDateTime) -> Now {
+        let at = std::sync::OnceLock::new();
+        let _ = at.set(zoned);
+        Now { at }
+    }
+
+    /// The moment.
+    pub fn get(&self) -> &ZonedDateTime {
+        self.at.get_or_init(ZonedDateTime::now)
+    }
+}
+
 use crate::pi::Role;
 
 /// A filter's name in the query language.
 ///
 /// The filter keys are part of the grammar: `key:` followed by a single
 /// colon is a filter only for these names (`serde_json::from_str` and
-/// `http://x` stay words). A new filter (the session name words of a
-/// coming `name:`) is one more variant here, one in [`Constraint`], and
-/// one arm in the compile step's field map.
+/// `http://x` stay words). A new filter is one more variant here, one in
+/// [`Constraint`], and one arm in the compile step's field map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
     /// `role:user|assistant`
@@ -154,7 +182,7 @@ impl Constraint {
     /// to filter by is a typo, never the bare word), as is any value the
     /// key cannot use. `now` anchors relative times and gives the time
     /// zone of civil dates.
-    pub fn parse(key: Key, value: &str, now: &ZonedDateTime) -> Result<Constraint, FilterError> {
+    pub fn parse(key: Key, value: &str, now: &Now) -> Result<Constraint, FilterError> {
         if value.trim().is_empty() {
             return Err(FilterError {
                 message: format!(
@@ -214,7 +242,7 @@ pub struct Filters {
 
 impl Filters {
     /// Add the filter `key:value` (see [`Constraint::parse`]).
-    pub fn add(&mut self, key: Key, value: &str, now: &ZonedDateTime) -> Result<(), FilterError> {
+    pub fn add(&mut self, key: Key, value: &str, now: &Now) -> Result<(), FilterError> {
         self.constraints.push(Constraint::parse(key, value, now)?);
         Ok(())
     }
@@ -256,7 +284,8 @@ pub fn normalize_dir(value: &str) -> String {
 
 /// Read a time (the forms are in the module docs) as epoch milliseconds,
 /// relative to `now` and in `now`'s time zone.
-pub fn parse_when(value: &str, now: &ZonedDateTime) -> Result<i64, FilterError> {
+pub fn parse_when(value: &str, now: &Now) -> Result<i64, FilterError> {
+    let now = now.get();
     let v = value.trim();
     let lower = v.to_lowercase();
     let bad = |why: Option<String>| {
@@ -314,11 +343,13 @@ mod tests {
 
     /// 2025-11-30 00:30 in UTC+9 (2025-11-29T15:30:00Z), a fixed zone so
     /// the tests do not depend on the machine's.
-    fn tokyo() -> ZonedDateTime {
-        "2025-11-29T15:30:00Z"
-            .parse::<Timestamp>()
-            .unwrap()
-            .to_zoned_datetime(TimeZone::fixed(jiff::tz::offset(9)))
+    fn tokyo() -> Now {
+        Now::at(
+            "2025-11-29T15:30:00Z"
+                .parse::<Timestamp>()
+                .unwrap()
+                .to_zoned_datetime(TimeZone::fixed(jiff::tz::offset(9))),
+        )
     }
 
     fn ms(rfc3339: &str) -> i64 {
@@ -349,7 +380,7 @@ mod tests {
             );
         }
         // The same date elsewhere is another instant.
-        let utc = now.with_time_zone(TimeZone::UTC);
+        let utc = Now::at(now.get().with_time_zone(TimeZone::UTC));
         assert_eq!(
             parse_when("2026-03-01", &utc).unwrap(),
             ms("2026-03-01T00:00:00Z")
@@ -378,6 +409,7 @@ mod tests {
             .parse::<Timestamp>()
             .unwrap()
             .to_zoned_datetime(TimeZone::UTC);
+        let now = Now::at(now);
         for (v, want) in [
             ("7d", "2026-03-24T10:00:00Z"),
             ("12h", "2026-03-30T22:00:00Z"),
@@ -402,6 +434,7 @@ mod tests {
             .parse::<Timestamp>()
             .unwrap()
             .to_zoned_datetime(ny);
+        let now = Now::at(now);
         assert_eq!(
             parse_when("1d", &now).unwrap(),
             ms("2026-03-08T12:00:00-04:00")

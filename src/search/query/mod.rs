@@ -25,5 +25,7 @@ pub mod filters;
 pub mod grammar;
 
 pub use compile::{compile, Compiled, FieldMap, QueryError, Scope};
-pub use filters::{normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key};
+pub use filters::{
+    normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key, Now,
+};
 pub use grammar::{Warning, MAX_DEPTH};
