@@ -1384,13 +1384,121 @@ fn huge_line_of_one_million_bytes() {
     );
 }
 
+/// The `(file name, line)` pairs of the report's `recovered` list.
+fn recovered_pairs(report: &Value) -> BTreeSet<(String, u64)> {
+    report["recovered"]
+        .as_array()
+        .expect("recovered is a list")
+        .iter()
+        .map(|d| {
+            assert!(!d["error"].as_str().unwrap().is_empty(), "{d}");
+            let p = d["path"].as_str().unwrap();
+            let name = Path::new(p)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, d["line"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// Index a fixture with glued lines: `recovered` lines split, `damaged`
+/// lines damaged, and exactly `expected` documents.
+fn check_glued(
+    name: &str,
+    extra: &[&str],
+    s: &Session,
+    expected: &[Doc],
+    recovered: &[u64],
+    damaged: &[u64],
+) {
+    let path = crate::util::fixture(name);
+    let scratch = crate::util::Scratch::new();
+    let report = scratch.build(&[&path], extra);
+    let damaged: Vec<(&str, u64)> = damaged.iter().map(|l| (name, *l)).collect();
+    assert_report(&report, 1, 1, 0, expected.len() as u64, &damaged);
+    assert_eq!(
+        report["lines_recovered"],
+        json!(recovered.len()),
+        "{report}"
+    );
+    let want: Vec<(&str, u64)> = recovered.iter().map(|l| (name, *l)).collect();
+    assert_eq!(recovered_pairs(&report), pairs(&want), "{report}");
+    let docs = scratch.show_json(path.to_str().unwrap(), &[]);
+    assert_docs(&path, &docs, s, expected);
+}
+
+#[test]
+#[rustfmt::skip]
+fn two_glued_objects_are_two_entries_on_the_active_branch() {
+    // L3 holds an assistant reply and the next user message back to back
+    // (a lost newline); L4 names the glued user message as its parent, so
+    // the branch runs through both.
+    let s = session("9e5f6071-8293-4a4b-bdce-3f4a5b6c7d8e");
+    check_glued("glued-two-objects.jsonl", &[], &s, &[
+        doc(2, Some("f0000001"), "user", Some("2026-06-01T09:00:05.000Z"), NONE, true, "Why did the build fail?"),
+        doc(3, Some("f0000003"), "user", Some("2026-06-01T09:00:15.000Z"), NONE, true, "Which flag?"),
+        doc(3, Some("f0000002"), "assistant", Some("2026-06-01T09:00:09.000Z"), SONNET, true, "A missing feature flag."),
+        doc(4, Some("f0000004"), "assistant", Some("2026-06-01T09:00:19.000Z"), SONNET, true, "failpoints."),
+    ], &[3], &[]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn three_glued_objects_behind_a_tool_result_are_read() {
+    // The first of the three is a tool result, which the prefix scan
+    // would skip: the entries glued behind it are read all the same.
+    let s = session("0f607182-93a4-4b5c-8edf-4a5b6c7d8e9f");
+    let all = [
+        doc(2, Some("f1000001"), "user", Some("2026-06-02T09:00:05.000Z"), NONE, true, "List the target directory."),
+        doc(3, Some("f1000002"), "tool", Some("2026-06-02T09:00:09.000Z"), SONNET, true, "bash\ncommand: ls target"),
+        doc(4, Some("f1000005"), "user", Some("2026-06-02T09:00:20.000Z"), NONE, true, "Three entries on one line."),
+        doc(4, Some("f1000004"), "assistant", Some("2026-06-02T09:00:14.000Z"), SONNET, true, "Two profiles: debug and release."),
+        doc(4, Some("f1000003"), "tool", Some("2026-06-02T09:00:10.000Z"), NONE, true, "debug\nrelease"),
+        doc(5, Some("f1000006"), "assistant", Some("2026-06-02T09:00:24.000Z"), SONNET, true, "And the branch runs through them."),
+    ];
+    check_glued("glued-three-objects.jsonl", &[], &s, &default_kinds(&all), &[4], &[]);
+    check_glued("glued-three-objects.jsonl", &["--include", "tools"], &s, &all, &[4], &[]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn glued_objects_whose_last_is_cut_short() {
+    // L3: a complete reply, then a user message cut short. The reply is
+    // an entry; the rest is read as a line cut short is: its text so far
+    // indexed, off the tree, the line damaged as well as recovered.
+    let s = session("10718293-a4b5-4c6d-9ef0-5b6c7d8e9f0a");
+    check_glued("glued-second-cut-short.jsonl", &[], &s, &[
+        doc(2, Some("f2000001"), "user", Some("2026-06-03T09:00:05.000Z"), NONE, true, "Tell me a story."),
+        doc(3, Some("f2000003"), "user", Some("2026-06-03T09:00:15.000Z"), NONE, false, "I was cut off mid"),
+        doc(3, Some("f2000002"), "assistant", Some("2026-06-03T09:00:09.000Z"), SONNET, true, "Once upon a time."),
+        doc(4, Some("f2000004"), "user", Some("2026-06-03T09:00:30.000Z"), NONE, true, "Go on."),
+        doc(5, Some("f2000005"), "assistant", Some("2026-06-03T09:00:34.000Z"), SONNET, true, "The end."),
+    ], &[3], &[3]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn glued_objects_in_a_version_1_file() {
+    let s = Session { id: "21829304-b5c6-4d7e-8f01-6c7d8e9f0a1b", cwd: Some("/home/u/old-proj"), name: None };
+    let header = Some("anthropic/claude-sonnet-4-20250514");
+    check_glued("glued-v1.jsonl", &[], &s, &[
+        doc(2, None, "user", Some("2025-11-05T09:00:05.000Z"), header, true, "Is version 1 linear?"),
+        doc(3, None, "user", Some("2025-11-05T09:00:15.000Z"), header, true, "Even glued?"),
+        doc(3, None, "assistant", Some("2025-11-05T09:00:09.000Z"), SONNET, true, "Yes: one chain in file order."),
+        doc(4, None, "assistant", Some("2025-11-05T09:00:19.000Z"), SONNET, true, "Even glued."),
+    ], &[3], &[]);
+}
+
 // ------------------------------------------------------------ the whole fixture directory
 
-const ALL_DAMAGED: [(&str, u64); 5] = [
+const ALL_DAMAGED: [(&str, u64); 6] = [
     ("damaged-lines.jsonl", 3),
     ("damaged-lines.jsonl", 5),
     ("damaged-lines.jsonl", 6),
     ("damaged-lines.jsonl", 9),
+    ("glued-second-cut-short.jsonl", 3),
     ("invalid-utf8.jsonl", 2),
 ];
 
@@ -1400,18 +1508,19 @@ fn fixtures_dir() -> PathBuf {
 
 #[test]
 fn whole_fixture_directory_default_kinds() {
-    // 57 *.jsonl files (the .json decoy is not discovered): 45 sessions,
+    // 61 *.jsonl files (the .json decoy is not discovered): 49 sessions,
     // 12 rejected (empty, blank lines only, 3 bad headers, 7 decoys).
     let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &[]);
-    assert_report(&report, 57, 45, 12, 154, &ALL_DAMAGED);
+    assert_report(&report, 61, 49, 12, 171, &ALL_DAMAGED);
+    assert_eq!(report["lines_recovered"], 4, "{report}");
 }
 
 #[test]
 fn whole_fixture_directory_all_kinds() {
-    // 154 user/assistant documents (one recovered from a cut line) + 23 opt-in ones (5 summary, 5 custom,
-    // 3 thinking, 8 tool, 2 system); fixtures/README.md has the per-file counts.
+    // 171 user/assistant documents (two recovered from cut lines) + 25 opt-in ones (5 summary, 5 custom,
+    // 3 thinking, 10 tool, 2 system); fixtures/README.md has the per-file counts.
     let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &["--include", "all"]);
-    assert_report(&report, 57, 45, 12, 177, &ALL_DAMAGED);
+    assert_report(&report, 61, 49, 12, 196, &ALL_DAMAGED);
 }

@@ -340,3 +340,36 @@ fn an_appended_context_edit_marks_old_messages_and_a_branch_move_unmarks_them() 
     );
     assert_eq!(t.search_exit("zqshorter"), Some(1));
 }
+
+#[test]
+fn a_branch_move_reaches_one_of_two_glued_entries_alone() {
+    let t = setup();
+    // Line 4 holds two entries glued together (a lost newline).
+    append(
+        &t.file,
+        &(user("a3", Some("a2"), 2, "glued question")
+            + &assistant("a4", "a3", 2, "glued answer")
+            + "\n"),
+    );
+    let r = t.build(&[]);
+    assert_eq!(r["lines_recovered"], 1, "{r}");
+    // A new branch from a3: a4 (glued behind it) is abandoned, a3 is not.
+    append(
+        &t.file,
+        &(assistant("a5", "a3", 3, "another answer") + "\n"),
+    );
+    t.build(&[]);
+    let incremental = t.texts();
+    assert_eq!(
+        incremental,
+        vec![
+            (2, "first question about alpacas".into(), true),
+            (3, "first answer about alpacas".into(), true),
+            (4, "glued question".into(), true),
+            (4, "glued answer".into(), false),
+            (5, "another answer".into(), true),
+        ]
+    );
+    t.build(&["--full"]);
+    assert_eq!(t.texts(), incremental, "as a full build reads it");
+}

@@ -33,10 +33,11 @@ fn jsonl_below(dir: &std::path::Path) -> Vec<PathBuf> {
 fn compare(root: &std::path::Path, python: &std::path::Path) -> usize {
     let s = Scratch::new();
     let report = s.build(&[root], &[]);
-    let damaged: Vec<&str> = report["damaged"]
-        .as_array()
-        .unwrap()
+    // Damaged lines, and lines of glued entries (which MemPalace drops
+    // whole), are where pi-index does better: not compared.
+    let damaged: Vec<&str> = ["damaged", "recovered"]
         .iter()
+        .flat_map(|k| report[*k].as_array().unwrap())
         .map(|d| d["path"].as_str().unwrap())
         .collect();
     let files = jsonl_below(root);

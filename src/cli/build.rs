@@ -207,6 +207,12 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         if report.damaged_more > 0 {
             writeln!(err, "… and {} more damaged lines", report.damaged_more)?;
         }
+        for d in &report.recovered {
+            writeln!(err, "recovered {}:{}: {}", d.path, d.line, d.error)?;
+        }
+        if report.recovered_more > 0 {
+            writeln!(err, "… and {} more recovered lines", report.recovered_more)?;
+        }
     }
     drop(err);
 
@@ -264,6 +270,16 @@ fn summary(r: &BuildReport, index_dir: &Path) -> String {
         plural(r.messages_indexed, "message", "messages"),
         plural(r.lines_damaged, "damaged line", "damaged lines"),
     );
+    if r.lines_recovered > 0 {
+        s += &format!(
+            ", {}",
+            plural(
+                r.lines_recovered,
+                "line of glued entries split",
+                "lines of glued entries split"
+            )
+        );
+    }
     s += &format!(
         ", {:.1} MB in {:.2} s ({:.0} MB/s) into {}",
         r.bytes_read as f64 / 1e6,

@@ -6,7 +6,7 @@
 use super::document::Damage;
 use super::entry::{peek, peek_links, LineParser, Peek};
 use super::extract::{extract_line, EntryMeta, ModelName};
-use super::repair;
+use super::{glued, repair};
 use super::{Document, Kinds, Role};
 use crate::source::Lines;
 
@@ -49,6 +49,8 @@ pub struct ParsedChunk {
     pub(super) names: Vec<(u64, Option<String>)>,
     pub(super) edits: Vec<EditEntry>,
     pub(super) damage: Vec<Damage>,
+    /// Lines that held several entries glued together, split and read.
+    pub(super) recovered: Vec<Damage>,
     /// Lines in the chunk, blank ones included.
     pub lines: u64,
     /// Bytes of the lines that were fully parsed (the rest were skipped by
@@ -115,6 +117,7 @@ impl ChunkParser {
     pub fn parse_links(&mut self, bytes: &[u8], offset: u64, version: u64) -> ParsedChunk {
         let mut out = self.parse_with(bytes, offset, version, Kinds::default(), true);
         out.damage.clear();
+        out.recovered.clear();
         out
     }
 
@@ -140,8 +143,11 @@ impl ChunkParser {
                 peek(b, kinds, needs_ids)
             };
             if let Peek::Skip { id, parent } = peeked {
-                out.push_link(id, parent, line.offset);
-                continue;
+                // The prefix only shows the first of glued entries.
+                if !glued::may_be_glued(b) {
+                    out.push_link(id, parent, line.offset);
+                    continue;
+                }
             }
             out.bytes_parsed += b.len() as u64;
             let ctx = LineCtx {
@@ -156,6 +162,10 @@ impl ChunkParser {
                 .parser
                 .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
             if let Err(err) = result {
+                if let Some(g) = glued::split(b) {
+                    self.read_glued(b, &g, &ctx, &mut out);
+                    continue;
+                }
                 let not_utf8 = std::str::from_utf8(b).is_err();
                 let recovered = not_utf8
                     && self
@@ -191,6 +201,74 @@ impl ChunkParser {
             }
         }
         out
+    }
+}
+
+impl ChunkParser {
+    /// A line of glued entries: each complete object is an entry at this
+    /// line, in the tree like any other; what follows the last one is read
+    /// as a line cut short is (closed, indexed off the tree, damaged).
+    fn read_glued(&mut self, b: &[u8], g: &glued::Glued, ctx: &LineCtx, out: &mut ParsedChunk) {
+        let scratch = &mut self.scratch;
+        let mut bad = 0;
+        for r in &g.objects {
+            let object = &b[r.clone()];
+            let ok = self
+                .parser
+                .parse(object, |v| extract_line(v, ctx, scratch, out))
+                .is_ok()
+                || (std::str::from_utf8(object).is_err()
+                    && self
+                        .parser
+                        .parse_lossy(object, |v| extract_line(v, ctx, scratch, out))
+                        .is_ok());
+            bad += usize::from(!ok);
+        }
+        let n = g.objects.len();
+        let tail = if g.tail.is_empty() {
+            ""
+        } else {
+            " and the start of another, cut short"
+        };
+        out.recovered.push(Damage {
+            line: ctx.line,
+            error: format!(
+                "{n} complete JSON object{}{tail} on one line (a newline was lost): read as {} entr{}",
+                if n == 1 { "" } else { "s" },
+                n - bad,
+                if n - bad == 1 { "y" } else { "ies" },
+            ),
+        });
+        if bad > 0 {
+            out.damage.push(Damage {
+                line: ctx.line,
+                error: format!("{bad} of the {n} JSON objects glued on this line are not valid"),
+            });
+        }
+        if g.tail.is_empty() {
+            return;
+        }
+        let tail = &b[g.tail.clone()];
+        let repaired = repair::close(tail, &mut self.repaired)
+            && self
+                .parser
+                .parse(&self.repaired, |v| {
+                    let ctx = LineCtx {
+                        recovered: true,
+                        ..*ctx
+                    };
+                    extract_line(v, &ctx, scratch, out)
+                })
+                .is_ok();
+        out.damage.push(Damage {
+            line: ctx.line,
+            error: if repaired {
+                "the last JSON object on the line is cut short: the text written so far is indexed"
+                    .into()
+            } else {
+                "the last JSON object on the line is not valid JSON".into()
+            },
+        });
     }
 }
 

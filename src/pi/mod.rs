@@ -11,6 +11,7 @@
 //! - [`session`]: a file's chunks put back together: line numbers, the
 //!   active branch, the model in effect, the final name.
 //! - [`repair`]: a line cut short, closed so what was written is read.
+//! - [`glued`]: a line of several entries glued together, split.
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
 //!
@@ -24,6 +25,7 @@ pub mod document;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
+pub mod glued;
 pub mod repair;
 pub mod session;
 pub mod skim;

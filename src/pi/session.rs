@@ -22,6 +22,10 @@ pub struct Session {
     pub documents: Vec<Document>,
     /// Damaged lines, in file order.
     pub damage: Vec<Damage>,
+    /// Lines that held several entries glued together, split and read,
+    /// in file order (a line whose last entry was cut short is also in
+    /// `damage`).
+    pub recovered: Vec<Damage>,
     /// Complete lines in the file, the header and any lines before it
     /// included.
     pub lines: u64,
@@ -29,9 +33,11 @@ pub struct Session {
     pub bytes_parsed: u64,
     /// Grown files only: entries indexed before whose branch status or
     /// edit mark the new lines changed (byte offset of the entry's line,
-    /// and its state now). The offset names the entry's documents in the
-    /// index (see `IndexBuilder::delete_entries`).
-    pub changed: Vec<(u64, EntryState)>,
+    /// its id, and its state now). The offset names the documents of the
+    /// entry's line in the index (see `IndexBuilder::delete_entries`), the
+    /// id which of them are the entry's (a line of glued entries holds
+    /// several).
+    pub changed: Vec<(u64, Option<String>, EntryState)>,
 }
 
 /// What the rest of a file says about one entry: whether it lies on the
@@ -136,7 +142,7 @@ impl Session {
             for (l, _) in &mut c.names {
                 *l += base;
             }
-            for d in &mut c.damage {
+            for d in c.damage.iter_mut().chain(c.recovered.iter_mut()) {
                 d.line += base;
             }
             base += c.lines;
@@ -190,7 +196,7 @@ impl Session {
                 let was = state_of(ids[i], before[i], &latest_before);
                 let now = state_of(ids[i], active[i], &latest);
                 if was != now {
-                    changed.push((offset, now));
+                    changed.push((offset, ids[i].map(str::to_owned), now));
                 }
             }
         }
@@ -210,6 +216,7 @@ impl Session {
         let mut changes: Vec<(u64, String)> = Vec::new();
         let mut name = None;
         let mut damage = Vec::new();
+        let mut recovered = Vec::new();
         let mut lines = first_line.saturating_sub(1);
         let mut bytes_parsed = 0;
         let mut documents = Vec::with_capacity(chunks.iter().map(|c| c.docs.len()).sum());
@@ -222,6 +229,7 @@ impl Session {
                 name = n;
             }
             damage.extend(c.damage);
+            recovered.extend(c.recovered);
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {
@@ -260,6 +268,7 @@ impl Session {
             name,
             documents,
             damage,
+            recovered,
             lines,
             bytes_parsed,
             changed,

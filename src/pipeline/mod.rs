@@ -258,6 +258,7 @@ pub fn build(
     results.sort_by_key(|(i, _)| *i);
 
     let mut damaged = Vec::new();
+    let mut recovered_lines = Vec::new();
     for (i, outcome) in results {
         let path = work_files[i].path.to_string_lossy().into_owned();
         match outcome {
@@ -268,6 +269,7 @@ pub fn build(
                 bytes_parsed,
                 documents,
                 damage,
+                recovered,
                 newer,
             } => {
                 report.files_indexed += 1;
@@ -282,6 +284,8 @@ pub fn build(
                 report.messages_indexed += documents;
                 report.lines_damaged += damage.len() as u64;
                 damaged.extend(damage);
+                report.lines_recovered += recovered.len() as u64;
+                recovered_lines.extend(recovered);
                 if let Some(v) = newer {
                     report.newer_versions.push(Skipped {
                         path,
@@ -306,6 +310,10 @@ pub fn build(
     report.damaged_more = damaged.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
     damaged.truncate(DAMAGE_LIST_CAP);
     report.damaged = damaged;
+    recovered_lines.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    report.recovered_more = recovered_lines.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
+    recovered_lines.truncate(DAMAGE_LIST_CAP);
+    report.recovered = recovered_lines;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
     crate::failpoint::point("before-commit");

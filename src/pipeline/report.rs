@@ -92,6 +92,10 @@ pub struct BuildReport {
     pub lines_read: u64,
     /// Damaged lines (listed in `damaged`, up to a cap).
     pub lines_damaged: u64,
+    /// Lines that held several entries glued together (a lost newline),
+    /// split and read as their entries (listed in `recovered`); one whose
+    /// last entry was cut short is also damaged.
+    pub lines_recovered: u64,
     /// Bytes of session files read (complete lines only).
     pub bytes_read: u64,
     /// Bytes that needed a full JSON parse (the rest were skipped by the
@@ -114,6 +118,11 @@ pub struct BuildReport {
     pub damaged: Vec<DamageReport>,
     /// Damaged lines not listed in `damaged`.
     pub damaged_more: u64,
+    /// Recovered lines, in path and line order, at most
+    /// [`DAMAGE_LIST_CAP`]: `{path, line, error}` (what was found).
+    pub recovered: Vec<DamageReport>,
+    /// Recovered lines not listed in `recovered`.
+    pub recovered_more: u64,
     /// Files rejected, with the reason.
     pub rejected: Vec<Skipped>,
     /// Files and directories that could not be read.

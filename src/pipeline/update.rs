@@ -25,6 +25,7 @@ pub(super) enum Outcome {
         bytes_parsed: u64,
         documents: u64,
         damage: Vec<DamageReport>,
+        recovered: Vec<DamageReport>,
         newer: Option<u64>,
     },
     Rejected(Rejection),
@@ -119,15 +120,25 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         // Entries whose branch status or edit mark the new entries
         // changed: re-add their documents with the new state.
         if !session.changed.is_empty() {
-            let offsets: Vec<u64> = session.changed.iter().map(|(o, _)| *o).collect();
+            let mut offsets: Vec<u64> = session.changed.iter().map(|(o, _, _)| *o).collect();
+            offsets.dedup();
             let mut stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
             w.index.delete_entries(&path_str, &offsets)?;
-            stored.sort_by_key(|d| (d.offset, d.role));
+            // The documents of a line are re-added whole; those of the
+            // entries that changed get their new state.
+            stored.sort_by(|a, b| {
+                (a.offset, &a.entry_id, a.role).cmp(&(b.offset, &b.entry_id, b.role))
+            });
             let mut docs: Vec<Document> = stored.into_iter().map(|d| d.into_document()).collect();
-            let now: HashMap<u64, &EntryState> =
-                session.changed.iter().map(|(o, st)| (*o, st)).collect();
-            for entry in docs.chunk_by_mut(|a, b| a.offset == b.offset) {
-                if let Some(st) = now.get(&entry[0].offset) {
+            let now: HashMap<(u64, Option<&str>), &EntryState> = session
+                .changed
+                .iter()
+                .map(|(o, id, st)| ((*o, id.as_deref()), st))
+                .collect();
+            for entry in
+                docs.chunk_by_mut(|a, b| (a.offset, &a.entry_id) == (b.offset, &b.entry_id))
+            {
+                if let Some(st) = now.get(&(entry[0].offset, entry[0].entry_id.as_deref())) {
                     st.apply(entry);
                 }
             }
@@ -152,15 +163,17 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         last_ms,
         models,
     })?;
-    let damage = session
-        .damage
-        .iter()
-        .map(|d| DamageReport {
-            path: path_str.clone().into_owned(),
-            line: d.line,
-            error: d.error.clone(),
-        })
-        .collect();
+    let report = |list: &[crate::pi::Damage]| {
+        list.iter()
+            .map(|d| DamageReport {
+                path: path_str.clone().into_owned(),
+                line: d.line,
+                error: d.error.clone(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let damage = report(&session.damage);
+    let recovered = report(&session.recovered);
     Ok(Outcome::Indexed {
         how,
         lines: session.lines,
@@ -168,6 +181,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         bytes_parsed: session.bytes_parsed,
         documents: count,
         damage,
+        recovered,
         newer: (session.header.version > 3).then_some(session.header.version),
     })
 }
