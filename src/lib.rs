@@ -50,6 +50,7 @@
 pub mod discover;
 mod failpoint;
 pub mod index;
+pub mod mcp;
 pub mod pi;
 pub mod pipeline;
 pub mod search;

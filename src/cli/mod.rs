@@ -2,6 +2,7 @@
 //! place that knows about terminals, colours and exit codes.
 
 mod build;
+mod mcp;
 mod output;
 mod search;
 mod sessions;
@@ -55,6 +56,8 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Show what the index holds.
     Stats(stats::StatsArgs),
+    /// Serve search, show and sessions to coding agents over MCP (stdio).
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -84,6 +87,7 @@ pub fn run() -> ExitCode {
         Command::Show(args) => dir().and_then(|d| show::run(args, &d)),
         Command::Sessions(args) => dir().and_then(|d| sessions::run(args, &d)),
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
+        Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(
