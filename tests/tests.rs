@@ -11,6 +11,7 @@ mod corpus;
 mod crash;
 mod format_rules;
 mod incremental;
+mod mcp;
 mod never_panics;
 mod permissions;
 mod search;
