@@ -139,9 +139,17 @@ struct Client {
     results: Vec<Value>,
 }
 
-/// Run `client.py` with `steps` against `pi-index mcp <server_args>`, with
-/// the scratch's HOME.
+/// Run `client.py` with `steps` against `pi-index mcp <server_args>` over
+/// stdio, with the scratch's HOME.
 fn client(py: &Path, s: &Scratch, steps: Value, server_args: &[&str]) -> Client {
+    let mut target = vec!["--", BIN, "mcp"];
+    target.extend_from_slice(server_args);
+    client_of(py, s, steps, &target)
+}
+
+/// Run `client.py` with `steps` against `target` (`-- COMMAND...` or
+/// `--url URL`).
+fn client_of(py: &Path, s: &Scratch, steps: Value, target: &[&str]) -> Client {
     let steps_file = s.dir.path().join(format!(
         "steps-{}.json",
         std::time::SystemTime::now()
@@ -155,10 +163,7 @@ fn client(py: &Path, s: &Scratch, steps: Value, server_args: &[&str]) -> Client 
         Command::new(py)
             .arg(repo().join("scripts/mcp/client.py"))
             .arg(&steps_file)
-            .arg("--")
-            .arg(BIN)
-            .arg("mcp")
-            .args(server_args)
+            .args(target)
             .env_remove("PI_INDEX_DIR")
             .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("PI_CODING_AGENT_SESSION_DIR")
@@ -825,6 +830,55 @@ fn python_sdk_sees_new_messages_without_a_restart() {
         (json!(5), json!(true))
     );
     assert_eq!(shown["text"].as_str().unwrap().chars().count(), 2000);
+}
+
+#[test]
+fn python_sdk_over_streamable_http() {
+    let Some(py) = python("python_sdk_over_streamable_http") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let mut args = server_args(&s, &dir);
+    args.extend(["--transport", "http", "--port", "0"].map(String::from));
+    let mut server = Command::new(BIN)
+        .arg("mcp")
+        .args(&args)
+        .env("HOME", s.home())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("pi-index: MCP (streamable HTTP) at ")
+        .unwrap_or_else(|| panic!("no URL on stderr: {first:?}"))
+        .to_owned();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let c = client_of(
+        py,
+        &s,
+        json!([
+            {"call": "search", "args": {"query": "tokio", "active_only": true}},
+            {"call": "show", "args": {"session": "cccc"}},
+            {"call": "search", "args": {"query": "tokio", "limit": 10000}},
+        ]),
+        &["--url", &url],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(c.tools.len(), 3);
+    assert_eq!(set(lines(ok(&c.results[0]))), set(vec![at(C, 3), at(C, 4)]));
+    assert_eq!(ok(&c.results[1])["session_id"], C);
+    assert!(err(&c.results[2]).starts_with("limit 10000 is more than 50"));
 }
 
 /// Holds the index's write lock (tantivy's `.tantivy-writer.lock`, an

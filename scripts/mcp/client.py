@@ -2,7 +2,8 @@
 """An independent MCP client for `pi-index mcp`: the official Python SDK
 (`mcp`, pinned in requirements.txt) drives the server over stdio.
 
-    client.py STEPS.json -- COMMAND [ARGS...]
+    client.py STEPS.json -- COMMAND [ARGS...]   the server over stdio
+    client.py STEPS.json --url URL             a server on streamable HTTP
 
 STEPS.json is a list of steps, run in order on one connection:
 
@@ -29,16 +30,24 @@ import time
 
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def dump(model):
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-async def main(steps, command):
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+def connect(target):
+    if target[0] == "--url":
+        return streamable_http_client(target[1])
+    params = StdioServerParameters(command=target[1], args=target[2:], env=dict(os.environ))
+    return stdio_client(params)
+
+
+async def main(steps, target):
     out = {"results": []}
-    async with stdio_client(params) as (read, write):
+    async with connect(target) as streams:
+        read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             out["server"] = {
@@ -82,8 +91,8 @@ async def main(steps, command):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
-        sys.exit("usage: client.py STEPS.json -- COMMAND [ARGS...]")
+    if len(sys.argv) < 4 or sys.argv[2] not in ("--", "--url"):
+        sys.exit("usage: client.py STEPS.json -- COMMAND [ARGS...] | client.py STEPS.json --url URL")
     with open(sys.argv[1]) as f:
         steps = json.load(f)
-    asyncio.run(main(steps, sys.argv[3:]))
+    asyncio.run(main(steps, sys.argv[2:]))

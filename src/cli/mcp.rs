@@ -1,4 +1,5 @@
-//! `pi-index mcp`: serve the search tools over MCP (stdio), or run one
+//! `pi-index mcp`: serve the search tools over MCP (stdio or streamable
+//! HTTP on 127.0.0.1), or run one
 //! tool call and print its result (`--call`, for scripts and the Pi
 //! extension).
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use pi_index::mcp::{call, run_stdio, Options, State};
+use pi_index::mcp::{call, run_http, run_stdio, Options, State};
 use pi_index::pi::Kinds;
 
 use super::EXIT_OK;
@@ -18,6 +19,9 @@ use super::EXIT_OK;
 pub enum Transport {
     /// JSON-RPC over stdin and stdout (what MCP clients launch).
     Stdio,
+    /// Streamable HTTP on 127.0.0.1 (--port), for clients that connect to
+    /// a URL.
+    Http,
 }
 
 /// Arguments of `pi-index mcp`.
@@ -43,6 +47,11 @@ pub struct McpArgs {
     /// The transport.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     pub transport: Transport,
+
+    /// With --transport http: the port on 127.0.0.1 (0: any free one; the
+    /// URL is printed on stderr).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub port: u16,
 
     /// Run one tool call (search, show or sessions) with --args and print
     /// its result as one JSON object, instead of serving. A tool error is
@@ -77,6 +86,9 @@ pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::Exit
     }
     match args.transport {
         Transport::Stdio => run_stdio(opts)?,
+        Transport::Http => run_http(opts, args.port, |addr| {
+            eprintln!("pi-index: MCP (streamable HTTP) at http://{addr}/mcp");
+        })?,
     }
     Ok(EXIT_OK)
 }

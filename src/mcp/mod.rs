@@ -11,7 +11,8 @@
 //! - [`tools`]: the three tools' arguments, results and work, bounded
 //!   whatever the corpus;
 //! - this module: the tools as the protocol sees them (names, descriptions,
-//!   schemas), and serving them over stdio.
+//!   schemas), and serving them over stdio or streamable HTTP (127.0.0.1
+//!   only).
 //!
 //! Every failure a caller can cause (arguments that do not fit the schema,
 //! an unknown session, a filter that does not parse, a limit over 50, a
@@ -203,17 +204,75 @@ pub async fn serve_stdio(opts: Options) -> Result<(), ServeError> {
 /// Serve MCP over stdio on a runtime of our own; returns when the client
 /// closes stdin.
 pub fn run_stdio(opts: Options) -> Result<(), ServeError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("pi-index-mcp")
-        .enable_all()
-        .build()
-        .map_err(|e| ServeError(format!("cannot start the server's threads: {e}")))?;
+    let rt = runtime()?;
     let result = rt.block_on(serve_stdio(opts));
     // A refresh still running when the client left is not waited for: an
     // interrupted build leaves the last committed index.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
     result
+}
+
+/// Serve MCP over streamable HTTP on `127.0.0.1:port` (0: any free port)
+/// until the process is stopped; `listening` is told the address once
+/// bound. Only loopback `Host`s are accepted (rmcp's default, against DNS
+/// rebinding). Every connection shares the one index state.
+pub async fn serve_http(
+    opts: Options,
+    port: u16,
+    listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    use hyper_util::rt::TokioIo;
+    use hyper_util::service::TowerToHyperService;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
+
+    let server = Server::new(opts);
+    let service = TowerToHyperService::new(StreamableHttpService::new(
+        move || Ok(server.clone()),
+        LocalSessionManager::default().into(),
+        Default::default(),
+    ));
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
+        .await
+        .map_err(|e| ServeError(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    listening(
+        listener
+            .local_addr()
+            .map_err(|e| ServeError(e.to_string()))?,
+    );
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(s) => s,
+            // A connection that failed before it was accepted (reset,
+            // too many open files) costs only itself.
+            Err(_) => continue,
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Serve MCP over streamable HTTP on a runtime of our own (see
+/// [`serve_http`]).
+pub fn run_http(
+    opts: Options,
+    port: u16,
+    listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    runtime()?.block_on(serve_http(opts, port, listening))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("pi-index-mcp")
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError(format!("cannot start the server's threads: {e}")))
 }
 
 /// The server could not start or its connection failed.
