@@ -57,8 +57,12 @@ interface Hit {
   snippet: string;
 }
 
+/** One line for the selector: whitespace runs and control characters (a
+ * terminal escape in an old message must not reach Pi's screen) become one
+ * space. */
 function oneLine(s: string, max: number): string {
-  const flat = s.replace(/\s+/g, " ").trim();
+  // eslint-disable-next-line no-control-regex
+  const flat = s.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -99,10 +103,16 @@ export default function (pi: ExtensionAPI) {
         ctx.ui.notify(`pi-index search failed: ${failure(r.stderr, r.code)}`, "error");
         return;
       }
-      const hits: Hit[] = r.stdout
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l));
+      let hits: Hit[];
+      try {
+        hits = r.stdout
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l) => JSON.parse(l));
+      } catch (e) {
+        ctx.ui.notify(`pi-index search printed something that is not JSON Lines: ${e}`, "error");
+        return;
+      }
       const labels = hits.map(label);
       const choice = await ctx.ui.select(`${hits.length} past messages match ${JSON.stringify(query)}`, labels);
       if (choice === undefined) return;
