@@ -16,6 +16,7 @@ mod crash;
 mod format_rules;
 mod hostile;
 mod incremental;
+mod mcp;
 mod never_panics;
 mod paging;
 mod permissions;
