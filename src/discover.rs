@@ -320,6 +320,23 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The [`Location`]s of paths named on a command line (canonical where
+/// they exist), as a build records them.
+pub fn named_locations(paths: &[PathBuf]) -> Vec<Location> {
+    paths
+        .iter()
+        .map(|p| Location {
+            path: std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .to_string_lossy()
+                .into_owned(),
+            why: "named on the command line".into(),
+            read: true,
+            note: None,
+        })
+        .collect()
+}
+
 /// Pi's default session directories that exist on this machine, and every
 /// place looked at (see [`default_locations`]).
 pub fn default_roots() -> (Vec<PathBuf>, Vec<PathBuf>) {

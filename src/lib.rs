@@ -53,6 +53,7 @@
 pub mod discover;
 mod failpoint;
 pub mod index;
+pub mod mcp;
 pub mod output;
 pub mod pi;
 pub mod pipeline;

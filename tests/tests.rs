@@ -17,6 +17,7 @@ mod format_rules;
 mod hostile;
 mod incremental;
 mod locations;
+mod mcp;
 mod mempalace;
 mod never_panics;
 mod paging;

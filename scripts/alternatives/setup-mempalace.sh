@@ -19,6 +19,13 @@ req=$repo/scripts/alternatives/requirements-mempalace.txt
 want=$(sed -n 's/^mempalace==\(.*\)$/\1/p' "$req")
 py=$dir/bin/python
 
+# Tests may run this from several threads at once: one install at a time.
+mkdir -p "$dir"
+if command -v flock >/dev/null; then
+  exec 9>"$dir/.setup.lock"
+  flock 9
+fi
+
 have() {
   [ -x "$py" ] && "$py" -c 'import importlib.metadata as m; print(m.version("mempalace"))' 2>/dev/null
 }

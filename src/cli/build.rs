@@ -8,7 +8,7 @@ use anyhow::bail;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use pi_index::discover::{default_locations, Location};
+use pi_index::discover::{default_locations, named_locations};
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildOptions, BuildReport};
 
@@ -99,20 +99,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
                 bail!("{}: no such file or directory", p.display());
             }
         }
-        let locations = args
-            .paths
-            .iter()
-            .map(|p| Location {
-                path: std::fs::canonicalize(p)
-                    .unwrap_or_else(|_| p.clone())
-                    .to_string_lossy()
-                    .into_owned(),
-                why: "named on the command line".into(),
-                read: true,
-                note: None,
-            })
-            .collect();
-        (args.paths.clone(), locations)
+        (args.paths.clone(), named_locations(&args.paths))
     };
     let threads = args
         .threads

@@ -2,6 +2,7 @@
 //! place that knows about terminals, colours and exit codes.
 
 mod build;
+mod mcp;
 mod output;
 mod search;
 mod sessions;
@@ -56,6 +57,8 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Show what the index holds.
     Stats(stats::StatsArgs),
+    /// Serve search, show and sessions to coding agents over MCP (stdio).
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -86,6 +89,7 @@ pub fn run() -> ExitCode {
         Command::Show(args) => dir().and_then(|d| show::run(args, &d)),
         Command::Sessions(args) => dir().and_then(|d| sessions::run(args, &d)),
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
+        Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();

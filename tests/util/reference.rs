@@ -1,6 +1,7 @@
 //! The reference implementations the tests compare with, installed on
-//! first use by the project's own scripts (pinned versions, into
-//! `CARGO_TARGET_TMPDIR`; `.ci/run` installs them there beforehand):
+//! first use by the project's own scripts (pinned versions, into their
+//! default places, `target/pi-node` and `target/mempalace-venv`, shared
+//! with `tests/mcp.rs`; `.ci/run` installs them there beforehand):
 //!
 //! - Pi 1.6.0 with a Node 22 (`scripts/pi/setup.sh`), whose own
 //!   `SessionManager` writes sessions and reads them back
@@ -21,12 +22,12 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Run an install script with `dir`; its last stdout line is the
-/// interpreter to use.
-fn install(script: &str, dir: &Path) -> Result<PathBuf, String> {
+/// Run an install script (it installs into its default place, takes a
+/// lock while it does, and skips what is there); its last stdout line is
+/// the interpreter to use.
+fn install(script: &str) -> Result<PathBuf, String> {
     let out = Command::new("bash")
         .arg(repo().join(script))
-        .arg(dir)
         .output()
         .map_err(|e| format!("cannot run {script}: {e}"))?;
     if !out.status.success() {
@@ -57,8 +58,8 @@ pub struct Pi {
 pub fn pi() -> Option<&'static Pi> {
     static PI: OnceLock<Result<Pi, String>> = OnceLock::new();
     let got = PI.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pi-node");
-        install("scripts/pi/setup.sh", &dir).map(|node| Pi { node, dir })
+        let dir = repo().join("target/pi-node");
+        install("scripts/pi/setup.sh").map(|node| Pi { node, dir })
     });
     match got {
         Ok(pi) => Some(pi),
@@ -118,10 +119,7 @@ impl Pi {
 /// MemPalace's venv python, installed once per test run.
 pub fn mempalace() -> Option<&'static Path> {
     static MP: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let got = MP.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mempalace-venv");
-        install("scripts/alternatives/setup-mempalace.sh", &dir)
-    });
+    let got = MP.get_or_init(|| install("scripts/alternatives/setup-mempalace.sh"));
     match got {
         Ok(py) => Some(py),
         Err(why) => {

@@ -1,0 +1,97 @@
+//! `pi-index mcp`: serve the search tools over MCP (stdio or streamable
+//! HTTP on 127.0.0.1), or run one
+//! tool call and print its result (`--call`, for scripts and the Pi
+//! extension).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+
+use pi_index::mcp::{call, run_http, run_stdio, Options, State};
+use pi_index::pi::Kinds;
+
+use super::EXIT_OK;
+
+/// Transports of `pi-index mcp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// JSON-RPC over stdin and stdout (what MCP clients launch).
+    Stdio,
+    /// Streamable HTTP on 127.0.0.1 (--port), for clients that connect to
+    /// a URL.
+    Http,
+}
+
+/// Arguments of `pi-index mcp`.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Session files or directories to keep the index up to date from.
+    /// Default: the directories `pi-index build` reads without a PATH
+    /// ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions, and
+    /// ~/.config/pi/agent/sessions).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Answer from the index as it is: no incremental build before each
+    /// call.
+    #[arg(long)]
+    pub no_refresh: bool,
+
+    /// Kinds of text for an index the server has to create (as `build
+    /// --include`); an existing index keeps its kinds.
+    #[arg(long, value_name = "KINDS", default_value = "", hide_default_value = true, value_parser = Kinds::parse)]
+    pub include: Kinds,
+
+    /// The transport.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    pub transport: Transport,
+
+    /// With --transport http: the port on 127.0.0.1 (0: any free one; the
+    /// URL is printed on stderr).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub port: u16,
+
+    /// Run one tool call (search, show or sessions) with --args and print
+    /// its result as one JSON object, instead of serving. A tool error is
+    /// printed on stderr, exit 2.
+    #[arg(long, value_name = "TOOL")]
+    pub call: Option<String>,
+
+    /// With --call: the tool's arguments, a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}", requires = "call")]
+    pub args: String,
+}
+
+/// Run `mcp`.
+pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
+    for p in &args.paths {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    let mut opts = Options::new(index_dir.to_owned());
+    opts.roots = args.paths;
+    opts.refresh = !args.no_refresh;
+    opts.kinds = args.include;
+    if let Some(tool) = args.call {
+        let json: serde_json::Value = serde_json::from_str(&args.args)
+            .map_err(|e| anyhow::anyhow!("--args is not JSON ({e}): give a JSON object"))?;
+        let value = call(&State::new(opts), &tool, json).map_err(anyhow::Error::msg)?;
+        let mut out = super::output::json_stdout();
+        out.line(&value)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    match args.transport {
+        Transport::Stdio => run_stdio(opts)?,
+        Transport::Http => run_http(opts, args.port, |addr| {
+            let _ = writeln!(
+                super::output::stderr(),
+                "pi-index: MCP (streamable HTTP) at http://{addr}/mcp"
+            );
+        })?,
+    }
+    Ok(EXIT_OK)
+}

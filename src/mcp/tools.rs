@@ -1,0 +1,678 @@
+//! The three tools' arguments, results and work, apart from the protocol:
+//! each takes its arguments as the client sent them (a JSON object) and a
+//! [`Snapshot`] of the index, and returns the result object or the message
+//! of a tool error. The doc comments of the argument and result types are
+//! the descriptions a model reads in the JSON schemas.
+//!
+//! Every result is bounded whatever the corpus: at most [`MAX_LIMIT`] hits
+//! or sessions and [`MAX_MESSAGES`] messages per call, each text cut at
+//! [`MAX_TEXT_CHARS`] characters (with `truncated: true`), names and
+//! titles at [`MAX_NAME_CHARS`].
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::state::{Refresh, Snapshot};
+use crate::search::query::{normalize_dir, parse_when, Filters, Key, Now};
+use crate::search::{LookupError, SearchRequest, SearchResult, SessionSummary, Sort, StoredDoc};
+
+/// Most hits (search) or sessions (sessions) one call returns.
+pub const MAX_LIMIT: u64 = 50;
+/// Hits or sessions returned when no limit is given.
+pub const DEFAULT_LIMIT: u64 = 10;
+/// Deepest offset for paging (the top `offset + limit` matches are ranked).
+pub const MAX_OFFSET: u64 = 1000;
+/// Most messages one `show` call returns.
+pub const MAX_MESSAGES: usize = 50;
+/// Most messages `show` gives on each side of `around`.
+pub const MAX_CONTEXT: u64 = 24;
+/// Messages on each side of `around` when no context is given.
+pub const DEFAULT_CONTEXT: u64 = 5;
+/// Characters of a message's text in a result before it is cut.
+pub const MAX_TEXT_CHARS: usize = 2000;
+/// Characters of a session name, title or directory before it is cut.
+pub const MAX_NAME_CHARS: usize = 300;
+/// Characters of a snippet.
+pub const SNIPPET_CHARS: usize = 200;
+/// Matching messages `sessions` ranks sessions by, when given a query.
+pub const SESSION_RANK_DEPTH: usize = 200;
+
+/// Arguments of `search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// What to look for. Words are ANDed (`error handling` finds messages
+    /// with both); "double quotes" for a phrase; `OR` between alternatives;
+    /// `-word` or `NOT word` to exclude; parentheses to group; `pars*` for
+    /// a prefix. Identifiers and paths match whole or by their parts
+    /// (`serde_json::from_str`, `parseSessionEntries`, `src/main.rs`).
+    /// Inline filters also work: `role:user`, `cwd:~/src/app`,
+    /// `session:<id prefix>`, `model:opus`, `after:7d`, `before:2026-03-01`,
+    /// `branch:active`.
+    pub query: String,
+    /// How many hits to return: 1 to 50 (default 10).
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 1, max = 50), extend("default" = 10))]
+    pub limit: Option<Value>,
+    /// Hits to skip first, for paging (use the `next_offset` of the previous
+    /// result): 0 to 1000 (default 0).
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 0, max = 1000), extend("default" = 0))]
+    pub offset: Option<Value>,
+    /// Only messages of these roles, comma separated: `user`, `assistant`
+    /// (indexed by default), `thinking`, `tool`, `summary`, `custom` (only
+    /// if the index was built to include them).
+    pub role: Option<String>,
+    /// Only sessions that ran in this directory or below it (absolute, or
+    /// starting with `~`).
+    pub cwd: Option<String>,
+    /// Only messages at or after this time: `2026-03-01`, an RFC 3339
+    /// timestamp, `today`, `yesterday`, or an age such as `7d`, `12h`, `2w`.
+    pub since: Option<String>,
+    /// Only messages before this time (same forms as `since`).
+    pub until: Option<String>,
+    /// Only messages on the active branch of their session (not on branches
+    /// abandoned with Pi's /tree). Default false.
+    pub active_only: Option<bool>,
+    /// Order of hits: `relevance` (default: best match first, ties newest
+    /// first), `newest` or `oldest`.
+    pub sort: Option<SortArg>,
+}
+
+/// Orders of `search` hits.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortArg {
+    /// Best match first.
+    Relevance,
+    /// Newest first.
+    Newest,
+    /// Oldest first.
+    Oldest,
+}
+
+/// Result of `search`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchOutput {
+    /// The hits, best (or newest/oldest) first.
+    pub hits: Vec<HitOut>,
+    /// How many messages matched in all.
+    pub total: u64,
+    /// Pass this as `offset` to get the next hits; absent when there are
+    /// no more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// Parts of the query that were repaired or ignored (an unbalanced
+    /// parenthesis or quote, a dangling operator), with their position.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// How fresh the index was for this answer.
+    pub index: Refresh,
+}
+
+/// One matching message.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HitOut {
+    /// The session's id: pass it to `show` (with `around` = `line`) to read
+    /// the conversation around this message.
+    pub session_id: String,
+    /// The session file.
+    pub path: String,
+    /// The message's line in the session file.
+    pub line: u64,
+    /// The entry id of the message (absent in old sessions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<String>,
+    /// `user`, `assistant`, `thinking`, `tool`, `summary` or `custom`.
+    pub role: String,
+    /// When the message was written, RFC 3339 UTC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// The directory the session ran in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The session's name, if the user gave it one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    /// False when the message is on a branch the user abandoned (Pi's /tree).
+    pub active: bool,
+    /// A short excerpt around the matched words.
+    pub snippet: String,
+    /// The message's text, cut at 2,000 characters.
+    pub text: String,
+    /// True when `text` was cut: `show` gives the message whole.
+    pub truncated: bool,
+}
+
+/// Arguments of `show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowArgs {
+    /// The session: its id (as `search` and `sessions` return it), a unique
+    /// prefix of the id, or the session file's path.
+    pub session: String,
+    /// Show the messages around this line of the session file (a hit's
+    /// `line`), whatever their branch. Without it: the session's active
+    /// branch from the start.
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    pub around: Option<Value>,
+    /// With `around`: how many messages before and after it, 0 to 24
+    /// (default 5).
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 0, max = 24), extend("default" = 5))]
+    pub context: Option<Value>,
+}
+
+/// Result of `show`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShowOutput {
+    /// The session's id.
+    pub session_id: String,
+    /// The session file.
+    pub path: String,
+    /// The directory the session ran in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The session's name, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    /// The messages, in file order (at most 50).
+    pub messages: Vec<MessageOut>,
+    /// Messages in the part asked for (the active branch, or the whole
+    /// session with `around`); more than `messages` holds when cut.
+    pub total: u64,
+    /// How to get the messages that were left out, when some were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<String>,
+    /// How fresh the index was for this answer.
+    pub index: Refresh,
+}
+
+/// One message of a session.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MessageOut {
+    /// Its line in the session file.
+    pub line: u64,
+    /// Its entry id (absent in old sessions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<String>,
+    /// `user`, `assistant`, `thinking`, `tool`, `summary` or `custom`.
+    pub role: String,
+    /// When it was written, RFC 3339 UTC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// False when it is on an abandoned branch.
+    pub active: bool,
+    /// The text, cut at 2,000 characters.
+    pub text: String,
+    /// True when `text` was cut.
+    pub truncated: bool,
+}
+
+/// Arguments of `sessions`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsArgs {
+    /// Only sessions with messages matching this query (the language of
+    /// `search`), best match first. Without it: every session, newest
+    /// activity first.
+    pub query: Option<String>,
+    /// Only sessions that ran in this directory or below it.
+    pub cwd: Option<String>,
+    /// Only sessions active at or after this time: `2026-03-01`, `today`,
+    /// `yesterday`, or an age such as `7d`, `12h`, `2w`.
+    pub since: Option<String>,
+    /// How many sessions to return: 1 to 50 (default 10).
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 1, max = 50), extend("default" = 10))]
+    pub limit: Option<Value>,
+    /// Sessions to skip first, for paging (the previous result's
+    /// `next_offset`).
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 0, max = 1000), extend("default" = 0))]
+    pub offset: Option<Value>,
+}
+
+/// Result of `sessions`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionsOutput {
+    /// The sessions.
+    pub sessions: Vec<SessionOut>,
+    /// How many sessions qualified in all (with a query: among the sessions
+    /// of the 200 best matching messages).
+    pub total: u64,
+    /// Pass this as `offset` to get the next sessions; absent when there
+    /// are no more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// Parts of the query that were repaired or ignored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// How fresh the index was for this answer.
+    pub index: Refresh,
+}
+
+/// One session.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionOut {
+    /// Its id: pass it to `show`.
+    pub session_id: String,
+    /// The session file.
+    pub path: String,
+    /// The directory it ran in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Its name, if the user gave it one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    /// The first line of its first user message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// When it started, RFC 3339 UTC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// Its last indexed message's time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<String>,
+    /// Indexed messages.
+    pub messages: u64,
+    /// With a query: how many of the best matching messages are in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matches: Option<u64>,
+    /// With a query: its best matching message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<BestHit>,
+}
+
+/// A session's best matching message.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BestHit {
+    /// Its line (for `show` with `around`).
+    pub line: u64,
+    /// Its role.
+    pub role: String,
+    /// An excerpt around the matched words.
+    pub snippet: String,
+}
+
+/// Deserialize `args` (the client's `arguments` object), or say what is
+/// wrong with them as the tool error.
+pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Map<String, Value>) -> Result<T, String> {
+    serde_json::from_value(Value::Object(args))
+        .map_err(|e| format!("invalid arguments for {tool}: {e}; see the tool's input schema"))
+}
+
+/// A count given as an integer, an integral float (`10.0`) or a string of
+/// digits (models send all three), or the tool error naming the argument.
+fn count(name: &str, v: &Option<Value>) -> Result<Option<u64>, String> {
+    let bad = |v: &Value| {
+        Err(format!(
+            "{name} must be a whole number of 0 or more, not {v}"
+        ))
+    };
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match (n.as_u64(), n.as_f64()) {
+            (Some(u), _) => Ok(Some(u)),
+            (None, Some(f)) if f >= 0.0 && f.fract() == 0.0 && f < 1e15 => Ok(Some(f as u64)),
+            _ => bad(&Value::Number(n.clone())),
+        },
+        Some(Value::String(s)) => match s.trim().parse() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => bad(&Value::String(s.clone())),
+        },
+        Some(other) => bad(other),
+    }
+}
+
+fn limit(given: &Option<Value>) -> Result<u64, String> {
+    match count("limit", given)?.unwrap_or(DEFAULT_LIMIT) {
+        0 => Err("limit must be at least 1 (and at most 50)".into()),
+        n if n > MAX_LIMIT => Err(format!(
+            "limit {n} is more than {MAX_LIMIT}, the most one call returns: ask for at most {MAX_LIMIT} and page with `offset` (each result's `next_offset`)"
+        )),
+        n => Ok(n),
+    }
+}
+
+fn offset(given: &Option<Value>) -> Result<u64, String> {
+    match count("offset", given)?.unwrap_or(0) {
+        n if n > MAX_OFFSET => Err(format!(
+            "offset {n} is more than {MAX_OFFSET}: narrow the query instead (more words, `cwd`, `since`, `role`)"
+        )),
+        n => Ok(n),
+    }
+}
+
+/// At most `max` characters of `s`, and whether it was cut.
+pub fn cut(s: &str, max: usize) -> (String, bool) {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => (s[..i].to_owned(), true),
+        None => (s.to_owned(), false),
+    }
+}
+
+fn cut_name(s: Option<String>) -> Option<String> {
+    s.map(|s| match cut(&s, MAX_NAME_CHARS) {
+        (c, true) => format!("{c}…"),
+        (c, false) => c,
+    })
+}
+
+fn filters(
+    role: &Option<String>,
+    cwd: &Option<String>,
+    since: &Option<String>,
+    until: &Option<String>,
+    now: &Now,
+) -> Result<Filters, String> {
+    let mut f = Filters::default();
+    for (key, name, value) in [
+        (Key::Role, "role", role),
+        (Key::Cwd, "cwd", cwd),
+        (Key::After, "since", since),
+        (Key::Before, "until", until),
+    ] {
+        if let Some(v) = value {
+            f.add(key, v, now).map_err(|e| format!("{name}: {e}"))?;
+        }
+    }
+    Ok(f)
+}
+
+fn warnings(r: &SearchResult) -> Vec<String> {
+    r.warnings
+        .iter()
+        .map(|w| format!("query position {}: {}", w.position, w.message))
+        .collect()
+}
+
+fn nonempty_query(q: &str) -> Result<String, String> {
+    if q.trim().is_empty() {
+        return Err("query is empty: give words to look for (filters alone work too, e.g. `role:user after:7d`)".into());
+    }
+    Ok(q.to_owned())
+}
+
+/// `search`.
+pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String> {
+    let now = Now::system();
+    let limit = limit(&args.limit)?;
+    let offset = offset(&args.offset)?;
+    let mut filters = filters(&args.role, &args.cwd, &args.since, &args.until, &now)?;
+    if args.active_only.unwrap_or(false) {
+        filters
+            .add(Key::Branch, "active", &now)
+            .map_err(|e| format!("active_only: {e}"))?;
+    }
+    let req = SearchRequest {
+        query: nonempty_query(&args.query)?,
+        filters,
+        sort: match args.sort.unwrap_or(SortArg::Relevance) {
+            SortArg::Relevance => Sort::Relevance,
+            SortArg::Newest => Sort::Newest,
+            SortArg::Oldest => Sort::Oldest,
+        },
+        limit: limit as usize,
+        offset: offset as usize,
+        snippet_chars: SNIPPET_CHARS,
+        now,
+    };
+    let result = snap
+        .pi
+        .search(&snap.searcher, &req)
+        .map_err(|e| e.to_string())?;
+    let shown = offset + result.hits.len() as u64;
+    let total = result.total as u64;
+    Ok(SearchOutput {
+        warnings: warnings(&result),
+        next_offset: (shown < total && shown <= MAX_OFFSET && !result.hits.is_empty())
+            .then_some(shown),
+        total,
+        hits: result
+            .hits
+            .into_iter()
+            .map(|h| {
+                let (text, truncated) = cut(&h.doc.text, MAX_TEXT_CHARS);
+                HitOut {
+                    session_id: h.doc.session_id,
+                    path: h.doc.path,
+                    line: h.doc.line,
+                    entry_id: h.doc.entry_id,
+                    role: h.doc.role.as_str().to_owned(),
+                    timestamp: h.doc.timestamp,
+                    cwd: cut_name(h.doc.cwd),
+                    session_name: cut_name(h.doc.session_name),
+                    active: h.doc.active,
+                    snippet: h.snippet,
+                    text,
+                    truncated,
+                }
+            })
+            .collect(),
+        index: snap.refresh.clone(),
+    })
+}
+
+/// `show`.
+pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
+    let context = count("context", &args.context)?.unwrap_or(DEFAULT_CONTEXT);
+    let around = count("around", &args.around)?;
+    if context > MAX_CONTEXT {
+        return Err(format!(
+            "context {context} is more than {MAX_CONTEXT}: ask for at most {MAX_CONTEXT} messages on each side, and call show again around another line for more"
+        ));
+    }
+    if args.session.trim().is_empty() {
+        return Err("session is empty: give a session id (from search or sessions), a unique prefix of one, or a session file's path".into());
+    }
+    let key = snap
+        .pi
+        .resolve_session(&snap.searcher, args.session.trim())
+        .map_err(|e| match e {
+            LookupError::NotFound(s) => format!(
+                "no indexed session matches {s:?}: give a session id as search or sessions return it, a unique prefix of one, or the session file's path"
+            ),
+            LookupError::Ambiguous { prefix, count, examples } => format!(
+                "{prefix:?} is the start of {count} session ids ({examples}): give more of the id"
+            ),
+            LookupError::Index(e) => e.to_string(),
+        })?;
+    let docs = snap
+        .pi
+        .session_documents(&snap.searcher, &key)
+        .map_err(|e| e.to_string())?;
+    let first = docs.first().cloned();
+    let session_id = first
+        .as_ref()
+        .map(|d| d.session_id.clone())
+        .unwrap_or_default();
+    let (selected, total, more): (Vec<&StoredDoc>, usize, Option<String>) = match around {
+        Some(line) => {
+            // Around a line: both sides, whatever their branch (a hit on an
+            // abandoned branch is seen where it was said).
+            let at = docs
+                .partition_point(|d| d.line < line)
+                .min(docs.len().saturating_sub(1));
+            let from = at.saturating_sub(context as usize);
+            let to = (at + context as usize + 1).min(docs.len());
+            let mut notes = Vec::new();
+            if from > 0 {
+                notes.push(format!(
+                    "earlier messages: around={} context={MAX_CONTEXT}",
+                    docs[from.saturating_sub(MAX_CONTEXT as usize + 1)].line
+                ));
+            }
+            if to < docs.len() {
+                let next = (to + MAX_CONTEXT as usize).min(docs.len() - 1);
+                notes.push(format!(
+                    "later messages: around={} context={MAX_CONTEXT}",
+                    docs[next].line
+                ));
+            }
+            let last_line = docs.last().map_or(0, |d| d.line);
+            if line > last_line && !docs.is_empty() {
+                notes.insert(0, format!("line {line} is past the session's last message (line {last_line}): showing the last messages"));
+            }
+            (
+                docs[from..to].iter().collect(),
+                docs.len(),
+                (!notes.is_empty()).then(|| {
+                    format!(
+                        "call show again with session={session_id} and {}",
+                        notes.join("; ")
+                    )
+                }),
+            )
+        }
+        None => {
+            let active: Vec<&StoredDoc> = docs.iter().filter(|d| d.active).collect();
+            let total = active.len();
+            let more = (total > MAX_MESSAGES).then(|| {
+                // The next window starts right after the last message shown.
+                let last = active[MAX_MESSAGES - 1];
+                let pos = docs.iter().position(|d| std::ptr::eq(d, last)).unwrap_or(0);
+                let next = (pos + 1 + MAX_CONTEXT as usize).min(docs.len() - 1);
+                format!(
+                    "showed the first {MAX_MESSAGES} of {total} messages; call show again with session={session_id} around={} context={MAX_CONTEXT} for the next ones (that view includes abandoned branches, marked active: false)",
+                    docs[next].line
+                )
+            });
+            (active.into_iter().take(MAX_MESSAGES).collect(), total, more)
+        }
+    };
+    Ok(ShowOutput {
+        session_id,
+        path: first.as_ref().map(|d| d.path.clone()).unwrap_or_default(),
+        cwd: cut_name(first.as_ref().and_then(|d| d.cwd.clone())),
+        session_name: cut_name(first.as_ref().and_then(|d| d.session_name.clone())),
+        messages: selected
+            .into_iter()
+            .map(|d| {
+                let (text, truncated) = cut(&d.text, MAX_TEXT_CHARS);
+                MessageOut {
+                    line: d.line,
+                    entry_id: d.entry_id.clone(),
+                    role: d.role.as_str().to_owned(),
+                    timestamp: d.timestamp.clone(),
+                    active: d.active,
+                    text,
+                    truncated,
+                }
+            })
+            .collect(),
+        total: total as u64,
+        more,
+        index: snap.refresh.clone(),
+    })
+}
+
+/// `sessions`.
+pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, String> {
+    let now = Now::system();
+    let limit = limit(&args.limit)? as usize;
+    let offset = offset(&args.offset)? as usize;
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_when(s, &now))
+        .transpose()
+        .map_err(|e| format!("since: {e}"))?;
+    let mut warn = Vec::new();
+    // (summary, matches, best hit), in the order to return them.
+    let mut picked: Vec<(SessionSummary, Option<u64>, Option<BestHit>)> = Vec::new();
+    match args.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        Some(q) => {
+            let req = SearchRequest {
+                query: q.to_owned(),
+                filters: filters(&None, &args.cwd, &args.since, &None, &now)?,
+                sort: Sort::Relevance,
+                limit: SESSION_RANK_DEPTH,
+                offset: 0,
+                snippet_chars: SNIPPET_CHARS,
+                now,
+            };
+            let result = snap
+                .pi
+                .search(&snap.searcher, &req)
+                .map_err(|e| e.to_string())?;
+            warn = warnings(&result);
+            let mut order: Vec<(String, u64, BestHit)> = Vec::new();
+            for h in result.hits {
+                match order.iter_mut().find(|(p, _, _)| *p == h.doc.path) {
+                    Some(e) => e.1 += 1,
+                    None => order.push((
+                        h.doc.path.clone(),
+                        1,
+                        BestHit {
+                            line: h.doc.line,
+                            role: h.doc.role.as_str().to_owned(),
+                            snippet: h.snippet,
+                        },
+                    )),
+                }
+            }
+            for (path, n, best) in order {
+                if let Some(s) = snap
+                    .pi
+                    .session_by_path(&snap.searcher, &path)
+                    .map_err(|e| e.to_string())?
+                {
+                    picked.push((s, Some(n), Some(best)));
+                }
+            }
+        }
+        None => {
+            let dir = args.cwd.as_deref().map(normalize_dir);
+            for s in snap
+                .pi
+                .sessions(&snap.searcher)
+                .map_err(|e| e.to_string())?
+            {
+                if let Some(d) = &dir {
+                    let below = s
+                        .cwd
+                        .as_deref()
+                        .unwrap_or("")
+                        .strip_prefix(d.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || d == "/");
+                    if !below {
+                        continue;
+                    }
+                }
+                if since.is_some_and(|t| s.last_ms.is_none_or(|l| l < t)) {
+                    continue;
+                }
+                picked.push((s, None, None));
+            }
+        }
+    }
+    let total = picked.len();
+    let shown = (offset + limit).min(total);
+    Ok(SessionsOutput {
+        sessions: picked
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|(s, matches, best)| SessionOut {
+                session_id: s.session_id,
+                path: s.path,
+                cwd: cut_name(s.cwd),
+                session_name: cut_name(s.session_name),
+                title: cut_name(s.title),
+                started: s.started,
+                last: s.last,
+                messages: s.messages,
+                matches,
+                best,
+            })
+            .collect(),
+        total: total as u64,
+        next_offset: (shown < total && shown <= MAX_OFFSET as usize).then_some(shown as u64),
+        warnings: warn,
+        index: snap.refresh.clone(),
+    })
+}
