@@ -139,6 +139,8 @@ pub struct Defaults {
     /// What is worth a warning whatever the verbosity: a settings.json
     /// that cannot be read, a `sessionDir` that cannot be used.
     pub warnings: Vec<String>,
+    /// What is worth a note: no settings.json (so no `sessionDir`).
+    pub notes: Vec<String>,
 }
 
 impl Defaults {
@@ -167,9 +169,9 @@ impl Defaults {
 /// 5. `~/.config/pi/agent/sessions`, where MemPalace's Pi importer looks.
 ///
 /// A directory named twice is listed once, under its first reason. A
-/// missing settings.json is only listed; one that is not valid JSON, or
-/// whose `sessionDir` is not a usable string, is a warning and never stops
-/// a build. Project settings (`<cwd>/.pi/settings.json`, which Pi also
+/// missing settings.json is a note; one that is not valid JSON, or whose
+/// `sessionDir` is not a usable string, is a warning; neither stops a
+/// build. Project settings (`<cwd>/.pi/settings.json`, which Pi also
 /// reads) are not: a build does not know the directories Pi ran in.
 pub fn default_locations() -> Defaults {
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_owned());
@@ -225,7 +227,10 @@ pub fn default_locations() -> Defaults {
     let settings = agent.join("settings.json");
     let why = format!("sessionDir in {}", settings.display());
     match std::fs::read(&settings) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => out.notes.push(format!(
+            "{}: none, so no sessionDir setting (Pi's default applies)",
+            settings.display()
+        )),
         Err(e) => out.warnings.push(format!(
             "{}: {e}: its sessionDir (if any) is not read",
             settings.display()

@@ -208,7 +208,7 @@ fn a_broken_or_relative_setting_is_said_and_never_stops_the_build() {
         assert!(err.contains(&settings.display().to_string()), "{err}");
     }
     // A relative $PI_CODING_AGENT_SESSION_DIR too; a missing settings.json
-    // is no warning.
+    // is a note.
     fs::remove_file(&settings).unwrap();
     let out = build(
         &s,
@@ -225,7 +225,13 @@ fn a_broken_or_relative_setting_is_said_and_never_stops_the_build() {
     let unread: Vec<_> = roots(&r).into_iter().filter(|l| !l.2).collect();
     assert!(unread.iter().any(|l| l.0 == "envrel"), "{unread:?}");
     let out = build(&s, &[], &["--json"]);
-    assert_eq!(stderr(&out), "", "a missing settings.json is not a warning");
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "pi-index: note: {}: none, so no sessionDir setting (Pi's default applies)\n",
+            settings.display()
+        )
+    );
 }
 
 #[test]

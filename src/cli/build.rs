@@ -81,6 +81,7 @@ fn parse_kinds(s: &str) -> Result<Kinds, String> {
 /// Run `build`.
 pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
     let mut warnings = Vec::new();
+    let mut notes = Vec::new();
     let (roots, locations) = if args.paths.is_empty() {
         let defaults = default_locations();
         let roots = defaults.roots();
@@ -92,6 +93,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             );
         }
         warnings = defaults.warnings;
+        notes = defaults.notes;
         (roots, defaults.locations)
     } else {
         for p in &args.paths {
@@ -139,6 +141,9 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     if !args.quiet {
         for w in &warnings {
             writeln!(err, "pi-index: warning: {w}")?;
+        }
+        for n in &notes {
+            writeln!(err, "pi-index: note: {n}")?;
         }
     }
     for e in &report.errors {
