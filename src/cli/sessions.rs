@@ -10,7 +10,7 @@ use clap::Args;
 
 use pi_index::index::PiIndex;
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
-use pi_index::search::{SessionQuery, SessionSummary};
+use pi_index::search::{Matched, SessionQuery, SessionSummary};
 
 use pi_index::output::Paint;
 
@@ -147,8 +147,19 @@ fn found(
             out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
             write!(out, "  ")?;
             out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
-            let m = if h.matches == 1 { "match" } else { "matches" };
-            write!(out, "  {} {m}  ", h.matches)?;
+            // What it was found by: its name, its first message, or
+            // messages alone; and how many messages match.
+            let by = match h.matched {
+                Matched::Name => "name",
+                Matched::Title => "title",
+                Matched::Messages => "messages",
+            };
+            let m = if h.matches == 1 {
+                "message"
+            } else {
+                "messages"
+            };
+            write!(out, "  [{by}] {} {m}  ", h.matches)?;
             out.paint_line(Paint::Dim, &s.session_id)?;
             write!(out, "    ")?;
             if let Some(hit) = &h.hit {
