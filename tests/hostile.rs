@@ -993,3 +993,70 @@ fn a_giant_message_is_indexed_in_part_and_said_so_within_the_memory_budget() {
     let out = pi(&s, &["search", "zqgiantend"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_search_hitting_giant_messages_reads_a_bounded_part_of_each() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    // Twenty messages of 4 MB, each with the word 900 kB in: inside what
+    // is indexed of it, far from its start.
+    let mut f = String::new();
+    f += GIANT_HEADER;
+    f += "\n";
+    let mut parent = None;
+    let ids: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+    for id in &ids {
+        let body = format!(
+            "{} zqneedle {}",
+            giant_text(900 * 1024, "zqlead", ""),
+            giant_text(3 * MB, "", "")
+        );
+        f += &user_line(id, parent, &body);
+        f += "\n";
+        parent = Some(id);
+    }
+    let file_len = f.len();
+    fs::write(dir.join("giants.jsonl"), &f).unwrap();
+    drop(f);
+    let r = s.build(&[&dir], &[]);
+    assert_eq!(r["messages_indexed"], 20, "{r}");
+
+    for json in [true, false] {
+        let mut cmd = s.cmd();
+        cmd.args(["search", "zqneedle", "-n", "20", "--index"])
+            .arg(s.index());
+        if json {
+            cmd.arg("--json");
+        }
+        let (out, rss) = run_measured(&mut cmd);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        eprintln!(
+            "search over {} MB, 20 hits (json: {json}): peak RSS {} MB",
+            file_len / MB,
+            rss >> 20
+        );
+        if json {
+            let hits: Vec<serde_json::Value> = text(&out.stdout)
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(hits.len(), 20);
+            for h in &hits {
+                let snippet = h["snippet"].as_str().unwrap();
+                assert!(snippet.contains("zqneedle"), "{snippet}");
+                assert!(snippet.len() < 1000, "{snippet}");
+            }
+        } else {
+            assert_eq!(text(&out.stdout).matches("zqneedle").count(), 20);
+        }
+        // The old code loaded, copied and tokenized every hit's 4 MB
+        // (825 MB for one hit on a 200 MB message): now at most the cap
+        // of each is loaded, and its snippet made from a window.
+        assert!(
+            rss < 130 * MB as u64,
+            "peak RSS {} MB for 20 hits (json: {json})",
+            rss >> 20
+        );
+    }
+}
