@@ -11,6 +11,8 @@
 //! - [`session`]: a file's chunks put back together: line numbers, the
 //!   active branch, the model in effect, the final name.
 //! - [`repair`]: a line cut short, closed so what was written is read.
+//! - [`giant`]: a line of many megabytes, read in bounded memory (its
+//!   text indexed up to [`giant::MAX_DOCUMENT_BYTES`], the cut reported).
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
 //!
@@ -24,6 +26,7 @@ pub mod document;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
+pub mod giant;
 pub mod repair;
 pub mod session;
 pub mod skim;
@@ -33,7 +36,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use chunk::{ChunkParser, ParsedChunk};
-pub use document::{Damage, Document};
+pub use document::{Damage, Document, Truncation};
 pub use fingerprint::{fingerprint, Header, Rejection};
 pub use session::Session;
 

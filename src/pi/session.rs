@@ -4,7 +4,7 @@
 
 use super::branch;
 use super::chunk::{ParsedChunk, NO_LINK};
-use super::document::Damage;
+use super::document::{Damage, Truncation};
 use super::fingerprint::Header;
 use super::Document;
 
@@ -20,6 +20,9 @@ pub struct Session {
     pub documents: Vec<Document>,
     /// Damaged lines, in file order.
     pub damage: Vec<Damage>,
+    /// Lines whose text was indexed only in part (giant lines), in file
+    /// order.
+    pub truncated: Vec<Truncation>,
     /// Complete lines in the file, the header and any lines before it
     /// included.
     pub lines: u64,
@@ -77,6 +80,9 @@ impl Session {
             for d in &mut c.damage {
                 d.line += base;
             }
+            for t in &mut c.truncated {
+                t.line += base;
+            }
             base += c.lines;
         }
 
@@ -115,6 +121,7 @@ impl Session {
         let mut changes: Vec<(u64, String)> = Vec::new();
         let mut name = None;
         let mut damage = Vec::new();
+        let mut truncated = Vec::new();
         let mut lines = first_line.saturating_sub(1);
         let mut bytes_parsed = 0;
         let mut documents = Vec::with_capacity(chunks.iter().map(|c| c.docs.len()).sum());
@@ -126,6 +133,7 @@ impl Session {
                 name = n;
             }
             damage.extend(c.damage);
+            truncated.extend(c.truncated);
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {
@@ -152,6 +160,7 @@ impl Session {
             name,
             documents,
             damage,
+            truncated,
             lines,
             bytes_parsed,
             flipped,

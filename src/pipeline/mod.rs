@@ -21,7 +21,8 @@ mod update;
 
 pub use parse::{parse_session, read_session};
 pub use report::{
-    BuildError, BuildOptions, BuildReport, DamageReport, Rebuild, Skipped, Timings, DAMAGE_LIST_CAP,
+    BuildError, BuildOptions, BuildReport, DamageReport, Rebuild, Skipped, Timings,
+    TruncationReport, DAMAGE_LIST_CAP,
 };
 
 use std::collections::HashMap;
@@ -179,6 +180,7 @@ pub fn build(
     results.sort_by_key(|(i, _)| *i);
 
     let mut damaged = Vec::new();
+    let mut truncated: Vec<TruncationReport> = Vec::new();
     for (i, outcome) in results {
         let path = work_files[i].path.to_string_lossy().into_owned();
         match outcome {
@@ -189,6 +191,7 @@ pub fn build(
                 bytes_parsed,
                 documents,
                 damage,
+                truncated: cut,
                 newer,
             } => {
                 report.files_indexed += 1;
@@ -203,6 +206,7 @@ pub fn build(
                 report.messages_indexed += documents;
                 report.lines_damaged += damage.len() as u64;
                 damaged.extend(damage);
+                truncated.extend(cut);
                 if let Some(v) = newer {
                     report.newer_versions.push(Skipped {
                         path,
@@ -227,6 +231,10 @@ pub fn build(
     report.damaged_more = damaged.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
     damaged.truncate(DAMAGE_LIST_CAP);
     report.damaged = damaged;
+    truncated.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    report.messages_truncated_more = truncated.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
+    truncated.truncate(DAMAGE_LIST_CAP);
+    report.messages_truncated = truncated;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
     crate::failpoint::point("before-commit");

@@ -6,11 +6,11 @@ use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, Query};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
+use super::snippet::{head, Snippets};
 use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
@@ -148,7 +148,7 @@ impl PiIndex {
         };
         ranked.truncate(req.limit);
 
-        let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
+        let mut snippets = Snippets::create(searcher, &query, f.text).map_err(err)?;
         snippets.set_max_num_chars(req.snippet_chars);
         let mut hits = Vec::with_capacity(ranked.len());
         let mut reader = MessageReader::new(self, searcher);
@@ -157,7 +157,7 @@ impl PiIndex {
             let doc = reader.read(addr, &d)?;
             let snippet = snippets.snippet(&doc.text);
             let (text, highlights) = if snippet.fragment().is_empty() {
-                (lead(&doc.text, req.snippet_chars), Vec::new())
+                (lead(head(&doc.text), req.snippet_chars), Vec::new())
             } else {
                 (
                     snippet.fragment().to_owned(),

@@ -6,12 +6,14 @@
 //! - [`hits`]: ranked hits with snippets.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
+//! - [`snippet`]: snippets, from a bounded window of a long text.
 //! - [`stats`]: what the index holds.
 
 pub mod column_set;
 pub mod hits;
 pub mod query;
 pub mod reader;
+pub mod snippet;
 pub mod stats;
 
 pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};
