@@ -9,6 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pi_index::discover::{default_locations, named_locations};
+use pi_index::pi::giant::max_document_bytes;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildOptions, BuildReport};
 
@@ -205,6 +206,32 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         if report.recovered_more > 0 {
             writeln!(err, "… and {} more recovered lines", report.recovered_more)?;
         }
+        for t in &report.messages_truncated {
+            writeln!(
+                err,
+                "truncated {}:{}: a line of {}, {} of its text indexed: the rest cannot be found",
+                t.path,
+                t.line,
+                size(t.line_bytes),
+                size(t.indexed_bytes)
+            )?;
+        }
+        if report.messages_truncated_more > 0 {
+            writeln!(
+                err,
+                "… and {} more truncated lines",
+                report.messages_truncated_more
+            )?;
+        }
+    } else if !args.quiet && !report.messages_truncated.is_empty() {
+        let n = report.messages_truncated.len() as u64 + report.messages_truncated_more;
+        let cap = size(max_document_bytes() as u64);
+        let what = if n == 1 {
+            format!("1 line holds more text than one message indexes: only its first {cap} is indexed (-v lists it)")
+        } else {
+            format!("{n} lines hold more text than one message indexes: only the first {cap} of each is indexed (-v lists them)")
+        };
+        writeln!(err, "pi-index: note: {what}")?;
     }
     drop(err);
 
@@ -283,4 +310,13 @@ fn summary(r: &BuildReport, index_dir: &Path) -> String {
         s += &format!("; it holds {}", plural(r.sessions, "session", "sessions"));
     }
     s
+}
+
+/// A size in decimal units, as the summary prints them.
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
 }

@@ -81,3 +81,16 @@ pub struct Damage {
     /// What was wrong, and whether the line was recovered.
     pub error: String,
 }
+
+/// A line whose text was indexed only in part (see
+/// [`giant`](super::giant)): where, how long it was, and how much of its
+/// text was indexed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    /// 1-based line number.
+    pub line: u64,
+    /// Bytes of the line.
+    pub line_bytes: u64,
+    /// Bytes of text indexed from it, all its documents together.
+    pub indexed_bytes: u64,
+}

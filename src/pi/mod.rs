@@ -12,6 +12,8 @@
 //!   active branch, the model in effect, the final name.
 //! - [`repair`]: a line cut short, closed so what was written is read.
 //! - [`glued`]: a line of several entries glued together, split.
+//! - [`giant`]: a line of many megabytes, read in bounded memory (its
+//!   text indexed up to [`giant::MAX_DOCUMENT_BYTES`], the cut reported).
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
 //!
@@ -25,6 +27,7 @@ pub mod document;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
+pub mod giant;
 pub mod glued;
 pub mod repair;
 pub mod session;
@@ -35,7 +38,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use chunk::{ChunkParser, ParsedChunk};
-pub use document::{Damage, Document, Edited};
+pub use document::{Damage, Document, Edited, Truncation};
 pub use fingerprint::{fingerprint, Header, Rejection};
 pub use session::Session;
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::branch;
 use super::chunk::{ParsedChunk, NO_LINK};
-use super::document::{Damage, Edited};
+use super::document::{Damage, Edited, Truncation};
 use super::fingerprint::Header;
 use super::Document;
 
@@ -26,6 +26,9 @@ pub struct Session {
     /// in file order (a line whose last entry was cut short is also in
     /// `damage`).
     pub recovered: Vec<Damage>,
+    /// Lines whose text was indexed only in part (giant lines), in file
+    /// order.
+    pub truncated: Vec<Truncation>,
     /// Complete lines in the file, the header and any lines before it
     /// included.
     pub lines: u64,
@@ -145,6 +148,9 @@ impl Session {
             for d in c.damage.iter_mut().chain(c.recovered.iter_mut()) {
                 d.line += base;
             }
+            for t in &mut c.truncated {
+                t.line += base;
+            }
             base += c.lines;
         }
 
@@ -217,6 +223,7 @@ impl Session {
         let mut name = None;
         let mut damage = Vec::new();
         let mut recovered = Vec::new();
+        let mut truncated = Vec::new();
         let mut lines = first_line.saturating_sub(1);
         let mut bytes_parsed = 0;
         let mut documents = Vec::with_capacity(chunks.iter().map(|c| c.docs.len()).sum());
@@ -230,6 +237,7 @@ impl Session {
             }
             damage.extend(c.damage);
             recovered.extend(c.recovered);
+            truncated.extend(c.truncated);
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {
@@ -269,6 +277,7 @@ impl Session {
             documents,
             damage,
             recovered,
+            truncated,
             lines,
             bytes_parsed,
             changed,

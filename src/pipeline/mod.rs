@@ -24,7 +24,7 @@ mod update;
 pub use parse::{parse_session, read_session};
 pub use report::{
     BuildError, BuildOptions, BuildReport, DamageReport, Moved, Rebuild, Skipped, StaleRoot,
-    Timings, DAMAGE_LIST_CAP,
+    Timings, TruncationReport, DAMAGE_LIST_CAP,
 };
 
 use std::collections::HashMap;
@@ -259,6 +259,7 @@ pub fn build(
 
     let mut damaged = Vec::new();
     let mut recovered_lines = Vec::new();
+    let mut truncated: Vec<TruncationReport> = Vec::new();
     for (i, outcome) in results {
         let path = work_files[i].path.to_string_lossy().into_owned();
         match outcome {
@@ -270,6 +271,7 @@ pub fn build(
                 documents,
                 damage,
                 recovered,
+                truncated: cut,
                 newer,
             } => {
                 report.files_indexed += 1;
@@ -286,6 +288,7 @@ pub fn build(
                 damaged.extend(damage);
                 report.lines_recovered += recovered.len() as u64;
                 recovered_lines.extend(recovered);
+                truncated.extend(cut);
                 if let Some(v) = newer {
                     report.newer_versions.push(Skipped {
                         path,
@@ -314,6 +317,10 @@ pub fn build(
     report.recovered_more = recovered_lines.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
     recovered_lines.truncate(DAMAGE_LIST_CAP);
     report.recovered = recovered_lines;
+    truncated.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    report.messages_truncated_more = truncated.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
+    truncated.truncate(DAMAGE_LIST_CAP);
+    report.messages_truncated = truncated;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
     crate::failpoint::point("before-commit");

@@ -46,6 +46,20 @@ pub struct DamageReport {
     pub error: String,
 }
 
+/// A line whose text was indexed only in part: a message larger than
+/// [`MAX_DOCUMENT_BYTES`](crate::pi::giant::MAX_DOCUMENT_BYTES).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TruncationReport {
+    /// The session file.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// Bytes of the line.
+    pub line_bytes: u64,
+    /// Bytes of text indexed from it (the rest cannot be found).
+    pub indexed_bytes: u64,
+}
+
 /// A file that was not indexed, and why.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Skipped {
@@ -123,6 +137,12 @@ pub struct BuildReport {
     pub recovered: Vec<DamageReport>,
     /// Recovered lines not listed in `recovered`.
     pub recovered_more: u64,
+    /// Lines whose text was indexed only in part (messages larger than
+    /// `MAX_DOCUMENT_BYTES`), in path and line order, at most
+    /// [`DAMAGE_LIST_CAP`].
+    pub messages_truncated: Vec<TruncationReport>,
+    /// Truncated lines not listed in `messages_truncated`.
+    pub messages_truncated_more: u64,
     /// Files rejected, with the reason.
     pub rejected: Vec<Skipped>,
     /// Files and directories that could not be read.

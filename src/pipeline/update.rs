@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fs::File;
 
 use super::parse::parse_mapped;
-use super::report::DamageReport;
+use super::report::{DamageReport, TruncationReport};
 use crate::discover::{Candidate, FileIdentity};
 use crate::index::state::FileState;
 use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
@@ -26,6 +26,7 @@ pub(super) enum Outcome {
         documents: u64,
         damage: Vec<DamageReport>,
         recovered: Vec<DamageReport>,
+        truncated: Vec<TruncationReport>,
         newer: Option<u64>,
     },
     Rejected(Rejection),
@@ -174,6 +175,16 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     };
     let damage = report(&session.damage);
     let recovered = report(&session.recovered);
+    let truncated = session
+        .truncated
+        .iter()
+        .map(|t| TruncationReport {
+            path: path_str.clone().into_owned(),
+            line: t.line,
+            line_bytes: t.line_bytes,
+            indexed_bytes: t.indexed_bytes,
+        })
+        .collect();
     Ok(Outcome::Indexed {
         how,
         lines: session.lines,
@@ -182,6 +193,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         documents: count,
         damage,
         recovered,
+        truncated,
         newer: (session.header.version > 3).then_some(session.header.version),
     })
 }

@@ -6,11 +6,11 @@ use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, Query};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
+use super::snippet::{head, Snippets};
 use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
@@ -147,7 +147,7 @@ impl PiIndex {
         };
         ranked.truncate(req.limit);
 
-        let mut snippets = Snippets::new(self, searcher, &*query, req.snippet_chars)?;
+        let mut snippets = HitMaker::new(self, searcher, &*query, req.snippet_chars)?;
         let mut reader = MessageReader::new(self, searcher);
         let mut hits = Vec::with_capacity(ranked.len());
         for (score, addr) in ranked {
@@ -183,29 +183,29 @@ impl PiIndex {
 
 /// Hits made from document addresses: the stored message and a snippet of
 /// what the query matched in it.
-pub(crate) struct Snippets<'a> {
+pub(crate) struct HitMaker<'a> {
     searcher: &'a Searcher,
     query: &'a dyn Query,
     chars: usize,
     fields: Fields,
-    text: SnippetGenerator,
+    text: Snippets,
     /// For a message found by the text the model was sent instead of it
     /// (a `context_edit` replacement): made when first needed.
-    replaced: Option<SnippetGenerator>,
+    replaced: Option<Snippets>,
 }
 
-impl<'a> Snippets<'a> {
+impl<'a> HitMaker<'a> {
     pub(crate) fn new(
         pi: &PiIndex,
         searcher: &'a Searcher,
         query: &'a dyn Query,
         chars: usize,
-    ) -> Result<Snippets<'a>, IndexError> {
+    ) -> Result<HitMaker<'a>, IndexError> {
         let fields = &pi.fields;
-        let mut text = SnippetGenerator::create(searcher, query, fields.text)
-            .map_err(|e| tantivy_err(&pi.dir, e))?;
+        let mut text =
+            Snippets::create(searcher, query, fields.text).map_err(|e| tantivy_err(&pi.dir, e))?;
         text.set_max_num_chars(chars);
-        Ok(Snippets {
+        Ok(HitMaker {
             searcher,
             query,
             chars,
@@ -229,16 +229,15 @@ impl<'a> Snippets<'a> {
         let mut snippet = self.text.snippet(&doc.text);
         if let (true, Some(r)) = (snippet.fragment().is_empty(), &doc.replacement) {
             if self.replaced.is_none() {
-                let mut g =
-                    SnippetGenerator::create(self.searcher, self.query, self.fields.replacement)
-                        .map_err(err)?;
+                let mut g = Snippets::create(self.searcher, self.query, self.fields.replacement)
+                    .map_err(err)?;
                 g.set_max_num_chars(self.chars);
                 self.replaced = Some(g);
             }
             snippet = self.replaced.as_ref().expect("made above").snippet(r);
         }
         let (text, highlights) = if snippet.fragment().is_empty() {
-            (lead(&doc.text, self.chars), Vec::new())
+            (lead(head(&doc.text), self.chars), Vec::new())
         } else {
             (
                 snippet.fragment().to_owned(),

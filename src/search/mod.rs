@@ -8,6 +8,7 @@
 //!   session listings.
 //! - [`sessions`]: session-level search (one row per session, for a
 //!   picker).
+//! - [`snippet`]: snippets, from a bounded window of a long text.
 //! - [`stats`]: what the index holds.
 
 pub mod column_set;
@@ -15,6 +16,7 @@ pub mod hits;
 pub mod query;
 pub mod reader;
 pub mod sessions;
+pub mod snippet;
 pub mod stats;
 
 pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};

@@ -37,7 +37,7 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader};
 
-use super::hits::{Hit, Snippets};
+use super::hits::{Hit, HitMaker};
 use super::query::{compile, grammar, FieldMap, Filters, Warning};
 use super::reader::{MessageReader, SessionSummary};
 use super::SearchError;
@@ -175,7 +175,7 @@ impl PiIndex {
         let total = rows.len();
         rows.truncate(req.limit);
 
-        let mut snippets = Snippets::new(self, searcher, &*compiled.query, req.snippet_chars)?;
+        let mut snippets = HitMaker::new(self, searcher, &*compiled.query, req.snippet_chars)?;
         let mut reader = MessageReader::new(self, searcher);
         let mut hits = Vec::with_capacity(rows.len());
         for (matched, score, name_score, title_score, best, session) in rows {
