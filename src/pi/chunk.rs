@@ -7,7 +7,7 @@ use super::document::{Damage, Truncation};
 use super::entry::{peek, peek_links, LineParser, Peek};
 use super::extract::{extract_line, EntryMeta, ModelName};
 use super::giant::{self, max_document_bytes, End};
-use super::repair;
+use super::{glued, repair};
 use super::{Document, Kinds, Role};
 use crate::source::{Lines, Release, KEEP_PAGES};
 
@@ -18,6 +18,15 @@ pub(super) struct Link {
     pub(super) parent: Option<(u32, u32)>,
     /// Byte offset of the entry's line in its file.
     pub(super) offset: u64,
+}
+
+/// A `context_edit` entry: its link, its target's id (a range of the id
+/// arena) and the replacement's text (`None`: the target is omitted).
+#[derive(Debug)]
+pub(super) struct EditEntry {
+    pub(super) link: u32,
+    pub(super) target: (u32, u32),
+    pub(super) replacement: Option<String>,
 }
 
 /// A document before the whole file is known: its line number is relative
@@ -39,7 +48,10 @@ pub struct ParsedChunk {
     pub(super) arena: String,
     pub(super) model_changes: Vec<(u64, String)>,
     pub(super) names: Vec<(u64, Option<String>)>,
+    pub(super) edits: Vec<EditEntry>,
     pub(super) damage: Vec<Damage>,
+    /// Lines that held several entries glued together, split and read.
+    pub(super) recovered: Vec<Damage>,
     /// Lines whose text was indexed only in part.
     pub(super) truncated: Vec<Truncation>,
     /// A document of the line being read was cut to
@@ -143,6 +155,7 @@ impl ChunkParser {
     ) -> ParsedChunk {
         let mut out = self.parse_with(bytes, offset, version, Kinds::default(), true, release);
         out.damage.clear();
+        out.recovered.clear();
         out.truncated.clear();
         out
     }
@@ -171,8 +184,11 @@ impl ChunkParser {
                 peek(b, kinds, needs_ids)
             };
             if let Peek::Skip { id, parent } = peeked {
-                out.push_link(id, parent, line.offset);
-                continue;
+                // The prefix only shows the first of glued entries.
+                if !glued::may_be_glued(b) {
+                    out.push_link(id, parent, line.offset);
+                    continue;
+                }
             }
             out.bytes_parsed += b.len() as u64;
             let ctx = LineCtx {
@@ -196,6 +212,13 @@ impl ChunkParser {
                 .parser
                 .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
             if let Err(err) = result {
+                if let Some(g) = glued::split(b) {
+                    self.read_glued(b, &g, &ctx, &mut out);
+                    if out.capped {
+                        out.record_truncation(&ctx, b.len(), docs_before);
+                    }
+                    continue;
+                }
                 let not_utf8 = std::str::from_utf8(b).is_err();
                 let recovered = not_utf8
                     && self
@@ -240,6 +263,72 @@ impl ChunkParser {
 }
 
 impl ChunkParser {
+    /// A line of glued entries: each complete object is an entry at this
+    /// line, in the tree like any other; what follows the last one is read
+    /// as a line cut short is (closed, indexed off the tree, damaged).
+    fn read_glued(&mut self, b: &[u8], g: &glued::Glued, ctx: &LineCtx, out: &mut ParsedChunk) {
+        let scratch = &mut self.scratch;
+        let mut bad = 0;
+        for r in &g.objects {
+            let object = &b[r.clone()];
+            let ok = self
+                .parser
+                .parse(object, |v| extract_line(v, ctx, scratch, out))
+                .is_ok()
+                || (std::str::from_utf8(object).is_err()
+                    && self
+                        .parser
+                        .parse_lossy(object, |v| extract_line(v, ctx, scratch, out))
+                        .is_ok());
+            bad += usize::from(!ok);
+        }
+        let n = g.objects.len();
+        let tail = if g.tail.is_empty() {
+            ""
+        } else {
+            " and the start of another, cut short"
+        };
+        out.recovered.push(Damage {
+            line: ctx.line,
+            error: format!(
+                "{n} complete JSON object{}{tail} on one line (a newline was lost): read as {} entr{}",
+                if n == 1 { "" } else { "s" },
+                n - bad,
+                if n - bad == 1 { "y" } else { "ies" },
+            ),
+        });
+        if bad > 0 {
+            out.damage.push(Damage {
+                line: ctx.line,
+                error: format!("{bad} of the {n} JSON objects glued on this line are not valid"),
+            });
+        }
+        if g.tail.is_empty() {
+            return;
+        }
+        let tail = &b[g.tail.clone()];
+        let repaired = repair::close(tail, &mut self.repaired)
+            && self
+                .parser
+                .parse(&self.repaired, |v| {
+                    let ctx = LineCtx {
+                        recovered: true,
+                        ..*ctx
+                    };
+                    extract_line(v, &ctx, scratch, out)
+                })
+                .is_ok();
+        out.damage.push(Damage {
+            line: ctx.line,
+            error: if repaired {
+                "the last JSON object on the line is cut short: the text written so far is indexed"
+                    .into()
+            } else {
+                "the last JSON object on the line is not valid JSON".into()
+            },
+        });
+    }
+
     /// Read a giant line in bounded memory (see [`giant`]):
     /// its bounded copy is parsed and extracted like any line, a copy cut
     /// short is closed first, and what was left out is recorded.
@@ -390,6 +479,8 @@ impl ParsedChunk {
                 timestamp_ms: meta.timestamp_ms,
                 model: meta.model.map(ModelName::joined),
                 active: true,
+                edited: super::Edited::No,
+                replacement: None,
                 text: text.to_owned(),
             },
             link,

@@ -112,7 +112,7 @@ impl Scratch {
 
 /// The keys of every document `show --format json` prints (the issue's
 /// list); search's `--json` adds `score` and `snippet`.
-pub const DOC_KEYS: [&str; 12] = [
+pub const DOC_KEYS: [&str; 14] = [
     "session_id",
     "path",
     "line",
@@ -124,6 +124,8 @@ pub const DOC_KEYS: [&str; 12] = [
     "session_name",
     "model",
     "active",
+    "edited",
+    "replacement",
     "text",
 ];
 
@@ -152,6 +154,7 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
 
 pub mod crash;
 pub mod incremental;
+pub mod reference;
 
 /// Run a command, killing it if it has not ended after `secs` seconds (a
 /// hang is a failure, not a stuck test run).
