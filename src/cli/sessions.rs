@@ -10,7 +10,7 @@ use clap::Args;
 
 use pi_index::index::PiIndex;
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
-use pi_index::search::{Matched, SessionQuery, SessionSummary};
+use pi_index::search::{Matched, SessionQuery, SessionRow};
 
 use pi_index::output::Paint;
 
@@ -60,7 +60,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     if super::hint_if_empty(&pi, &searcher) {
         return Ok(EXIT_OK);
     }
-    let keep = |s: &SessionSummary| {
+    let keep = |s: &SessionRow| {
         if let Some(d) = &dir {
             let cwd = s.cwd.as_deref().unwrap_or("");
             let below = cwd
@@ -105,7 +105,7 @@ fn found(
     args: &SessionsArgs,
     pi: &PiIndex,
     searcher: &tantivy::Searcher,
-    keep: impl Fn(&SessionSummary) -> bool,
+    keep: impl Fn(&SessionRow) -> bool,
 ) -> anyhow::Result<std::process::ExitCode> {
     let now = pi_index::search::query::Now::system();
     let sessions = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);

@@ -9,7 +9,7 @@ use tantivy::schema::document::{ReferenceValue, ReferenceValueLeaf};
 use tantivy::schema::{Field, Value};
 use tantivy::DateTime;
 
-use super::schema::{model_hash, Fields, SESSION_KIND};
+use super::schema::{model_hash, Fields, SESSION_DOC};
 use super::state::FileState;
 use crate::pi::Document;
 
@@ -143,7 +143,7 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
     let f = Fields::get();
     let st = &s.state;
     Some(match at {
-        0 => Some((f.kind, PiValue::Str(SESSION_KIND))),
+        0 => Some((f.doc_type, PiValue::Str(SESSION_DOC))),
         1 => Some((f.sess, PiValue::U64(s.sess))),
         2 => Some((f.session_key, PiValue::U64(s.sess))),
         3 => Some((f.session_id, PiValue::Str(&s.id))),

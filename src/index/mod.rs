@@ -253,7 +253,7 @@ pub(crate) fn messages_only(
         (tantivy::query::Occur::Must, query),
         (
             tantivy::query::Occur::MustNot,
-            term_query(fields.kind, schema::SESSION_KIND),
+            term_query(fields.doc_type, schema::SESSION_DOC),
         ),
     ])
 }

@@ -32,7 +32,7 @@
 //! | `entry_id` | messages | stored | printed only |
 //! | `edited` | messages | u64 (0 none, 1 omitted, 2 replaced), fast, only when not 0 | the `edited` mark of `show` and `--json`: what Pi 1.6's `context_edit` did to the message for the model; rare, so the column is sparse |
 //! | `replacement` | messages | tokenized with positions, stored, only when replaced | the text the model is sent instead of the message: searched with `text` (a hit is the message the user saw), shown by `show` |
-//! | `kind` | sessions | raw term | `session` on session documents; searches exclude them |
+//! | `doc_type` | sessions | raw term | `session` on session documents; searches exclude them |
 //! | `session_key` | sessions | u64, indexed | a message's session document, looked up by its key |
 //! | `session_id` | sessions | raw term, stored | `session:ID` filters and `show ID` (by term, and by prefix through the term dictionary) |
 //! | `path` | sessions | raw term, stored | `show PATH`; a file's session document by term |
@@ -61,13 +61,14 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
 
-/// The `kind` value of session documents.
-pub const SESSION_KIND: &str = "session";
+/// The `doc_type` value of session documents ("kind" is the name of
+/// what a build includes: [`crate::pi::Kinds`]).
+pub const SESSION_DOC: &str = "session";
 
 /// Handles to every field of the schema.
 #[derive(Clone, Copy, Debug)]
@@ -91,7 +92,7 @@ pub struct Fields {
     /// Messages: the entry id (absent for version 1).
     pub entry_id: Field,
     /// Sessions: `session`.
-    pub kind: Field,
+    pub doc_type: Field,
     /// Sessions: the key again, indexed.
     pub session_key: Field,
     /// Sessions: the session id from the header.
@@ -178,7 +179,7 @@ impl Fields {
             model: b.add_u64_field("model", fast()),
             line: b.add_u64_field("line", STORED),
             entry_id: b.add_text_field("entry_id", STORED),
-            kind: b.add_text_field("kind", STRING),
+            doc_type: b.add_text_field("doc_type", STRING),
             session_key: b.add_u64_field("session_key", INDEXED),
             session_id: b.add_text_field("session_id", STRING | STORED),
             path: b.add_text_field("path", STRING | STORED),

@@ -45,7 +45,7 @@ use tantivy::schema::{IndexRecordOption, Schema};
 use tantivy::{Index, IndexWriter, Term};
 
 use super::document::{MessageDoc, PiDoc, SessionDoc};
-use super::schema::{register_tokenizers, session_key, Fields, SESSION_KIND};
+use super::schema::{register_tokenizers, session_key, Fields, SESSION_DOC};
 use super::state::FileState;
 use super::{
     all_terms, entry_query, sess_query, tantivy_err, BuildInfo, CommittedOnly, IndexError, PiIndex,
@@ -107,9 +107,10 @@ pub struct SessionRecord<'a> {
     pub models: Vec<String>,
 }
 
-/// Why a build starts from an empty index.
+/// How a build found its index: kept (incremental), or why it starts
+/// from an empty one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Fresh {
+pub enum Opened {
     /// There was no index.
     New,
     /// The index was written by another schema version.
@@ -128,7 +129,7 @@ pub struct IndexStore {
     /// What the last build recorded.
     pub info: Option<BuildInfo>,
     /// How the index was found.
-    pub fresh: Fresh,
+    pub opened: Opened,
 }
 
 /// Segments up to this many documents are merged by incremental builds.
@@ -160,22 +161,22 @@ impl IndexStore {
             return Err(IndexError::NotADirectory(dir.to_owned()));
         }
         let (schema, fields) = Fields::build();
-        let fresh;
+        let opened;
         let index = if dir.join("meta.json").exists() {
             // With `recover`, an index is only kept if every segment opens
             // too: `--full` must work whatever state the files are in.
-            let opened = open_ours(dir, &schema).and_then(|found| match found {
+            let found = open_ours(dir, &schema).and_then(|found| match found {
                 Some(index) if recover => readable(dir, &index).map(|()| Some(index)),
                 found => Ok(found),
             });
-            match opened {
+            match found {
                 Ok(Some(index)) => {
-                    fresh = Fresh::Existing;
+                    opened = Opened::Existing;
                     index
                 }
                 Ok(None) => {
                     clear_dir(dir).map_err(io)?;
-                    fresh = Fresh::SchemaChanged;
+                    opened = Opened::SchemaChanged;
                     create(dir, schema)?
                 }
                 // Unreadable (damaged or missing files: not a failure of
@@ -186,7 +187,7 @@ impl IndexStore {
                     if recover && only_index_files(dir).map_err(io)? =>
                 {
                     clear_dir(dir).map_err(io)?;
-                    fresh = Fresh::Recovered;
+                    opened = Opened::Recovered;
                     create(dir, schema)?
                 }
                 Err(e) => return Err(e),
@@ -200,7 +201,7 @@ impl IndexStore {
                 return Err(IndexError::Foreign(dir.to_owned()));
             }
             clear_dir(dir).map_err(io)?;
-            fresh = Fresh::New;
+            opened = Opened::New;
             create(dir, schema)?
         };
         register_tokenizers(&index);
@@ -210,7 +211,7 @@ impl IndexStore {
             dir: dir.to_owned(),
         };
         let info = pi.build_info()?;
-        Ok(IndexStore { pi, info, fresh })
+        Ok(IndexStore { pi, info, opened })
     }
 
     /// The indexed state of every session file, by path, read from fast
@@ -220,7 +221,7 @@ impl IndexStore {
         let err = |e| tantivy_err(&pi.dir, e);
         let searcher = pi.searcher()?;
         let query = TermQuery::new(
-            Term::from_field_text(pi.fields.kind, SESSION_KIND),
+            Term::from_field_text(pi.fields.doc_type, SESSION_DOC),
             IndexRecordOption::Basic,
         );
         let addrs = searcher.search(&query, &DocSetCollector).map_err(err)?;
@@ -462,7 +463,7 @@ impl IndexBuilder {
     /// Remove the record of the file at `path`.
     pub fn delete_session_record(&self, path: &str) -> Result<(), IndexError> {
         let f = &self.fields;
-        self.delete_committed(all_terms(&[(f.kind, SESSION_KIND), (f.path, path)]))
+        self.delete_committed(all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]))
     }
 
     /// Add one document to the calling thread's segment writer, writing
@@ -641,7 +642,7 @@ impl IndexBuilder {
         self.writer.wait_merging_threads().map_err(err)?;
         let searcher = self.pi.searcher()?;
         let sessions = TermQuery::new(
-            Term::from_field_text(self.fields.kind, SESSION_KIND),
+            Term::from_field_text(self.fields.doc_type, SESSION_DOC),
             IndexRecordOption::Basic,
         );
         info.sessions = searcher.search(&sessions, &Count).map_err(err)? as u64;

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::state::{Refresh, Snapshot};
 use crate::search::query::{normalize_dir, parse_when, Filters, Key, Now};
-use crate::search::{LookupError, SearchRequest, SearchResult, SessionSummary, Sort, StoredDoc};
+use crate::search::{LookupError, SearchRequest, SearchResult, SessionRow, Sort, StoredDoc};
 
 /// Most hits (search) or sessions (sessions) one call returns.
 pub const MAX_LIMIT: u64 = 50;
@@ -583,7 +583,7 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
         .map_err(|e| format!("since: {e}"))?;
     let mut warn = Vec::new();
     // (summary, matches, best hit), in the order to return them.
-    let mut picked: Vec<(SessionSummary, Option<u64>, Option<BestHit>)> = Vec::new();
+    let mut picked: Vec<(SessionRow, Option<u64>, Option<BestHit>)> = Vec::new();
     match args.query.as_deref().filter(|q| !q.trim().is_empty()) {
         Some(q) => {
             let req = SearchRequest {

@@ -23,7 +23,7 @@ mod update;
 
 pub use parse::{parse_session, read_session};
 pub use report::{
-    BuildError, BuildOptions, BuildReport, DamageReport, Moved, Rebuild, Skipped, StaleRoot,
+    BuildError, BuildOptions, BuildReport, DamageReport, Moved, NotIndexed, Rebuild, StaleRoot,
     Timings, TruncationReport, DAMAGE_LIST_CAP,
 };
 
@@ -35,7 +35,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 
 use crate::discover::{discover, Candidate, Problem};
-use crate::index::writer::{Fresh, IndexStore};
+use crate::index::writer::{IndexStore, Opened};
 use crate::index::{BuildInfo, IndexError};
 use update::{process, How, Outcome, Work};
 
@@ -55,10 +55,10 @@ pub fn build(
 
     let store = IndexStore::open_or_create(&opts.index_dir, opts.full)?;
     let kinds_list = opts.kinds.to_list();
-    let rebuild = match (&store.fresh, &store.info) {
-        (Fresh::New, _) => Some(Rebuild::NewIndex),
-        (Fresh::SchemaChanged, _) => Some(Rebuild::SchemaChanged),
-        (Fresh::Recovered, _) => Some(Rebuild::Recovered),
+    let rebuild = match (&store.opened, &store.info) {
+        (Opened::New, _) => Some(Rebuild::NewIndex),
+        (Opened::SchemaChanged, _) => Some(Rebuild::SchemaChanged),
+        (Opened::Recovered, _) => Some(Rebuild::Recovered),
         _ if opts.full => Some(Rebuild::Full),
         (_, None) => Some(Rebuild::Unfinished),
         (_, Some(info)) if info.kinds != kinds_list => Some(Rebuild::KindsChanged {
@@ -85,13 +85,13 @@ pub fn build(
         ..BuildReport::default()
     };
     for Problem { path, error } in found.problems {
-        report.errors.push(Skipped {
+        report.errors.push(NotIndexed {
             path: path.to_string_lossy().into_owned(),
             reason: error,
         });
     }
     for Problem { path, error } in found.skipped {
-        report.skipped.push(Skipped {
+        report.skipped.push(NotIndexed {
             path: path.to_string_lossy().into_owned(),
             reason: error,
         });
@@ -290,7 +290,7 @@ pub fn build(
                 recovered_lines.extend(recovered);
                 truncated.extend(cut);
                 if let Some(v) = newer {
-                    report.newer_versions.push(Skipped {
+                    report.newer_versions.push(NotIndexed {
                         path,
                         reason: format!("version {v} is newer than 3: read on a best-effort basis"),
                     });
@@ -298,14 +298,14 @@ pub fn build(
             }
             Outcome::Rejected(r) => {
                 report.files_rejected += 1;
-                report.rejected.push(Skipped {
+                report.rejected.push(NotIndexed {
                     path,
                     reason: r.to_string(),
                 });
             }
             Outcome::Failed(e) => {
                 report.files_failed += 1;
-                report.errors.push(Skipped { path, reason: e });
+                report.errors.push(NotIndexed { path, reason: e });
             }
         }
     }

@@ -62,7 +62,7 @@ pub struct TruncationReport {
 
 /// A file that was not indexed, and why.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct Skipped {
+pub struct NotIndexed {
     /// The file.
     pub path: String,
     /// Why.
@@ -144,16 +144,16 @@ pub struct BuildReport {
     /// Truncated lines not listed in `messages_truncated`.
     pub messages_truncated_more: u64,
     /// Files rejected, with the reason.
-    pub rejected: Vec<Skipped>,
+    pub rejected: Vec<NotIndexed>,
     /// Files and directories that could not be read.
-    pub errors: Vec<Skipped>,
+    pub errors: Vec<NotIndexed>,
     /// Paths left alone, and why: special files (FIFOs, devices, sockets)
     /// named or found as `*.jsonl`, and named directories with no
     /// `*.jsonl` file below them.
-    pub skipped: Vec<Skipped>,
+    pub skipped: Vec<NotIndexed>,
     /// Session files whose header declares a version newer than 3, read on
     /// a best-effort basis.
-    pub newer_versions: Vec<Skipped>,
+    pub newer_versions: Vec<NotIndexed>,
     /// Where this build read sessions from, and why.
     pub roots: Vec<crate::discover::Location>,
     /// Session files that moved: `{from, to}`.

@@ -61,7 +61,7 @@ pub struct Hit {
     pub highlights: Vec<std::ops::Range<usize>>,
     /// The hit's session, as listed (read once per session of a search).
     #[serde(skip)]
-    pub session: Option<std::sync::Arc<super::reader::SessionSummary>>,
+    pub session: Option<std::sync::Arc<super::reader::SessionRow>>,
 }
 
 /// The result of a search.

@@ -20,5 +20,5 @@ pub mod snippet;
 pub mod stats;
 
 pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};
-pub use reader::{LookupError, SessionKey, SessionSummary, StoredDoc};
+pub use reader::{LookupError, SessionKey, SessionRow, StoredDoc};
 pub use sessions::{Matched, SessionHit, SessionQuery, SessionSearch};

@@ -17,7 +17,7 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
-use crate::index::schema::{model_hash, SESSION_KIND};
+use crate::index::schema::{model_hash, SESSION_DOC};
 use crate::index::{
     all_terms, entry_query, messages_only, sess_query, tantivy_err, IndexError, PiIndex,
 };
@@ -260,7 +260,7 @@ impl PiIndex {
     ) -> Result<Vec<StoredDoc>, IndexError> {
         let f = &self.fields;
         let records = all_terms(&[
-            (f.kind, SESSION_KIND),
+            (f.doc_type, SESSION_DOC),
             match key {
                 SessionKey::Path(p) => (f.path, p.as_str()),
                 SessionKey::Id(id) => (f.session_id, id.as_str()),
@@ -284,7 +284,7 @@ impl PiIndex {
         &self,
         searcher: &Searcher,
         sess: u64,
-    ) -> Result<Option<SessionSummary>, IndexError> {
+    ) -> Result<Option<SessionRow>, IndexError> {
         let term = Term::from_field_u64(self.fields.session_key, sess);
         let err = |e| tantivy_err(&self.dir, e);
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {
@@ -313,7 +313,7 @@ impl PiIndex {
         &self,
         searcher: &Searcher,
         query: &dyn tantivy::query::Query,
-    ) -> Result<Option<SessionSummary>, IndexError> {
+    ) -> Result<Option<SessionRow>, IndexError> {
         let top = searcher
             .search(
                 query,
@@ -337,7 +337,7 @@ pub struct MessageReader<'a> {
     pi: &'a PiIndex,
     searcher: &'a Searcher,
     columns: HashMap<u32, Columns>,
-    sessions: HashMap<u64, Option<Arc<SessionSummary>>>,
+    sessions: HashMap<u64, Option<Arc<SessionRow>>>,
 }
 
 /// The columns of one segment that a message is printed with.
@@ -382,7 +382,7 @@ impl<'a> MessageReader<'a> {
     }
 
     /// The session with key `sess`, read once.
-    pub fn session(&mut self, sess: u64) -> Result<Option<Arc<SessionSummary>>, IndexError> {
+    pub fn session(&mut self, sess: u64) -> Result<Option<Arc<SessionRow>>, IndexError> {
         if let Some(s) = self.sessions.get(&sess) {
             return Ok(s.clone());
         }
@@ -392,10 +392,7 @@ impl<'a> MessageReader<'a> {
     }
 
     /// The session of the message at `addr`.
-    pub fn session_of(
-        &mut self,
-        addr: DocAddress,
-    ) -> Result<Option<Arc<SessionSummary>>, IndexError> {
+    pub fn session_of(&mut self, addr: DocAddress) -> Result<Option<Arc<SessionRow>>, IndexError> {
         let sess = self.columns(addr.segment_ord)?.sess.first(addr.doc_id);
         match sess {
             Some(k) => self.session(k),
@@ -457,7 +454,7 @@ impl<'a> MessageReader<'a> {
 
 /// One session, as `pi-index sessions` lists it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct SessionSummary {
+pub struct SessionRow {
     /// Session id.
     pub session_id: String,
     /// Session file.
@@ -485,7 +482,7 @@ pub struct SessionSummary {
     pub key: u64,
 }
 
-impl SessionSummary {
+impl SessionRow {
     /// The name, else the title, else the id.
     pub fn label(&self) -> &str {
         self.session_name
@@ -505,10 +502,10 @@ impl SessionSummary {
 
 impl PiIndex {
     /// Every session, newest activity first.
-    pub fn sessions(&self, searcher: &Searcher) -> Result<Vec<SessionSummary>, IndexError> {
+    pub fn sessions(&self, searcher: &Searcher) -> Result<Vec<SessionRow>, IndexError> {
         let f = &self.fields;
         let query = TermQuery::new(
-            Term::from_field_text(f.kind, SESSION_KIND),
+            Term::from_field_text(f.doc_type, SESSION_DOC),
             IndexRecordOption::Basic,
         );
         let mut out = self.matching(searcher, &query, |_, d| Ok(self.summary(d)))?;
@@ -521,13 +518,13 @@ impl PiIndex {
         &self,
         searcher: &Searcher,
         path: &str,
-    ) -> Result<Option<SessionSummary>, IndexError> {
+    ) -> Result<Option<SessionRow>, IndexError> {
         let f = &self.fields;
-        let query = all_terms(&[(f.kind, SESSION_KIND), (f.path, path)]);
+        let query = all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
         self.first_session(searcher, &query)
     }
 
-    fn summary(&self, d: &TantivyDocument) -> SessionSummary {
+    fn summary(&self, d: &TantivyDocument) -> SessionRow {
         let f = &self.fields;
         let s = |field| {
             d.get_first(field)
@@ -541,7 +538,7 @@ impl PiIndex {
         };
         let last_ms = t(f.last);
         let path = s(f.path).unwrap_or_default();
-        SessionSummary {
+        SessionRow {
             session_id: s(f.session_id).unwrap_or_default(),
             key: crate::index::schema::session_key(&path),
             path,

@@ -39,7 +39,7 @@ use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader}
 
 use super::hits::{Hit, HitMaker};
 use super::query::{compile, grammar, FieldMap, Filters, Warning};
-use super::reader::{MessageReader, SessionSummary};
+use super::reader::{MessageReader, SessionRow};
 use super::SearchError;
 use crate::index::{tantivy_err, PiIndex};
 
@@ -66,7 +66,7 @@ pub struct SessionQuery {
 pub struct SessionHit {
     /// The session.
     #[serde(flatten)]
-    pub session: SessionSummary,
+    pub session: SessionRow,
     /// What matched: `"name"` (its name), `"title"` (its first user
     /// message) or `"messages"` (only messages), the group it is ranked in.
     pub matched: Matched,

@@ -7,7 +7,7 @@ use tantivy::collector::Count;
 use tantivy::Searcher;
 
 use super::hits::all_messages;
-use super::reader::SessionSummary;
+use super::reader::SessionRow;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
@@ -53,11 +53,7 @@ pub struct Stats {
 
 impl PiIndex {
     /// Gather the statistics.
-    pub fn stats(
-        &self,
-        searcher: &Searcher,
-        sessions: &[SessionSummary],
-    ) -> Result<Stats, IndexError> {
+    pub fn stats(&self, searcher: &Searcher, sessions: &[SessionRow]) -> Result<Stats, IndexError> {
         let f = &self.fields;
         let err = |e| tantivy_err(&self.dir, e);
         let messages = searcher.search(&*all_messages(f), &Count).map_err(err)? as u64;

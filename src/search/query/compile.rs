@@ -30,7 +30,7 @@ use tantivy::{DateTime, Searcher, Term};
 
 use super::filters::{Branches, Constraint, FilterError, Filters, Now};
 use super::grammar::{self, Ast, Leaf, TooDeep, Warning};
-use crate::index::schema::{model_hash, SESSION_KIND};
+use crate::index::schema::{model_hash, SESSION_DOC};
 use crate::index::{messages_only, tantivy_err, term_query, u64_is, Fields, IndexError, PiIndex};
 use crate::search::column_set::ColumnSetQuery;
 use crate::search::SearchError;
@@ -150,7 +150,7 @@ impl<'a> FieldMap<'a> {
             Scope::Messages => Box::new(messages_only(self.fields(), query)),
             Scope::Sessions => Box::new(BooleanQuery::new(vec![
                 (Occur::Must, query),
-                (Occur::Must, term_query(self.fields().kind, SESSION_KIND)),
+                (Occur::Must, term_query(self.fields().doc_type, SESSION_DOC)),
             ])),
         }
     }
@@ -163,7 +163,7 @@ impl<'a> FieldMap<'a> {
         let f = self.fields();
         let records = BooleanQuery::new(vec![
             (Occur::Must, sessions),
-            (Occur::Must, term_query(f.kind, SESSION_KIND)),
+            (Occur::Must, term_query(f.doc_type, SESSION_DOC)),
         ]);
         let err = |e| tantivy_err(&self.pi.dir, e);
         let addrs = self
