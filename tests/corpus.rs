@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{run, Scratch};
+use crate::util::Scratch;
 
 fn generate(dir: &Path, size: &str, seed: &str) -> serde_json::Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-corpus.py");
@@ -28,22 +28,7 @@ fn generate(dir: &Path, size: &str, seed: &str) -> serde_json::Value {
 }
 
 fn search(s: &Scratch, query: &str) -> Vec<serde_json::Value> {
-    let out = run(s
-        .cmd()
-        .args(["search", "--json", "-n", "50", "--index"])
-        .arg(s.index())
-        .arg("--")
-        .arg(query));
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    s.search_json(query, &["-n", "50"])
 }
 
 #[test]

@@ -824,10 +824,7 @@ fn context_edit_marks_its_target_and_the_latest_edit_on_the_active_branch_wins()
     let path = crate::util::fixture("entry-context-edit.jsonl");
     let scratch = crate::util::Scratch::new();
     scratch.build(&[&path], &[]);
-    let search = |q: &str| -> Vec<Value> {
-        let out = crate::util::run(scratch.cmd().args(["search", q, "--json", "--index"]).arg(scratch.index()));
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-    };
+    let search = |q: &str| -> Vec<Value> { scratch.search_json(q, &[]) };
     let hits = search("zqshortened");
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["line"], 3);

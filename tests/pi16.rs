@@ -47,21 +47,7 @@ fn written(kinds: &[&str]) -> Option<Written> {
 }
 
 fn search(s: &Scratch, query: &str, extra: &[&str]) -> Vec<Value> {
-    let out = run(s
-        .cmd()
-        .args(["search", query, "--json", "-n", "1000", "--index"])
-        .arg(s.index())
-        .args(extra));
-    assert!(
-        out.status.code() == Some(0) || out.status.code() == Some(1),
-        "search {query}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    s.search_json(query, extra)
 }
 
 #[test]

@@ -7,14 +7,10 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::util::{fixtures, run, Scratch};
+use crate::util::{fixtures, json_lines, run, Scratch};
 
 fn lines(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    json_lines(out)
 }
 
 fn search(s: &Scratch, q: &str) -> Vec<Value> {

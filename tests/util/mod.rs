@@ -102,12 +102,36 @@ impl Scratch {
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
-        String::from_utf8(out.stdout)
-            .expect("show printed UTF-8")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("show printed a JSON line"))
-            .collect()
+        json_lines(&out)
     }
+
+    /// Run `pi-index search --json -n 1000 --index <index> <extra> -- QUERY`
+    /// and return its hits. Panics unless it exits 0 (hits) or 1 (none).
+    pub fn search_json(&self, query: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+        let out = run(self
+            .cmd()
+            .args(["search", "--json", "-n", "1000", "--index"])
+            .arg(self.index())
+            .args(extra)
+            .arg("--")
+            .arg(query));
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "search {query}: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_lines(&out)
+    }
+}
+
+/// One parsed object per line a command printed.
+pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    std::str::from_utf8(&out.stdout)
+        .expect("printed UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("printed a JSON line"))
+        .collect()
 }
 
 /// The keys of every document `show --format json` prints (the issue's
