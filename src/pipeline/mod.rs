@@ -218,8 +218,15 @@ pub fn build(
     };
     let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(work_files.len()));
     let first_error: Mutex<Option<IndexError>> = Mutex::new(None);
+    // Largest files first, each its own job: a thread left without work
+    // takes the next file, however the sizes fall (rayon otherwise hands
+    // each thread runs of neighbouring files, and a run of one project's
+    // big files ended a 1 GB build on one core for 1.4 s of its 2.4).
+    let mut order: Vec<usize> = (0..work_files.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(work_files[i].len));
     pool.install(|| {
-        work_files.par_iter().enumerate().for_each(|(i, c)| {
+        order.par_iter().with_max_len(1).for_each(|&i| {
+            let c = work_files[i];
             // A bug in reading one file must not take the build down: the
             // file's queued documents are withdrawn and it is reported.
             let outcome =
