@@ -1,0 +1,637 @@
+//! Drawing the picker: a frame from the app's state, nothing else.
+//!
+//! ```text
+//! > tokio runtime                                  12 sessions · 345 hits
+//! Enter resume in Pi · Tab hits · Ctrl-A active branch · ? keys · Esc quit
+//! > Beta planning     ~/src/beta  2026-02-14  4 msgs │ ▶ user 2026-02-14 08:00 · line 3
+//!     [user] tokio or async-std for the server?      │   tokio or async-std for the server?
+//!   How do I parse… ~/src/alpha  2026-01-10  6 msgs  │
+//!     [assistant] The tokio runtime panics when…     │   assistant 2026-02-14 08:00 · line 4
+//! ```
+//!
+//! The prompt and a status line on top; below, one row of two lines per
+//! session (name or first user message, directory, date, message count;
+//! then the best hit's snippet, matched words highlighted), and on a
+//! terminal wider than 80 and taller than 24 columns the preview beside
+//! it. Every string from a session passes [`super::text`] (sanitized)
+//! before it becomes a cell.
+
+use std::collections::HashSet;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::Frame;
+
+use super::app::{App, Focus, IndexState};
+use super::preview::{Preview, PreviewKey};
+use super::rows::Row;
+use super::text::{
+    clean, date, directory, fit, sanitized_lines, short_time, snippet_spans, thousands, width,
+    word_line,
+};
+use crate::search::Hit;
+
+/// The preview as drawn lines, kept while its message and width stay.
+pub struct PreviewLines {
+    key: PreviewKey,
+    width: u16,
+    lines: Vec<Line<'static>>,
+    target: usize,
+}
+
+/// Characters of one message the preview wraps and shows; the rest is
+/// said to be there (a tool result can be megabytes).
+const PREVIEW_CHARS: usize = 20_000;
+
+/// The picker's styles, with and without colour (`NO_COLOR` leaves bold,
+/// underline, dim and reverse).
+#[derive(Clone, Copy)]
+struct Theme {
+    colour: bool,
+}
+
+impl Theme {
+    fn accent(self) -> Style {
+        let s = Style::new().add_modifier(Modifier::BOLD);
+        if self.colour {
+            s.fg(Color::Magenta)
+        } else {
+            s
+        }
+    }
+    fn dim(self) -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+    fn matched(self) -> Style {
+        if self.colour {
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+        } else {
+            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        }
+    }
+    fn role(self) -> Style {
+        if self.colour {
+            Style::new().fg(Color::Green)
+        } else {
+            Style::new()
+        }
+    }
+    fn warn(self) -> Style {
+        if self.colour {
+            Style::new().fg(Color::Yellow)
+        } else {
+            Style::new().add_modifier(Modifier::BOLD)
+        }
+    }
+    /// The selected row's lines.
+    fn selected(self) -> Style {
+        if self.colour {
+            Style::new().bg(Color::Indexed(236))
+        } else {
+            Style::new()
+        }
+    }
+    /// The `>` before the selected row.
+    fn marker(self) -> Style {
+        if self.colour {
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+        } else {
+            Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        }
+    }
+}
+
+/// Whether a terminal of this size shows the preview beside the list.
+pub fn shows_preview(area: Rect) -> bool {
+    area.width > 80 && area.height > 24
+}
+
+impl App {
+    /// Draw the whole picker into `frame`.
+    pub fn draw(&mut self, frame: &mut Frame) {
+        let area = frame.area();
+        let t = Theme {
+            colour: self.colour,
+        };
+        if area.width < 20 || area.height < 4 {
+            frame.render_widget(Paragraph::new("pi-index pick: terminal too small"), area);
+            return;
+        }
+        let [prompt, status, body] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(1),
+        ])
+        .areas(area);
+        self.draw_prompt(frame, prompt, t);
+        self.draw_status(frame, status, t);
+        if shows_preview(area) {
+            let [list, _, preview] = Layout::horizontal([
+                Constraint::Percentage(55),
+                Constraint::Length(1),
+                Constraint::Fill(1),
+            ])
+            .areas(body);
+            self.draw_list(frame, list, t);
+            self.draw_preview(frame, preview, t);
+        } else {
+            self.draw_list(frame, body, t);
+        }
+        if self.help {
+            draw_help(frame, body, t);
+        }
+    }
+
+    fn draw_prompt(&self, frame: &mut Frame, area: Rect, t: Theme) {
+        let mut right = if self.searching() {
+            "searching…".to_owned()
+        } else if self.rows_query.as_ref().is_some_and(|q| q.is_listing()) {
+            format!("{} sessions", thousands(self.rows.len()))
+        } else {
+            let more = if self.truncated { "+" } else { "" };
+            format!(
+                "{}{more} sessions · {} hits",
+                thousands(self.rows.len()),
+                thousands(self.total)
+            )
+        };
+        if self.active_only {
+            right = format!("[active branch] {right}");
+        }
+        let cols = area.width as usize;
+        let right = if width(&right) + 20 > cols {
+            String::new()
+        } else {
+            right
+        };
+        let room = cols.saturating_sub(2 + width(&right) + 1).max(1);
+        // The query, scrolled so that the cursor stays in view.
+        let text = crate::output::sanitize(self.input.text()).into_owned();
+        let before = crate::output::sanitize(self.input.before_cursor()).into_owned();
+        let mut start = 0;
+        while width(&before[start..]) >= room {
+            start += before[start..].chars().next().map_or(1, char::len_utf8);
+        }
+        let shown = fit_plain(&text[start..], room);
+        let cursor_x = area.x + 2 + width(&before[start..]) as u16;
+        let pad = cols.saturating_sub(2 + width(&shown) + width(&right));
+        let line = Line::from(vec![
+            Span::styled("> ", t.accent()),
+            Span::raw(shown),
+            Span::raw(" ".repeat(pad)),
+            Span::styled(right, t.dim()),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        if !self.help {
+            frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
+        }
+    }
+
+    fn draw_status(&self, frame: &mut Frame, area: Rect, t: Theme) {
+        let cols = area.width as usize;
+        let (text, style) = if let Some(e) = &self.error {
+            (clean(e), t.warn())
+        } else if let Some(s) = index_status(&self.index) {
+            (s, t.warn())
+        } else if let Some(w) = self.warnings.first() {
+            let more = match self.warnings.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            (
+                format!("query position {}: {}{more}", w.position, clean(&w.message)),
+                t.dim(),
+            )
+        } else {
+            let hint = match self.focus {
+                Focus::Sessions => {
+                    "Enter resume in Pi · Tab hits · Ctrl-A active branch · ? keys · Esc quit"
+                }
+                Focus::Hits => {
+                    "Enter resume at this hit · Tab sessions · Ctrl-A active branch · ? keys · Esc quit"
+                }
+            };
+            (hint.to_owned(), t.dim())
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(fit(&text, cols), style)),
+            area,
+        );
+    }
+
+    fn draw_list(&mut self, frame: &mut Frame, area: Rect, t: Theme) {
+        let cols = area.width as usize;
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        let mut height = area.height as usize;
+        if self.rows.is_empty() {
+            let message = match (&self.index, &self.rows_query) {
+                (IndexState::Refreshing { building: true, .. }, _) => {
+                    "building the index: the sessions appear when it is done".to_owned()
+                }
+                _ if self.searching() && self.rows_query.is_none() => "searching…".to_owned(),
+                (_, Some(q)) if q.is_listing() => {
+                    "the index holds no session yet: `pi-index build` indexes Pi's sessions"
+                        .to_owned()
+                }
+                (_, Some(_)) => "no session matches".to_owned(),
+                (_, None) => String::new(),
+            };
+            lines.push(Line::styled(fit(&message, cols), t.dim()));
+            frame.render_widget(Paragraph::new(lines), area);
+            return;
+        }
+        self.selected = self.selected.min(self.rows.len() - 1);
+        let focus_hits = self.focus == Focus::Hits && !self.rows[self.selected].hits.is_empty();
+        if focus_hits {
+            let row = &self.rows[self.selected];
+            let label = clean(row.session.label());
+            let tail = format!(" · {} hits · Tab: back to sessions", row.hits.len());
+            let room = cols.saturating_sub(width(&tail));
+            lines.push(Line::from(vec![
+                Span::styled(fit(&label, room.max(10)), t.accent()),
+                Span::styled(tail, t.dim()),
+            ]));
+            height = height.saturating_sub(1);
+        }
+        let visible = (height / 2).max(1);
+        self.page = visible;
+        let (at, len) = if focus_hits {
+            (self.hit, self.rows[self.selected].hits.len())
+        } else {
+            (self.selected, self.rows.len())
+        };
+        if at < self.list_top {
+            self.list_top = at;
+        } else if at >= self.list_top + visible {
+            self.list_top = at + 1 - visible;
+        }
+        self.list_top = self.list_top.min(len.saturating_sub(visible));
+        let end = (self.list_top + visible).min(len);
+        for i in self.list_top..end {
+            let selected = i == at;
+            let two = if focus_hits {
+                hit_lines(&self.rows[self.selected].hits[i], selected, cols, t)
+            } else {
+                self.session_lines(&self.rows[i], selected, cols, t)
+            };
+            lines.extend(two);
+        }
+        frame.render_widget(Paragraph::new(lines), area);
+    }
+
+    fn session_lines(&self, row: &Row, selected: bool, cols: usize, t: Theme) -> [Line<'static>; 2] {
+        let s = &row.session;
+        let label = clean(s.label());
+        let hits = match row.hits.len() {
+            0 | 1 => String::new(),
+            n => format!("{n} hits  "),
+        };
+        let tail = format!(
+            "{hits}{}  {} msgs",
+            date(s.last.as_deref().or(s.started.as_deref())),
+            thousands(s.messages as usize)
+        );
+        let avail = cols.saturating_sub(2);
+        let room = avail.saturating_sub(width(&tail) + 2);
+        let mut first = vec![gutter(selected, t)];
+        let label_style = if selected { t.accent() } else { Style::new().add_modifier(Modifier::BOLD) };
+        if room < 12 {
+            first.push(Span::styled(fit(&label, avail), label_style));
+        } else {
+            let dir = directory(s.cwd.as_deref(), self.home.as_deref());
+            // Both whole when they fit; else the directory keeps its end
+            // in up to a third of the room, the name has the rest.
+            let (lw, dw) = (width(&label), width(&dir));
+            let dir_w = if lw + dw + 2 <= room {
+                dw
+            } else {
+                dw.min((room / 3).max(room.saturating_sub(lw + 2)))
+            };
+            let label = fit(&label, room.saturating_sub(dir_w + 2));
+            let dir = if dir_w >= 6 { fit_left(&dir, dir_w) } else { String::new() };
+            let pad = avail.saturating_sub(width(&label) + width(&dir) + width(&tail) + 2);
+            first.push(Span::styled(label, label_style));
+            first.push(Span::raw("  "));
+            first.push(Span::styled(dir, t.dim()));
+            first.push(Span::raw(" ".repeat(pad)));
+            first.push(Span::styled(tail, t.dim()));
+        }
+        let mut second = vec![Span::raw("    ")];
+        match row.best() {
+            Some(hit) => second.extend(hit_snippet(hit, t)),
+            None => {
+                let under = match (&s.session_name, &s.title) {
+                    (Some(_), Some(title)) => clean(title),
+                    _ => format!("started {}", short_time(s.started.as_deref())),
+                };
+                second.push(Span::styled(under, t.dim()));
+            }
+        }
+        let style = if selected { t.selected() } else { Style::new() };
+        [
+            Line::from(first).style(style),
+            Line::from(clip(second, cols)).style(style),
+        ]
+    }
+
+    fn draw_preview(&mut self, frame: &mut Frame, area: Rect, t: Theme) {
+        let block = Block::new().borders(Borders::LEFT).border_style(t.dim());
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        if inner.width < 10 || inner.height < 2 {
+            return;
+        }
+        let inner = Rect {
+            x: inner.x + 1,
+            width: inner.width - 1,
+            ..inner
+        };
+        let Some(key) = self.preview_key() else {
+            return;
+        };
+        let cols = inner.width as usize;
+        let name = key.path.rsplit('/').next().unwrap_or(&key.path);
+        let title = match self.current_hit() {
+            Some(h) => format!("line {} · {}", h.doc.line, clean(name)),
+            None => format!("the end · {}", clean(name)),
+        };
+        let [head, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        frame.render_widget(Paragraph::new(Line::styled(fit(&title, cols), t.dim())), head);
+        self.preview_page = (body.height as usize).saturating_sub(1).max(1);
+        let preview = match &self.preview {
+            Some((k, Ok(p))) if *k == key => p,
+            Some((k, Err(e))) if *k == key => {
+                let e = clean(e);
+                frame.render_widget(Paragraph::new(Line::styled(fit(&e, cols), t.warn())), body);
+                return;
+            }
+            _ => {
+                frame.render_widget(Paragraph::new(Line::styled("…", t.dim())), body);
+                return;
+            }
+        };
+        let fresh = self
+            .preview_lines
+            .as_ref()
+            .is_some_and(|c| c.key == key && c.width == inner.width);
+        if !fresh {
+            let words: HashSet<String> = self.preview_words().into_iter().collect();
+            let (lines, target) = preview_lines(preview, &words, cols, t);
+            self.preview_lines = Some(PreviewLines {
+                key,
+                width: inner.width,
+                lines,
+                target,
+            });
+        }
+        let cached = self.preview_lines.as_ref().expect("built above");
+        self.preview_target = cached.target;
+        let last = cached.lines.len().saturating_sub(1);
+        let scroll = self.preview_scroll.unwrap_or(cached.target).min(last);
+        if self.preview_scroll.is_some() {
+            self.preview_scroll = Some(scroll);
+        }
+        let end = (scroll + body.height as usize).min(cached.lines.len());
+        frame.render_widget(Paragraph::new(cached.lines[scroll..end].to_vec()), body);
+    }
+}
+
+/// The preview's lines at `cols` columns, and the line its target
+/// message starts on.
+fn preview_lines(
+    p: &Preview,
+    words: &HashSet<String>,
+    cols: usize,
+    t: Theme,
+) -> (Vec<Line<'static>>, usize) {
+    let mut lines = Vec::new();
+    let mut target = 0;
+    if p.before > 0 {
+        lines.push(Line::styled(
+            format!("… {} earlier messages", thousands(p.before)),
+            t.dim(),
+        ));
+        lines.push(Line::raw(""));
+    }
+    for (i, d) in p.docs.iter().enumerate() {
+        let is_target = i == p.at;
+        if is_target {
+            target = lines.len();
+        }
+        let mut head = vec![
+            Span::styled(if is_target { "▶ " } else { "  " }, t.accent()),
+            Span::styled(d.role.as_str(), t.role().add_modifier(Modifier::BOLD)),
+            Span::styled(
+                format!(" {} · line {}", short_time(d.timestamp.as_deref()), d.line),
+                t.dim(),
+            ),
+        ];
+        if !d.active {
+            head.push(Span::styled(" · abandoned branch", t.warn()));
+        }
+        lines.push(Line::from(clip(head, cols)));
+        let (text, cut) = match d.text.char_indices().nth(PREVIEW_CHARS) {
+            Some((at, _)) => (&d.text[..at], d.text[at..].chars().count()),
+            None => (d.text.as_str(), 0),
+        };
+        for l in sanitized_lines(text, cols.saturating_sub(2)) {
+            let mut line = word_line(l, words, Style::new(), t.matched());
+            line.spans.insert(0, Span::raw("  "));
+            lines.push(line);
+        }
+        if cut > 0 {
+            lines.push(Line::styled(
+                format!("  … {} more characters", thousands(cut)),
+                t.dim(),
+            ));
+        }
+        lines.push(Line::raw(""));
+    }
+    if p.after > 0 {
+        lines.push(Line::styled(
+            format!("… {} more messages", thousands(p.after)),
+            t.dim(),
+        ));
+    }
+    (lines, target)
+}
+
+/// A hit in the list of one session's hits: where it is, then its
+/// snippet.
+fn hit_lines(hit: &Hit, selected: bool, cols: usize, t: Theme) -> [Line<'static>; 2] {
+    let mut first = vec![
+        gutter(selected, t),
+        Span::styled(format!("[{}]", hit.doc.role), t.role()),
+        Span::raw(format!(
+            " {} · line {}",
+            short_time(hit.doc.timestamp.as_deref()),
+            hit.doc.line
+        )),
+    ];
+    if !hit.doc.active {
+        first.push(Span::styled(" [abandoned branch]", t.warn()));
+    }
+    let mut second = vec![Span::raw("    ")];
+    second.extend(
+        snippet_spans(&hit.snippet, &hit.highlights, Style::new(), t.matched()),
+    );
+    let style = if selected { t.selected() } else { Style::new() };
+    [
+        Line::from(clip(first, cols)).style(style),
+        Line::from(clip(second, cols)).style(style),
+    ]
+}
+
+/// A hit's snippet line: the abandoned-branch mark, the role, the
+/// snippet with its matches.
+fn hit_snippet(hit: &Hit, t: Theme) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    if !hit.doc.active {
+        spans.push(Span::styled("[abandoned branch] ", t.warn()));
+    }
+    spans.push(Span::styled(format!("[{}] ", hit.doc.role), t.role()));
+    spans.extend(snippet_spans(
+        &hit.snippet,
+        &hit.highlights,
+        Style::new(),
+        t.matched(),
+    ));
+    spans
+}
+
+fn gutter(selected: bool, t: Theme) -> Span<'static> {
+    if selected {
+        Span::styled("> ", t.marker())
+    } else {
+        Span::raw("  ")
+    }
+}
+
+/// Spans cut at `cols` columns, the last cut one ending in `…`.
+fn clip(spans: Vec<Span<'static>>, cols: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::with_capacity(spans.len());
+    let mut used = 0;
+    for s in spans {
+        let w = width(&s.content);
+        if used + w <= cols {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        let room = cols - used;
+        if room > 0 {
+            out.push(Span::styled(fit(&s.content, room), s.style));
+        }
+        break;
+    }
+    out
+}
+
+/// At most `cols` columns of the start of `s`, cut without a mark (the
+/// query line, whose end the cursor may be at).
+fn fit_plain(s: &str, cols: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = width(c.encode_utf8(&mut [0; 4]));
+        if used + w > cols {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out
+}
+
+/// The end of `s` in at most `cols` columns, `…` first when cut (a
+/// directory's last parts say the most).
+fn fit_left(s: &str, cols: usize) -> String {
+    if width(s) <= cols {
+        return s.to_owned();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 1;
+    for c in s.chars().rev() {
+        let w = width(c.encode_utf8(&mut [0; 4]));
+        if used + w > cols {
+            break;
+        }
+        used += w;
+        tail.push(c);
+    }
+    let mut out = String::from("…");
+    out.extend(tail.into_iter().rev());
+    out
+}
+
+/// What the status line says about the index, if anything.
+fn index_status(state: &IndexState) -> Option<String> {
+    match state {
+        IndexState::Ready => None,
+        IndexState::Refreshing { bytes, building } => Some(format!(
+            "{}: {} MB read…{}",
+            if *building {
+                "building the index"
+            } else {
+                "bringing the index up to date"
+            },
+            thousands((*bytes / 1_000_000) as usize),
+            if *building {
+                ""
+            } else {
+                " (showing it as it was)"
+            }
+        )),
+        IndexState::Refreshed { messages } => {
+            Some(format!("index updated: {} new messages", thousands(*messages as usize)))
+        }
+        IndexState::Note(n) => Some(clean(n)),
+    }
+}
+
+/// The keys, over the list.
+fn draw_help(frame: &mut Frame, body: Rect, t: Theme) {
+    const KEYS: [(&str, &str); 13] = [
+        ("type", "search (the language of pi-index search)"),
+        ("↑ ↓  Ctrl-P Ctrl-N", "move"),
+        ("PgUp PgDn", "move a page"),
+        ("Tab", "sessions / the hits in one session"),
+        ("Enter", "resume in Pi, in the session's directory"),
+        ("Ctrl-A", "active branch only, on or off"),
+        ("Shift-↑ ↓", "scroll the preview"),
+        ("Shift-PgUp PgDn", "scroll the preview a page"),
+        ("← → Home End", "move in the query (Ctrl-B F E)"),
+        ("Ctrl-U  Ctrl-W", "clear the query, delete a word"),
+        ("Esc", "quit, nothing chosen (exit 1)"),
+        ("Ctrl-C", "quit (exit 130)"),
+        ("?", "these keys (any key closes them)"),
+    ];
+    let w = body.width.min(64);
+    let h = body.height.min(KEYS.len() as u16 + 2);
+    let area = Rect {
+        x: body.x + (body.width - w) / 2,
+        y: body.y + (body.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    let cols = w.saturating_sub(2) as usize;
+    let lines: Vec<Line<'static>> = KEYS
+        .iter()
+        .map(|(k, what)| {
+            Line::from(clip(
+                vec![
+                    Span::styled(format!("{k:<19}"), t.accent()),
+                    Span::raw(*what),
+                ],
+                cols,
+            ))
+        })
+        .collect();
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" keys ").border_style(t.dim())),
+        area,
+    );
+}
