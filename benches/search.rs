@@ -43,6 +43,8 @@ fn index() -> PathBuf {
                 threads: 2,
                 memory_budget: 64 << 20,
                 full: false,
+                prune: false,
+                locations: Vec::new(),
             },
             &|_| {},
         )

@@ -209,7 +209,7 @@ fn stages(c: &mut Criterion) {
                         w.add_documents(&SessionMeta::of(s, path), docs).unwrap();
                     })
                 });
-                (w.commit("none", 0).unwrap().documents, dir)
+                (w.commit("none", 0, &[]).unwrap().documents, dir)
             },
             criterion::BatchSize::PerIteration,
         )
@@ -231,6 +231,8 @@ fn stages(c: &mut Criterion) {
                         threads: THREADS,
                         memory_budget: 64 << 20,
                         full: false,
+                        prune: false,
+                        locations: Vec::new(),
                     },
                     &|_| {},
                 )

@@ -83,7 +83,7 @@ fn main() {
                         .expect("add");
                 })
             });
-            writer.commit("none", 0).expect("commit").documents
+            writer.commit("none", 0, &[]).expect("commit").documents
         });
         drop(sessions);
         let scratch = tempfile::tempdir().expect("temp dir");
@@ -96,6 +96,8 @@ fn main() {
                     threads: THREADS,
                     memory_budget: MEMORY,
                     full: false,
+                    prune: false,
+                    locations: Vec::new(),
                 },
                 &|_| {},
             )

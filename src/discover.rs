@@ -21,6 +21,9 @@ pub struct Candidate {
     pub len: u64,
     /// Its identity, size and time when discovered.
     pub identity: FileIdentity,
+    /// The root it was found under (canonical): a directory walked, or
+    /// the file itself when it was named.
+    pub root: std::sync::Arc<Path>,
 }
 
 /// A file's identity and size, from its metadata.
@@ -112,26 +115,239 @@ fn special_file(file_type: std::fs::FileType) -> Option<&'static str> {
     (!file_type.is_file() && !file_type.is_dir()).then_some("not a regular file: not read")
 }
 
-/// Pi's default session directories that exist on this machine:
-/// `$PI_CODING_AGENT_DIR/sessions` (else `~/.pi/agent/sessions`), and
-/// `~/.config/pi/agent/sessions` when it exists. The second element lists
-/// every place looked at, for the error message when none exists.
-pub fn default_roots() -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_owned());
-    let mut looked = Vec::new();
-    let agent = match std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => expand_tilde(Path::new(&dir), home.as_deref()),
-        None => home
-            .as_deref()
-            .map(|h| h.join(".pi/agent"))
-            .unwrap_or_else(|| PathBuf::from(".pi/agent")),
-    };
-    looked.push(agent.join("sessions"));
-    if let Some(h) = &home {
-        looked.push(h.join(".config/pi/agent/sessions"));
+/// A place `build` reads sessions from, and why: the `roots` of its
+/// `--json` report, `-v` and `stats`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Location {
+    /// The directory (or file).
+    pub path: String,
+    /// Why it is read: which setting or default names it.
+    pub why: String,
+    /// Whether it was read (it exists and its setting is usable).
+    pub read: bool,
+    /// Why not, when it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Where `build` with no PATH looks, in Pi 1.6's precedence (see
+/// [`default_locations`]).
+#[derive(Clone, Debug, Default)]
+pub struct Defaults {
+    /// Every place looked at, in precedence order, read or not.
+    pub locations: Vec<Location>,
+    /// What is worth a warning whatever the verbosity: a settings.json
+    /// that cannot be read, a `sessionDir` that cannot be used.
+    pub warnings: Vec<String>,
+    /// What is worth a note: no settings.json (so no `sessionDir`).
+    pub notes: Vec<String>,
+}
+
+impl Defaults {
+    /// The directories to read.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        self.locations
+            .iter()
+            .filter(|l| l.read)
+            .map(|l| PathBuf::from(&l.path))
+            .collect()
     }
-    let found = looked.iter().filter(|p| p.is_dir()).cloned().collect();
-    (found, looked)
+}
+
+/// Every session directory Pi 1.6 may have written to, first match of
+/// Pi's own precedence first (Pi writes only to the first; older sessions
+/// stay where earlier settings put them, so all that exist are read):
+///
+/// 1. `$PI_CODING_AGENT_SESSION_DIR`;
+/// 2. the `sessionDir` of `<agent dir>/settings.json` (`~` expanded, a
+///    `file://` URL read as its path; a relative path is reported and
+///    skipped: Pi resolves it from the directory it runs in, which is not
+///    known here);
+/// 3. `<agent dir>/sessions`, the agent dir being `$PI_CODING_AGENT_DIR`
+///    (`~` expanded) or `~/.pi/agent`;
+/// 4. `~/.pi/agent/sessions` when the agent dir is elsewhere;
+/// 5. `~/.config/pi/agent/sessions`, where MemPalace's Pi importer looks.
+///
+/// A directory named twice is listed once, under its first reason. A
+/// missing settings.json is a note; one that is not valid JSON, or whose
+/// `sessionDir` is not a usable string, is a warning; neither stops a
+/// build. Project settings (`<cwd>/.pi/settings.json`, which Pi also
+/// reads) are not: a build does not know the directories Pi ran in.
+pub fn default_locations() -> Defaults {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_owned());
+    let home = home.as_deref();
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let mut out = Defaults::default();
+    let add = |out: &mut Defaults, path: PathBuf, why: String, note: Option<String>| {
+        let path_s = path.to_string_lossy().into_owned();
+        let canon = std::fs::canonicalize(&path).ok();
+        let same = out.locations.iter().any(|l| {
+            l.path == path_s || (canon.is_some() && std::fs::canonicalize(&l.path).ok() == canon)
+        });
+        if same {
+            return;
+        }
+        let (read, note) = match note {
+            Some(n) => (false, Some(n)),
+            None if path.is_dir() => (true, None),
+            None if path.exists() => (false, Some("not a directory".to_owned())),
+            None => (false, Some("does not exist".to_owned())),
+        };
+        out.locations.push(Location {
+            path: path_s,
+            why,
+            read,
+            note,
+        });
+    };
+
+    let default_agent = home.map_or_else(|| PathBuf::from(".pi/agent"), |h| h.join(".pi/agent"));
+    let (agent, agent_why) = match env("PI_CODING_AGENT_DIR") {
+        Some(dir) => (
+            expand_tilde(Path::new(&dir), home),
+            "the agent dir's sessions ($PI_CODING_AGENT_DIR/sessions)",
+        ),
+        None => (default_agent.clone(), "Pi's default session dir"),
+    };
+
+    if let Some(dir) = env("PI_CODING_AGENT_SESSION_DIR") {
+        let why = "$PI_CODING_AGENT_SESSION_DIR".to_owned();
+        match pi_path(&dir.to_string_lossy(), home) {
+            Ok(p) => add(&mut out, p, why, None),
+            Err(note) => {
+                out.warnings.push(format!(
+                    "$PI_CODING_AGENT_SESSION_DIR={}: {note}",
+                    dir.to_string_lossy()
+                ));
+                add(&mut out, PathBuf::from(&dir), why, Some(note));
+            }
+        }
+    }
+
+    let settings = agent.join("settings.json");
+    let why = format!("sessionDir in {}", settings.display());
+    match std::fs::read(&settings) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => out.notes.push(format!(
+            "{}: none, so no sessionDir setting (Pi's default applies)",
+            settings.display()
+        )),
+        Err(e) => out.warnings.push(format!(
+            "{}: {e}: its sessionDir (if any) is not read",
+            settings.display()
+        )),
+        Ok(bytes) => {
+            let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+            match serde_json::from_slice::<serde_json::Value>(text) {
+                Err(e) => out.warnings.push(format!(
+                    "{}: not valid JSON ({e}), as Pi also finds: its sessionDir (if any) is not read",
+                    settings.display()
+                )),
+                Ok(v) => match v.get("sessionDir") {
+                    None | Some(serde_json::Value::Null) => {}
+                    Some(serde_json::Value::String(dir)) if dir.trim().is_empty() => {}
+                    Some(serde_json::Value::String(dir)) => match pi_path(dir, home) {
+                        Ok(p) => add(&mut out, p, why, None),
+                        Err(note) => {
+                            out.warnings
+                                .push(format!("{}: sessionDir {dir:?}: {note}", settings.display()));
+                            add(&mut out, PathBuf::from(dir), why, Some(note));
+                        }
+                    },
+                    Some(other) => out.warnings.push(format!(
+                        "{}: sessionDir is {other}, not a string: not read",
+                        settings.display()
+                    )),
+                },
+            }
+        }
+    }
+
+    add(&mut out, agent.join("sessions"), agent_why.to_owned(), None);
+    add(
+        &mut out,
+        default_agent.join("sessions"),
+        "Pi's default session dir (~/.pi/agent/sessions)".to_owned(),
+        None,
+    );
+    if let Some(h) = home {
+        add(
+            &mut out,
+            h.join(".config/pi/agent/sessions"),
+            "where MemPalace's Pi importer looks (~/.config/pi/agent/sessions)".to_owned(),
+            None,
+        );
+    }
+    out
+}
+
+/// A session dir as Pi 1.6 reads one (its `normalizePath`): `~` and a
+/// `~/` prefix expanded, a `file://` URL turned into its path. A relative
+/// path is an error: Pi resolves it from the directory it runs in.
+fn pi_path(value: &str, home: Option<&Path>) -> Result<PathBuf, String> {
+    let value = match value.strip_prefix("file://") {
+        Some(rest) => percent_decode(rest),
+        None => value.to_owned(),
+    };
+    let p = if value == "~" || value.starts_with("~/") {
+        match home {
+            Some(h) => h.join(value.trim_start_matches('~').trim_start_matches('/')),
+            None => return Err("~ cannot be expanded: no home directory".into()),
+        }
+    } else {
+        PathBuf::from(&value)
+    };
+    if p.is_relative() {
+        return Err(
+            "a relative path, which Pi resolves from the directory it runs in: not read (pass the directory to `pi-index build`)"
+                .into(),
+        );
+    }
+    Ok(p)
+}
+
+/// `%XX` escapes of a `file://` URL's path decoded (invalid ones kept).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The [`Location`]s of paths named on a command line (canonical where
+/// they exist), as a build records them.
+pub fn named_locations(paths: &[PathBuf]) -> Vec<Location> {
+    paths
+        .iter()
+        .map(|p| Location {
+            path: std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .to_string_lossy()
+                .into_owned(),
+            why: "named on the command line".into(),
+            read: true,
+            note: None,
+        })
+        .collect()
+}
+
+/// Pi's default session directories that exist on this machine, and every
+/// place looked at (see [`default_locations`]).
+pub fn default_roots() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let d = default_locations();
+    let looked = d.locations.iter().map(|l| PathBuf::from(&l.path)).collect();
+    (d.roots(), looked)
 }
 
 fn expand_tilde(p: &Path, home: Option<&Path>) -> PathBuf {
@@ -150,6 +366,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
         // so files below get stable absolute paths without a `realpath`
         // each (that was most of a no-change build over 10,000 files).
         let root = &std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        let shared: std::sync::Arc<Path> = std::sync::Arc::from(root.as_path());
         let meta = match std::fs::metadata(root) {
             Ok(m) => m,
             Err(e) => {
@@ -161,7 +378,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
             }
         };
         if meta.is_file() {
-            add(&mut out, &mut seen, root, &meta);
+            add(&mut out, &mut seen, root, &meta, &shared);
             continue;
         }
         if let Some(why) = special_file(meta.file_type()) {
@@ -186,7 +403,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
                         continue;
                     }
                     match e.metadata() {
-                        Ok(m) => add(&mut out, &mut seen, e.path(), &m),
+                        Ok(m) => add(&mut out, &mut seen, e.path(), &m, &shared),
                         Err(err) => out.problems.push(Problem {
                             path: e.path().to_owned(),
                             error: err.to_string(),
@@ -231,6 +448,7 @@ fn add(
     seen: &mut HashSet<(u64, u64, PathBuf)>,
     path: &Path,
     meta: &std::fs::Metadata,
+    root: &std::sync::Arc<Path>,
 ) {
     let identity = FileIdentity::of(meta);
     let key = if identity.ino != 0 {
@@ -243,6 +461,7 @@ fn add(
             path: path.to_owned(),
             len: meta.len(),
             identity,
+            root: root.clone(),
         });
     }
 }

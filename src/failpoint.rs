@@ -17,6 +17,10 @@
 //! - `PI_INDEX_TEST_PANIC=<name>` panics while the file with that name is
 //!   being indexed, after its documents were queued: a bug in reading one
 //!   file must cost only that file.
+//! - `PI_INDEX_TEST_MAX_DOCUMENT=<bytes>` sets the most text one message
+//!   contributes, and so the length from which a line is a giant line
+//!   ([`crate::pi::giant`]), to that many bytes instead of 8 MiB, so that
+//!   the tests of giant lines run on small files.
 //! - `PI_INDEX_TEST_ENOSPC_AFTER=<bytes>` makes writes to the index fail
 //!   with ENOSPC ("No space left on device") once the process has written
 //!   that many bytes into it, as a full disk does.
@@ -45,6 +49,26 @@ pub(crate) fn panic_on(_path: &std::path::Path) {
             panic!("PI_INDEX_TEST_PANIC at {}", _path.display());
         }
     }
+}
+
+/// The most text one message contributes: `default`, unless
+/// `PI_INDEX_TEST_MAX_DOCUMENT` says otherwise.
+#[inline]
+pub(crate) fn max_document_bytes(default: usize) -> usize {
+    #[cfg(feature = "failpoints")]
+    {
+        use std::sync::OnceLock;
+        static SET: OnceLock<Option<usize>> = OnceLock::new();
+        let set = SET.get_or_init(|| {
+            std::env::var("PI_INDEX_TEST_MAX_DOCUMENT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+        });
+        if let Some(set) = *set {
+            return set;
+        }
+    }
+    default
 }
 
 /// How many of the next `len` bytes written to the index fit on the disk:

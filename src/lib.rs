@@ -40,6 +40,8 @@
 //!         threads: 2,
 //!         memory_budget: 64 << 20,
 //!         full: false,
+//!         prune: false,
+//!         locations: Vec::new(),
 //!     },
 //!     &|_bytes| {},
 //! )

@@ -136,3 +136,106 @@ fn a_panic_while_reading_one_file_costs_only_that_file_and_says_what_happened() 
     clean.build(&[&only_others], &[]);
     assert_eq!(total_messages(&s), total_messages(&clean));
 }
+
+#[test]
+fn a_message_over_the_cap_is_indexed_to_the_cap_and_every_cut_is_reported() {
+    // The cap made small: 4,096 bytes of text a message.
+    const CAP: &str = "4096";
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("capped.jsonl");
+    let header = br#"{"type":"session","version":3,"id":"capped-01","timestamp":"2026-04-01T10:00:00.000Z","cwd":"/p"}"#;
+    let message = |id: &str, parent: &str, content: &[u8]| -> Vec<u8> {
+        let mut l = format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-04-01T10:00:01.000Z","message":{{"role":"user","content":""#
+        )
+        .into_bytes();
+        l.extend_from_slice(content);
+        l.extend_from_slice(br#"","timestamp":0}}"#);
+        l
+    };
+    // Line 2: longer than the cap, a giant line.
+    let long = format!("zqfirst{} zqlast", " abcdef".repeat(1400));
+    let line2 = message("g1", "null", long.as_bytes());
+    // Line 3: shorter than the cap, but its 1,500 invalid bytes become
+    // 4,500 bytes of U+FFFD: its text passes the cap all the same.
+    let mut bad = b"zqbad ".to_vec();
+    bad.extend_from_slice(&[0xFF; 1500]);
+    bad.extend_from_slice(b" zqbadend");
+    let line3 = message("g2", r#""g1""#, &bad);
+    assert!(line3.len() < 4096);
+    let line4 = message("g3", r#""g2""#, b"zqsmall");
+    let mut bytes = Vec::new();
+    for l in [&header[..], &line2, &line3, &line4] {
+        bytes.extend_from_slice(l);
+        bytes.push(b'\n');
+    }
+    std::fs::write(&file, &bytes).unwrap();
+
+    let out = run(s
+        .build_cmd(&[&dir])
+        .env("PI_INDEX_TEST_MAX_DOCUMENT", CAP)
+        .args(["--json", "-v"]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let path = file.to_str().unwrap();
+    let kept2 = long[..4096].trim_end().len();
+    // Whole U+FFFD characters up to the cap.
+    let kept3 = 6 + (4096 - 6) / 3 * 3;
+    assert_eq!(
+        r["messages_truncated"],
+        serde_json::json!([
+            {"path": path, "line": 2, "line_bytes": line2.len(), "indexed_bytes": kept2},
+            {"path": path, "line": 3, "line_bytes": line3.len(), "indexed_bytes": kept3},
+        ]),
+        "{r}"
+    );
+    assert_eq!(r["messages_indexed"], 3, "{r}");
+    assert_eq!(r["lines_damaged"], 1, "{r}");
+    for (line, len, kept) in [(2, line2.len(), kept2), (3, line3.len(), kept3)] {
+        let want = format!(
+            "truncated {path}:{line}: a line of {:.1} kB, {:.1} kB of its text indexed: the rest cannot be found\n",
+            len as f64 / 1e3,
+            kept as f64 / 1e3
+        );
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
+
+    // What is indexed is what `show` prints; past the cut, nothing.
+    let docs = s.show_json("capped-01", &[]);
+    let texts: Vec<&str> = docs.iter().map(|d| d["text"].as_str().unwrap()).collect();
+    assert_eq!(texts[0], &long[..kept2]);
+    assert_eq!(texts[1].len(), kept3);
+    assert_eq!(texts[2], "zqsmall");
+    let found = |word: &str| {
+        run(s.cmd().args(["search", word, "--index"]).arg(s.index()))
+            .status
+            .code()
+    };
+    for word in ["zqfirst", "zqbad", "zqsmall"] {
+        assert_eq!(found(word), Some(0), "{word}");
+    }
+    for word in ["zqlast", "zqbadend"] {
+        assert_eq!(found(word), Some(1), "{word}");
+    }
+
+    // Without -v, one note says so; a build that reads only what was
+    // appended reports nothing again.
+    let out = run(s
+        .build_cmd(&[&dir])
+        .env("PI_INDEX_TEST_MAX_DOCUMENT", CAP)
+        .arg("--full"));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err,
+        "pi-index: note: 2 lines hold more text than one message indexes: only the first 4.1 kB of each is indexed (-v lists them)\n"
+    );
+    append(&file, &(user("g4", Some("g3"), 4, "zqappended") + "\n"));
+    let r = s.report(s.build_cmd(&[&dir]).env("PI_INDEX_TEST_MAX_DOCUMENT", CAP));
+    assert_eq!(r["messages_indexed"], 1, "{r}");
+    assert_eq!(r["messages_truncated"], serde_json::json!([]), "{r}");
+    assert_eq!(found("zqappended"), Some(0));
+}

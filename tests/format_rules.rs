@@ -37,6 +37,19 @@ struct Doc {
     model: Option<&'static str>,
     active: bool,
     text: &'static str,
+    /// What a `context_edit` did to it for the model (null: nothing).
+    edited: Option<&'static str>,
+    /// The text the model is sent instead.
+    replacement: Option<&'static str>,
+}
+
+impl Doc {
+    /// The same document, marked as edited for the model.
+    fn edited(mut self, how: &'static str, replacement: Option<&'static str>) -> Doc {
+        self.edited = Some(how);
+        self.replacement = replacement;
+        self
+    }
 }
 
 fn doc(
@@ -56,6 +69,8 @@ fn doc(
         model,
         active,
         text,
+        edited: None,
+        replacement: None,
     }
 }
 
@@ -111,6 +126,8 @@ fn assert_docs(path: &Path, got: &[Value], s: &Session, expected: &[Doc]) {
             "session_name": s.name,
             "model": w.model,
             "active": w.active,
+            "edited": w.edited,
+            "replacement": w.replacement,
             "text": w.text,
         });
         assert_eq!(g, want, "document {i} (line {}) of {file_name}", w.line);
@@ -761,6 +778,71 @@ fn unknown_entry_type_is_skipped_silently() {
     );
 }
 
+#[test]
+#[rustfmt::skip]
+fn usage_entries_are_skipped_and_keep_the_branch() {
+    // Pi 0.86+ `usage` entries (cache warm-ups, any `kind`) sit in the
+    // parent chain and are the leaf at the end: never a document.
+    let s = session("7c3d4e5f-6071-4829-9bac-1d2e3f4a5b6c");
+    let all = [
+        doc(2, Some("c0b1d2e3"), "user", Some("2026-11-21T09:00:05.000Z"), NONE, true, "Warm the cache first."),
+        doc(3, Some("c1b2d3e4"), "assistant", Some("2026-11-21T09:00:09.000Z"), SONNET, true, "Cache warmed."),
+        doc(5, Some("c3b4d5e6"), "user", Some("2026-11-21T09:00:15.000Z"), NONE, true, "Now run the build."),
+        doc(6, Some("c4b5d6e7"), "assistant", Some("2026-11-21T09:00:19.000Z"), SONNET, true, "The build passed."),
+    ];
+    check("entry-usage.jsonl", &[], &s, &all, &[]);
+    check("entry-usage.jsonl", &["--include", "all"], &s, &all, &[]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn context_edit_marks_its_target_and_the_latest_edit_on_the_active_branch_wins() {
+    // The text the user saw stays indexed; the mark follows the latest
+    // edit on the active branch (L8 then L9 on L4: omitted; L14 then L15
+    // on L12: replaced, trimmed); L11's edit lies on the abandoned branch
+    // (L10, L11), so L5 is not edited; abandoned messages are never marked.
+    let s = session("8d4e5f60-7182-493a-acbd-2e3f4a5b6c7d");
+    let all = [
+        doc(2, Some("e0000001"), "user", Some("2026-11-22T09:00:05.000Z"), NONE, true,
+            "Please read the config file.").edited("omitted", None),
+        doc(3, Some("e0000002"), "assistant", Some("2026-11-22T09:00:09.000Z"), SONNET, true,
+            "I read it: it sets the port to 8080.").edited("replaced", Some("Config read (zqshortened).")),
+        doc(4, Some("e0000003"), "user", Some("2026-11-22T09:00:15.000Z"), NONE, true,
+            "Now run the tests.").edited("omitted", None),
+        doc(5, Some("e0000004"), "assistant", Some("2026-11-22T09:00:19.000Z"), SONNET, true,
+            "All 12 tests pass."),
+        doc(10, Some("e0000009"), "user", Some("2026-11-22T09:00:30.000Z"), NONE, false,
+            "An abandoned question."),
+        doc(12, Some("e000000b"), "user", Some("2026-11-22T09:00:40.000Z"), NONE, true,
+            "The question kept.").edited("replaced", Some("The question, shortened zqlater.")),
+        doc(13, Some("e000000c"), "assistant", Some("2026-11-22T09:00:44.000Z"), SONNET, true,
+            "The answer kept."),
+    ];
+    check("entry-context-edit.jsonl", &[], &s, &all, &[]);
+    // The replacement in effect is found, as part of its target's hit; a
+    // replacement a later edit superseded is not.
+    let path = crate::util::fixture("entry-context-edit.jsonl");
+    let scratch = crate::util::Scratch::new();
+    scratch.build(&[&path], &[]);
+    let search = |q: &str| -> Vec<Value> {
+        let out = crate::util::run(scratch.cmd().args(["search", q, "--json", "--index"]).arg(scratch.index()));
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let hits = search("zqshortened");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["line"], 3);
+    assert_eq!(hits[0]["text"], "I read it: it sets the port to 8080.");
+    assert_eq!(hits[0]["edited"], "replaced");
+    assert!(hits[0]["snippet"].as_str().unwrap().contains("zqshortened"), "{}", hits[0]);
+    assert_eq!(search("zqlater")[0]["line"], 12);
+    assert!(search("zqfirsttry").is_empty(), "a superseded replacement is not found");
+    // `show` says so in words.
+    let out = crate::util::run(scratch.cmd().args(["show", path.to_str().unwrap(), "--index"]).arg(scratch.index()));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("line 2 [omitted from the model's context]"), "{text}");
+    assert!(text.contains("line 3 [replaced in the model's context]\nI read it: it sets the port to 8080.\n[sent to the model instead]\nConfig read (zqshortened)."), "{text}");
+}
+
 // ------------------------------------------------------------ branches
 
 #[test]
@@ -874,7 +956,9 @@ fn text_blocks_joined_with_newline_then_trimmed() {
         &s,
         &[
             doc(2, Some("0a1b2c3d"), "user", Some("2026-01-23T09:00:05.000Z"), NONE, true,
-                "First paragraph.\n\nSecond paragraph after an empty block."),
+                // The empty block between them is skipped (as Pi shows it,
+                // and as MemPalace's importer reads it).
+                "First paragraph.\nSecond paragraph after an empty block."),
             doc(3, Some("1b2c3d4e"), "assistant", Some("2026-01-23T09:00:10.000Z"), SONNET, true,
                 "Answer part one.\nAnswer part two."),
             // lines 4 and 5: whitespace only after trimming: no document
@@ -1121,6 +1205,40 @@ fn timestamps_normalised_to_utc_milliseconds() {
     );
 }
 
+#[test]
+#[rustfmt::skip]
+fn system_messages_are_opt_in_kind_system() {
+    // Pi 0.86+ `system` messages (the system prompt's sections and the
+    // tools it declares; a later one patches them) are never indexed by
+    // default. Their text: content, each section's text (a null section
+    // removes one), then `name: description` of each tool added.
+    let s = session("6b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b");
+    let all = [
+        doc(4, Some("b2a3c4d5"), "system", Some("2026-11-20T09:00:00.300Z"), SONNET, true,
+            "You are a coding agent zqsysprompt.\n<tools>\n- read: Read a file\n</tools>\n<cwd>\n/home/u/proj\n</cwd>\nread: Read a file"),
+        doc(5, Some("b3a4c5d6"), "user", Some("2026-11-20T09:00:05.000Z"), SONNET, true,
+            "Which file holds the line parser?"),
+        doc(6, Some("b4a5c6d7"), "assistant", Some("2026-11-20T09:00:09.000Z"), SONNET, true,
+            "src/pi/entry.rs holds it."),
+        doc(7, Some("b5a6c7d8"), "system", Some("2026-11-20T09:00:10.000Z"), SONNET, true,
+            "<skills>zqskills</skills>"),
+        doc(8, Some("b6a7c8d9"), "user", Some("2026-11-20T09:00:15.000Z"), SONNET, true,
+            "Thanks."),
+    ];
+    check("message-system-role.jsonl", &[], &s, &default_kinds(&all), &[]);
+    check("message-system-role.jsonl", &["--include", "system"], &s, &all, &[]);
+    check("message-system-role.jsonl", &["--include", "thinking,tools,summary,custom"], &s, &default_kinds(&all), &[]);
+    // role:system finds them, and only them.
+    let path = crate::util::fixture("message-system-role.jsonl");
+    let scratch = crate::util::Scratch::new();
+    scratch.build(&[&path], &["--include", "system"]);
+    let out = crate::util::run(scratch.cmd().args(["search", "role:system", "--json", "--index"]).arg(scratch.index()));
+    let lines: Vec<u64> = String::from_utf8(out.stdout).unwrap().lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines.contains(&4) && lines.contains(&7), "{lines:?}");
+}
+
 // ------------------------------------------------------------ damaged input
 
 #[test]
@@ -1266,13 +1384,121 @@ fn huge_line_of_one_million_bytes() {
     );
 }
 
+/// The `(file name, line)` pairs of the report's `recovered` list.
+fn recovered_pairs(report: &Value) -> BTreeSet<(String, u64)> {
+    report["recovered"]
+        .as_array()
+        .expect("recovered is a list")
+        .iter()
+        .map(|d| {
+            assert!(!d["error"].as_str().unwrap().is_empty(), "{d}");
+            let p = d["path"].as_str().unwrap();
+            let name = Path::new(p)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, d["line"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// Index a fixture with glued lines: `recovered` lines split, `damaged`
+/// lines damaged, and exactly `expected` documents.
+fn check_glued(
+    name: &str,
+    extra: &[&str],
+    s: &Session,
+    expected: &[Doc],
+    recovered: &[u64],
+    damaged: &[u64],
+) {
+    let path = crate::util::fixture(name);
+    let scratch = crate::util::Scratch::new();
+    let report = scratch.build(&[&path], extra);
+    let damaged: Vec<(&str, u64)> = damaged.iter().map(|l| (name, *l)).collect();
+    assert_report(&report, 1, 1, 0, expected.len() as u64, &damaged);
+    assert_eq!(
+        report["lines_recovered"],
+        json!(recovered.len()),
+        "{report}"
+    );
+    let want: Vec<(&str, u64)> = recovered.iter().map(|l| (name, *l)).collect();
+    assert_eq!(recovered_pairs(&report), pairs(&want), "{report}");
+    let docs = scratch.show_json(path.to_str().unwrap(), &[]);
+    assert_docs(&path, &docs, s, expected);
+}
+
+#[test]
+#[rustfmt::skip]
+fn two_glued_objects_are_two_entries_on_the_active_branch() {
+    // L3 holds an assistant reply and the next user message back to back
+    // (a lost newline); L4 names the glued user message as its parent, so
+    // the branch runs through both.
+    let s = session("9e5f6071-8293-4a4b-bdce-3f4a5b6c7d8e");
+    check_glued("glued-two-objects.jsonl", &[], &s, &[
+        doc(2, Some("f0000001"), "user", Some("2026-06-01T09:00:05.000Z"), NONE, true, "Why did the build fail?"),
+        doc(3, Some("f0000003"), "user", Some("2026-06-01T09:00:15.000Z"), NONE, true, "Which flag?"),
+        doc(3, Some("f0000002"), "assistant", Some("2026-06-01T09:00:09.000Z"), SONNET, true, "A missing feature flag."),
+        doc(4, Some("f0000004"), "assistant", Some("2026-06-01T09:00:19.000Z"), SONNET, true, "failpoints."),
+    ], &[3], &[]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn three_glued_objects_behind_a_tool_result_are_read() {
+    // The first of the three is a tool result, which the prefix scan
+    // would skip: the entries glued behind it are read all the same.
+    let s = session("0f607182-93a4-4b5c-8edf-4a5b6c7d8e9f");
+    let all = [
+        doc(2, Some("f1000001"), "user", Some("2026-06-02T09:00:05.000Z"), NONE, true, "List the target directory."),
+        doc(3, Some("f1000002"), "tool", Some("2026-06-02T09:00:09.000Z"), SONNET, true, "bash\ncommand: ls target"),
+        doc(4, Some("f1000005"), "user", Some("2026-06-02T09:00:20.000Z"), NONE, true, "Three entries on one line."),
+        doc(4, Some("f1000004"), "assistant", Some("2026-06-02T09:00:14.000Z"), SONNET, true, "Two profiles: debug and release."),
+        doc(4, Some("f1000003"), "tool", Some("2026-06-02T09:00:10.000Z"), NONE, true, "debug\nrelease"),
+        doc(5, Some("f1000006"), "assistant", Some("2026-06-02T09:00:24.000Z"), SONNET, true, "And the branch runs through them."),
+    ];
+    check_glued("glued-three-objects.jsonl", &[], &s, &default_kinds(&all), &[4], &[]);
+    check_glued("glued-three-objects.jsonl", &["--include", "tools"], &s, &all, &[4], &[]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn glued_objects_whose_last_is_cut_short() {
+    // L3: a complete reply, then a user message cut short. The reply is
+    // an entry; the rest is read as a line cut short is: its text so far
+    // indexed, off the tree, the line damaged as well as recovered.
+    let s = session("10718293-a4b5-4c6d-9ef0-5b6c7d8e9f0a");
+    check_glued("glued-second-cut-short.jsonl", &[], &s, &[
+        doc(2, Some("f2000001"), "user", Some("2026-06-03T09:00:05.000Z"), NONE, true, "Tell me a story."),
+        doc(3, Some("f2000003"), "user", Some("2026-06-03T09:00:15.000Z"), NONE, false, "I was cut off mid"),
+        doc(3, Some("f2000002"), "assistant", Some("2026-06-03T09:00:09.000Z"), SONNET, true, "Once upon a time."),
+        doc(4, Some("f2000004"), "user", Some("2026-06-03T09:00:30.000Z"), NONE, true, "Go on."),
+        doc(5, Some("f2000005"), "assistant", Some("2026-06-03T09:00:34.000Z"), SONNET, true, "The end."),
+    ], &[3], &[3]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn glued_objects_in_a_version_1_file() {
+    let s = Session { id: "21829304-b5c6-4d7e-8f01-6c7d8e9f0a1b", cwd: Some("/home/u/old-proj"), name: None };
+    let header = Some("anthropic/claude-sonnet-4-20250514");
+    check_glued("glued-v1.jsonl", &[], &s, &[
+        doc(2, None, "user", Some("2025-11-05T09:00:05.000Z"), header, true, "Is version 1 linear?"),
+        doc(3, None, "user", Some("2025-11-05T09:00:15.000Z"), header, true, "Even glued?"),
+        doc(3, None, "assistant", Some("2025-11-05T09:00:09.000Z"), SONNET, true, "Yes: one chain in file order."),
+        doc(4, None, "assistant", Some("2025-11-05T09:00:19.000Z"), SONNET, true, "Even glued."),
+    ], &[3], &[]);
+}
+
 // ------------------------------------------------------------ the whole fixture directory
 
-const ALL_DAMAGED: [(&str, u64); 5] = [
+const ALL_DAMAGED: [(&str, u64); 6] = [
     ("damaged-lines.jsonl", 3),
     ("damaged-lines.jsonl", 5),
     ("damaged-lines.jsonl", 6),
     ("damaged-lines.jsonl", 9),
+    ("glued-second-cut-short.jsonl", 3),
     ("invalid-utf8.jsonl", 2),
 ];
 
@@ -1282,18 +1508,19 @@ fn fixtures_dir() -> PathBuf {
 
 #[test]
 fn whole_fixture_directory_default_kinds() {
-    // 54 *.jsonl files (the .json decoy is not discovered): 42 sessions,
+    // 61 *.jsonl files (the .json decoy is not discovered): 49 sessions,
     // 12 rejected (empty, blank lines only, 3 bad headers, 7 decoys).
     let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &[]);
-    assert_report(&report, 54, 42, 12, 140, &ALL_DAMAGED);
+    assert_report(&report, 61, 49, 12, 171, &ALL_DAMAGED);
+    assert_eq!(report["lines_recovered"], 4, "{report}");
 }
 
 #[test]
 fn whole_fixture_directory_all_kinds() {
-    // 140 user/assistant documents (one recovered from a cut line) + 21 opt-in ones (5 summary, 5 custom,
-    // 3 thinking, 8 tool); fixtures/README.md has the per-file counts.
+    // 171 user/assistant documents (two recovered from cut lines) + 25 opt-in ones (5 summary, 5 custom,
+    // 3 thinking, 10 tool, 2 system); fixtures/README.md has the per-file counts.
     let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &["--include", "all"]);
-    assert_report(&report, 54, 42, 12, 161, &ALL_DAMAGED);
+    assert_report(&report, 61, 49, 12, 196, &ALL_DAMAGED);
 }

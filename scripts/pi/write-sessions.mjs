@@ -16,7 +16,10 @@
 // Words: `pi16plantNN` sit in user/assistant text (what pi-index indexes by
 // default); `pi16hideNN` sit where it must not look by default (thinking, tool
 // calls and results, system prompt, summaries, context_edit replacements,
-// custom messages, labels, session names, bash executions).
+// custom messages, labels, session names, bash executions). Two of those
+// are found all the same, by design: a replacement still in effect is
+// searched with the message it replaces, and a session's current name by
+// `name:` and `sessions QUERY` (tests/pi16.rs says which).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pi, sessionManagerModule, textOf } from "./pi-lib.mjs";

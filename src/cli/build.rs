@@ -8,7 +8,8 @@ use anyhow::bail;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use pi_index::discover::default_roots;
+use pi_index::discover::{default_locations, named_locations};
+use pi_index::pi::giant::max_document_bytes;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildOptions, BuildReport};
 
@@ -18,13 +19,17 @@ use super::{output, EXIT_OK};
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// Session files or directories to index (searched recursively for
-    /// *.jsonl). Default: $PI_CODING_AGENT_DIR/sessions (else
-    /// ~/.pi/agent/sessions) and ~/.config/pi/agent/sessions.
+    /// *.jsonl). Default: every session dir Pi 1.6 may have written to
+    /// that exists: $PI_CODING_AGENT_SESSION_DIR, the sessionDir of
+    /// <agent dir>/settings.json, <agent dir>/sessions ($PI_CODING_AGENT_DIR,
+    /// else ~/.pi/agent), ~/.pi/agent/sessions and
+    /// ~/.config/pi/agent/sessions. Sessions indexed from other places are
+    /// kept (see --prune).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
     /// Opt-in kinds of text to index besides user and assistant messages:
-    /// thinking, tools, summary, custom (comma separated), or all.
+    /// thinking, tools, summary, custom, system (comma separated), or all.
     #[arg(long, value_name = "KINDS", default_value = "", hide_default_value = true, value_parser = parse_kinds)]
     pub include: Kinds,
 
@@ -43,6 +48,12 @@ pub struct BuildArgs {
     #[arg(long)]
     pub full: bool,
 
+    /// Remove the sessions indexed from places this build does not read
+    /// (a session dir no longer configured, or directories left out of
+    /// PATH), which are otherwise kept and reported.
+    #[arg(long)]
+    pub prune: bool,
+
     /// Print one JSON object with the build's numbers on stdout instead of
     /// the summary.
     #[arg(long)]
@@ -52,7 +63,8 @@ pub struct BuildArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Also list rejected files and damaged lines.
+    /// Also list the directories read (and why), rejected files, damaged
+    /// and recovered lines, and moved files.
     #[arg(long, short)]
     pub verbose: bool,
 }
@@ -69,23 +81,28 @@ fn parse_kinds(s: &str) -> Result<Kinds, String> {
 
 /// Run `build`.
 pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
-    let roots = if args.paths.is_empty() {
-        let (found, looked) = default_roots();
-        if found.is_empty() {
-            let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
+    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
+    let (roots, locations) = if args.paths.is_empty() {
+        let defaults = default_locations();
+        let roots = defaults.roots();
+        if roots.is_empty() {
+            let list: Vec<&str> = defaults.locations.iter().map(|l| l.path.as_str()).collect();
             bail!(
                 "no Pi session directory found (looked in {}): pass the directory to index, e.g. `pi-index build ~/path/to/sessions`",
                 list.join(", ")
             );
         }
-        found
+        warnings = defaults.warnings;
+        notes = defaults.notes;
+        (roots, defaults.locations)
     } else {
         for p in &args.paths {
             if !p.exists() {
                 bail!("{}: no such file or directory", p.display());
             }
         }
-        args.paths.clone()
+        (args.paths.clone(), named_locations(&args.paths))
     };
     let threads = args
         .threads
@@ -99,6 +116,8 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         threads,
         memory_budget: (args.memory as usize) << 20,
         full: args.full,
+        prune: args.prune,
+        locations,
     };
 
     let show_bar = !args.quiet && !args.json && output::can_draw_progress();
@@ -120,6 +139,14 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     let report = report?;
 
     let mut err = output::stderr();
+    if !args.quiet {
+        for w in &warnings {
+            writeln!(err, "pi-index: warning: {w}")?;
+        }
+        for n in &notes {
+            writeln!(err, "pi-index: note: {n}")?;
+        }
+    }
     for e in &report.errors {
         writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
     }
@@ -133,8 +160,37 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         for n in &report.newer_versions {
             writeln!(err, "pi-index: note: {}: {}", n.path, n.reason)?;
         }
+        for m in &report.moved {
+            writeln!(
+                err,
+                "pi-index: note: moved: {} is now {} (indexed there)",
+                m.from, m.to
+            )?;
+        }
+        for st in &report.stale_roots {
+            let n = plural(st.sessions, "session", "sessions");
+            if st.pruned {
+                writeln!(
+                    err,
+                    "pi-index: note: {n} indexed from {}, which this build does not read: removed (--prune)",
+                    st.root
+                )?;
+            } else {
+                writeln!(
+                    err,
+                    "pi-index: note: {n} indexed from {}, which this build does not read: kept, still searchable (`pi-index build --prune` removes them)",
+                    st.root
+                )?;
+            }
+        }
     }
     if args.verbose {
+        for l in &report.roots {
+            match &l.note {
+                None => writeln!(err, "read {} ({})", l.path, l.why)?,
+                Some(n) => writeln!(err, "not read {} ({}): {n}", l.path, l.why)?,
+            }
+        }
         for r in &report.rejected {
             writeln!(err, "rejected {}: {}", r.path, r.reason)?;
         }
@@ -144,6 +200,38 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         if report.damaged_more > 0 {
             writeln!(err, "… and {} more damaged lines", report.damaged_more)?;
         }
+        for d in &report.recovered {
+            writeln!(err, "recovered {}:{}: {}", d.path, d.line, d.error)?;
+        }
+        if report.recovered_more > 0 {
+            writeln!(err, "… and {} more recovered lines", report.recovered_more)?;
+        }
+        for t in &report.messages_truncated {
+            writeln!(
+                err,
+                "truncated {}:{}: a line of {}, {} of its text indexed: the rest cannot be found",
+                t.path,
+                t.line,
+                size(t.line_bytes),
+                size(t.indexed_bytes)
+            )?;
+        }
+        if report.messages_truncated_more > 0 {
+            writeln!(
+                err,
+                "… and {} more truncated lines",
+                report.messages_truncated_more
+            )?;
+        }
+    } else if !args.quiet && !report.messages_truncated.is_empty() {
+        let n = report.messages_truncated.len() as u64 + report.messages_truncated_more;
+        let cap = size(max_document_bytes() as u64);
+        let what = if n == 1 {
+            format!("1 line holds more text than one message indexes: only its first {cap} is indexed (-v lists it)")
+        } else {
+            format!("{n} lines hold more text than one message indexes: only the first {cap} of each is indexed (-v lists them)")
+        };
+        writeln!(err, "pi-index: note: {what}")?;
     }
     drop(err);
 
@@ -159,35 +247,76 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     Ok(EXIT_OK)
 }
 
+/// `1 session`, `2 sessions`.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The one-line summary.
 fn summary(r: &BuildReport, index_dir: &Path) -> String {
+    let changed =
+        r.files_indexed + r.files_deleted + r.files_moved + r.files_pruned + r.files_failed > 0
+            || r.rebuilt.is_some();
+    let mut counts = vec![plural(r.files_scanned, "file seen", "files seen")];
+    counts.push(format!("{} rejected", r.files_rejected));
+    for (n, what) in [
+        (r.files_unchanged, "unchanged"),
+        (r.files_grown, "grown"),
+        (r.files_replaced, "replaced"),
+        (r.files_moved, "moved"),
+        (r.files_deleted, "deleted"),
+        (r.files_stale, "kept from dirs not read"),
+        (r.files_pruned, "pruned"),
+        (r.files_failed, "unreadable"),
+    ] {
+        if n > 0 {
+            counts.push(format!("{n} {what}"));
+        }
+    }
+    if !changed {
+        return format!(
+            "index up to date: {}, nothing changed ({}) in {:.2} s: {}",
+            plural(r.sessions, "session", "sessions"),
+            counts.join(", "),
+            r.elapsed_ms as f64 / 1e3,
+            index_dir.display()
+        );
+    }
     let mut s = format!(
-        "indexed {} sessions ({} files seen, {} rejected",
-        r.sessions, r.files_scanned, r.files_rejected
+        "indexed {} ({}): {}, {}",
+        plural(r.files_indexed, "session", "sessions"),
+        counts.join(", "),
+        plural(r.messages_indexed, "message", "messages"),
+        plural(r.lines_damaged, "damaged line", "damaged lines"),
     );
-    if r.files_unchanged > 0 {
-        s += &format!(", {} unchanged", r.files_unchanged);
-    }
-    if r.files_grown > 0 {
-        s += &format!(", {} grown", r.files_grown);
-    }
-    if r.files_replaced > 0 {
-        s += &format!(", {} replaced", r.files_replaced);
-    }
-    if r.files_deleted > 0 {
-        s += &format!(", {} deleted", r.files_deleted);
-    }
-    if r.files_failed > 0 {
-        s += &format!(", {} unreadable", r.files_failed);
+    if r.lines_recovered > 0 {
+        s += &format!(
+            ", {}",
+            plural(
+                r.lines_recovered,
+                "line of glued entries split",
+                "lines of glued entries split"
+            )
+        );
     }
     s += &format!(
-        "): {} messages, {} damaged lines, {:.1} MB in {:.2} s ({:.0} MB/s) into {}",
-        r.messages_indexed,
-        r.lines_damaged,
+        ", {:.1} MB in {:.2} s ({:.0} MB/s) into {}",
         r.bytes_read as f64 / 1e6,
         r.elapsed_ms as f64 / 1e3,
         r.mb_per_s,
         index_dir.display()
     );
+    if r.sessions != r.files_indexed {
+        s += &format!("; it holds {}", plural(r.sessions, "session", "sessions"));
+    }
     s
+}
+
+/// A size in decimal units, as the summary prints them.
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
 }

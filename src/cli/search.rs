@@ -31,14 +31,14 @@ pub enum SortArg {
 pub struct SearchArgs {
     /// The query: words (ANDed), "phrases", OR (AND binds tighter),
     /// -word or NOT word, parentheses, prefix*, * for everything, and
-    /// filters role:, cwd:, session:, model:, after:, before:,
+    /// filters role:, cwd:, session:, name:, model:, after:, before:,
     /// branch:active, which the operators apply to like words. A query that
     /// starts with `-` goes after `--`: `pi-index search -- -flaky`.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
 
-    /// Only these roles: user, assistant, thinking, tool, summary, custom
-    /// (comma separated).
+    /// Only these roles: user, assistant, thinking, tool, summary, custom,
+    /// system (comma separated).
     #[arg(long, value_name = "ROLES")]
     pub role: Option<String>,
 
@@ -251,6 +251,10 @@ fn print_grouped<W: Write>(
             if !h.doc.active {
                 write!(out, " ")?;
                 out.paint(Paint::Warn, "[abandoned branch]")?;
+            }
+            if let Some(mark) = super::show::edited_mark(h.doc.edited) {
+                write!(out, " ")?;
+                out.paint(Paint::Warn, mark)?;
             }
             write!(out, ": ")?;
             highlight(out, &h.snippet, &h.highlights)?;

@@ -1,4 +1,7 @@
-//! `pi-index sessions`: one line per session, newest first.
+//! `pi-index sessions [QUERY]`: one line per session, newest first; with a
+//! query, the sessions it finds, best first (by name, first user message
+//! and matching messages: see `pi_index::search::sessions`), each with its
+//! best hit's snippet.
 
 use std::io::Write;
 use std::path::Path;
@@ -6,16 +9,27 @@ use std::path::Path;
 use clap::Args;
 
 use pi_index::index::PiIndex;
-use pi_index::search::query::{normalize_dir, parse_when};
+use pi_index::search::query::{normalize_dir, parse_when, Filters};
+use pi_index::search::{Matched, SessionQuery, SessionSummary};
 
 use pi_index::output::Paint;
 
-use super::output::{self, cut, short_time, ColorChoice};
+use super::output::{self, cut, highlight, short_time, ColorChoice};
 use super::EXIT_OK;
 
 /// Arguments of `pi-index sessions`.
 #[derive(Args, Debug)]
 pub struct SessionsArgs {
+    /// Find sessions: the query language of `search` (name:WORDS too),
+    /// ranked by the session's name, its first user message and its
+    /// matching messages. Without it: every session, newest first.
+    #[arg(value_name = "QUERY")]
+    pub query: Vec<String>,
+
+    /// With a QUERY: how many sessions to print.
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    pub limit: usize,
+
     /// Only sessions whose directory is DIR or below it.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<String>,
@@ -46,23 +60,27 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     if super::hint_if_empty(&pi, &searcher) {
         return Ok(EXIT_OK);
     }
-    let sessions = pi.sessions(&searcher)?;
-    let mut json = args.json.then(output::json_stdout);
-    let mut out = output::stdout(!args.json && args.color.enabled());
-    for s in &sessions {
+    let keep = |s: &SessionSummary| {
         if let Some(d) = &dir {
             let cwd = s.cwd.as_deref().unwrap_or("");
             let below = cwd
                 .strip_prefix(d.as_str())
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || d == "/");
             if !below {
-                continue;
+                return false;
             }
         }
-        if let Some(t) = since {
-            if s.last_ms.is_none_or(|l| l < t) {
-                continue;
-            }
+        since.is_none_or(|t| s.last_ms.is_some_and(|l| l >= t))
+    };
+    if !args.query.is_empty() {
+        return found(&args, &pi, &searcher, keep);
+    }
+    let sessions = pi.sessions(&searcher)?;
+    let mut json = args.json.then(output::json_stdout);
+    let mut out = output::stdout(!args.json && args.color.enabled());
+    for s in &sessions {
+        if !keep(s) {
+            continue;
         }
         if let Some(json) = &mut json {
             json.line(s)?;
@@ -80,4 +98,82 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// `sessions QUERY`: the sessions found, best first.
+fn found(
+    args: &SessionsArgs,
+    pi: &PiIndex,
+    searcher: &tantivy::Searcher,
+    keep: impl Fn(&SessionSummary) -> bool,
+) -> anyhow::Result<std::process::ExitCode> {
+    let now = pi_index::search::query::Now::system();
+    let sessions = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+    let req = SessionQuery {
+        query: args.query.join(" "),
+        filters: Filters::default(),
+        // --cwd and --since are applied to the rows: ask for them all.
+        limit: sessions,
+        snippet_chars: 160,
+        now,
+    };
+    let result = pi.search_sessions(searcher, &req)?;
+    let mut err = output::stderr();
+    for w in result.warnings.iter().take(20) {
+        writeln!(
+            err,
+            "pi-index: warning: query position {}: {}",
+            w.position, w.message
+        )?;
+    }
+    drop(err);
+    let hits: Vec<_> = result
+        .hits
+        .iter()
+        .filter(|h| keep(&h.session))
+        .take(args.limit)
+        .collect();
+    if args.json {
+        let mut out = output::json_stdout();
+        for h in &hits {
+            out.line(h)?;
+        }
+        out.flush()?;
+    } else {
+        let mut out = output::stdout(args.color.enabled());
+        for h in &hits {
+            let s = &h.session;
+            write!(out, "{}  ", short_time(s.last.as_deref()))?;
+            out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
+            write!(out, "  ")?;
+            out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
+            // What it was found by: its name, its first message, or
+            // messages alone; and how many messages match.
+            let by = match h.matched {
+                Matched::Name => "name",
+                Matched::Title => "title",
+                Matched::Messages => "messages",
+            };
+            let m = if h.matches == 1 {
+                "message"
+            } else {
+                "messages"
+            };
+            write!(out, "  [{by}] {} {m}  ", h.matches)?;
+            out.paint_line(Paint::Dim, &s.session_id)?;
+            write!(out, "    ")?;
+            if let Some(hit) = &h.hit {
+                out.paint(Paint::Role, &format!("[{}]", hit.doc.role))?;
+                write!(out, " line {}: ", hit.doc.line)?;
+            }
+            highlight(&mut out, &h.snippet, &h.highlights)?;
+            writeln!(out)?;
+        }
+        out.flush()?;
+    }
+    Ok(if hits.is_empty() {
+        super::EXIT_NOTHING
+    } else {
+        EXIT_OK
+    })
 }

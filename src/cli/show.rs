@@ -6,6 +6,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
+use pi_index::pi::Edited;
 
 use super::{output, EXIT_OK};
 
@@ -16,8 +17,9 @@ pub enum Format {
     Text,
     /// One JSON object per document, in file order.
     Json,
-    /// MemPalace's transcript format: `> ` before each user turn, the
-    /// reply on the following lines, a blank line after each exchange.
+    /// MemPalace's transcript, byte for byte: `> ` before each user
+    /// message (its first line), the reply on the next line, an empty line
+    /// after each turn.
     Transcript,
 }
 
@@ -44,6 +46,49 @@ pub struct ShowArgs {
     /// session has is the whole session).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
+}
+
+/// The transcript MemPalace 3.11.0 files for these messages, byte for
+/// byte (its `normalize._messages_to_transcript`, which its Pi importer
+/// feeds with every user and assistant message in file order): a user
+/// message is `> ` and its text (only its first line is marked, as
+/// MemPalace's exchange chunking expects), the assistant message right
+/// after it, if any, follows on the next line; an assistant message
+/// without a question stands alone; every turn is followed by an empty
+/// line, and the lines are joined with `\n` (so the text ends with one).
+/// Other roles take no part.
+pub fn transcript(docs: &[pi_index::search::StoredDoc]) -> String {
+    use pi_index::pi::Role;
+    let turns: Vec<_> = docs
+        .iter()
+        .filter(|d| matches!(d.role, Role::User | Role::Assistant))
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < turns.len() {
+        let d = turns[i];
+        i += 1;
+        if d.role == Role::User {
+            lines.push(format!("> {}", d.text));
+            if let Some(reply) = turns.get(i).filter(|r| r.role == Role::Assistant) {
+                lines.push(reply.text.clone());
+                i += 1;
+            }
+        } else {
+            lines.push(d.text.clone());
+        }
+        lines.push(String::new());
+    }
+    lines.join("\n")
+}
+
+/// How people are told what a `context_edit` did to a message.
+pub fn edited_mark(edited: Edited) -> Option<&'static str> {
+    match edited {
+        Edited::No => None,
+        Edited::Omitted => Some("[omitted from the model's context]"),
+        Edited::Replaced => Some("[replaced in the model's context]"),
+    }
 }
 
 /// Which documents `show` prints.
@@ -93,29 +138,7 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     let mut out = output::stdout(false);
     match args.format {
         Format::Json => unreachable!("printed above"),
-        Format::Transcript => {
-            let mut open = false;
-            for d in &docs {
-                match d.role.as_str() {
-                    "user" => {
-                        if open {
-                            writeln!(out)?;
-                        }
-                        for l in d.text.lines() {
-                            writeln!(out, "> {l}")?;
-                        }
-                        open = true;
-                    }
-                    "assistant" => {
-                        writeln!(out, "{}", d.text)?;
-                    }
-                    _ => continue,
-                }
-            }
-            if open {
-                writeln!(out)?;
-            }
-        }
+        Format::Transcript => out.write_all(transcript(&docs).as_bytes())?,
         Format::Text => {
             if let Some(first) = docs.first() {
                 let title = first.session_name.as_deref().unwrap_or("(unnamed session)");
@@ -130,15 +153,20 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
             }
             for d in &docs {
                 let branch = if d.active { "" } else { " (abandoned branch)" };
+                let edited = edited_mark(d.edited).map_or(String::new(), |m| format!(" {m}"));
                 writeln!(
                     out,
-                    "\n[{}] {} line {}{}",
+                    "\n[{}] {} line {}{}{}",
                     d.role,
                     d.timestamp.as_deref().unwrap_or("-"),
                     d.line,
-                    branch
+                    branch,
+                    edited
                 )?;
                 writeln!(out, "{}", d.text)?;
+                if let Some(r) = &d.replacement {
+                    writeln!(out, "[sent to the model instead]\n{r}")?;
+                }
             }
         }
     }

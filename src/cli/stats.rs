@@ -52,6 +52,17 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         stats.built_at.as_deref().unwrap_or("never"),
         stats.kinds.as_deref().unwrap_or("-")
     )?;
+    if !stats.roots.is_empty() {
+        writeln!(out, "read from")?;
+        for r in &stats.roots {
+            let state = if r.read { "read" } else { "not read" };
+            let note = r
+                .note
+                .as_deref()
+                .map_or(String::new(), |n| format!(": {n}"));
+            writeln!(out, "  {} ({}; {state}{note})", r.path, r.why)?;
+        }
+    }
     writeln!(out, "top projects")?;
     for p in &stats.top_projects {
         writeln!(

@@ -50,6 +50,7 @@ pub struct SessionDoc {
     pub(super) started_ms: Option<i64>,
     pub(super) last_ms: Option<i64>,
     pub(super) state: FileState,
+    pub(super) root: Option<String>,
 }
 
 /// A value lent to tantivy.
@@ -126,6 +127,12 @@ fn message_field(m: &MessageDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .entry_id
             .as_deref()
             .map(|id| (f.entry_id, PiValue::Str(id))),
+        // Rare: written only when there is something to say.
+        9 => (d.edited != crate::pi::Edited::No).then(|| (f.edited, PiValue::U64(d.edited.rank()))),
+        10 => d
+            .replacement
+            .as_deref()
+            .map(|r| (f.replacement, PiValue::Str(r))),
         _ => return None,
     })
 }
@@ -158,8 +165,9 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
         16 => Some((f.indexed_to, PiValue::U64(st.indexed_to))),
         17 => Some((f.head_hash, PiValue::U64(st.head_hash))),
         18 => Some((f.tail_hash, PiValue::U64(st.tail_hash))),
+        19 => s.root.as_deref().map(|r| (f.root, PiValue::Str(r))),
         n => {
-            let m = s.models.get(n - 19)?;
+            let m = s.models.get(n - 20)?;
             Some((f.models, PiValue::Str(m)))
         }
     })
@@ -193,6 +201,8 @@ mod tests {
                 timestamp_ms: Some(1_000),
                 model: Some("anthropic/opus".into()),
                 active: false,
+                edited: crate::pi::Edited::No,
+                replacement: None,
                 text: "hello".into(),
             },
         ));
@@ -227,6 +237,7 @@ mod tests {
             started_ms: None,
             last_ms: None,
             state: FileState::default(),
+            root: None,
         }));
         let models: Vec<_> = doc
             .iter_fields_and_values()
@@ -234,6 +245,6 @@ mod tests {
             .map(|(_, v)| v.as_str().unwrap().to_owned())
             .collect();
         assert_eq!(models, ["a", "b"]);
-        assert_eq!(doc.iter_fields_and_values().count(), 19 + 2 - 4);
+        assert_eq!(doc.iter_fields_and_values().count(), 20 + 2 - 5);
     }
 }

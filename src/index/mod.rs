@@ -49,6 +49,9 @@ pub struct BuildInfo {
     pub sessions: u64,
     /// Documents in the index.
     pub documents: u64,
+    /// Where the last build that committed read sessions from, and why.
+    #[serde(default)]
+    pub roots: Vec<crate::discover::Location>,
 }
 
 /// Errors opening an index, each saying what to do about it.

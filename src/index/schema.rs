@@ -30,6 +30,8 @@
 //! | `model` | messages | u64 (a hash of the model's name, 0 for none), fast | `model:` filters, which find the matching names among the sessions' `models` and keep messages by their hashes; printed through the session's names |
 //! | `line` | messages | stored | file order for `show` and `--around` |
 //! | `entry_id` | messages | stored | printed only |
+//! | `edited` | messages | u64 (0 none, 1 omitted, 2 replaced), fast, only when not 0 | the `edited` mark of `show` and `--json`: what Pi 1.6's `context_edit` did to the message for the model; rare, so the column is sparse |
+//! | `replacement` | messages | tokenized with positions, stored, only when replaced | the text the model is sent instead of the message: searched with `text` (a hit is the message the user saw), shown by `show` |
 //! | `kind` | sessions | raw term | `session` on session documents; searches exclude them |
 //! | `session_key` | sessions | u64, indexed | a message's session document, looked up by its key |
 //! | `session_id` | sessions | raw term, stored | `session:ID` filters and `show ID` (by term, and by prefix through the term dictionary) |
@@ -37,7 +39,8 @@
 //! | `cwd` | sessions | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
 //! | `session_name` | sessions | tokenized, stored | the name a user gave the session: `name:` filters search it, hits show it |
 //! | `models` | sessions | raw terms, stored | every model the session's messages name: the dictionary `model:` fragments are matched against, and the names printed |
-//! | `title` | sessions | stored | the first user message, for listings and headings |
+//! | `title` | sessions | tokenized with positions, stored | the first user message, for listings and headings, and what `sessions QUERY` ranks besides the name |
+//! | `root` | sessions | raw string, fast | the session directory (or file) the build found it under, so a later build that does not read that directory can say whose sessions it kept |
 //! | `messages` | sessions | u64 stored | how many documents the session has |
 //! | `started`, `last` | sessions | date (ms), stored | the session's start and its last document's time |
 //! | `file` | sessions | raw string, fast | the path again, as a column, so a build reads the state of 10,000 files without touching the doc store |
@@ -58,7 +61,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -125,6 +128,12 @@ pub struct Fields {
     pub head_hash: Field,
     /// Sessions: hash of the bytes before `indexed_to`.
     pub tail_hash: Field,
+    /// Messages: the edit mark ([`crate::pi::Edited::rank`]).
+    pub edited: Field,
+    /// Messages: the text the model is sent instead.
+    pub replacement: Field,
+    /// Sessions: the root the file was found under.
+    pub root: Field,
 }
 
 /// The key that joins a session file's messages to its session document:
@@ -176,7 +185,7 @@ impl Fields {
             cwd: b.add_text_field("cwd", STRING | STORED),
             session_name: b.add_text_field("session_name", tokenized(true)),
             models: b.add_text_field("models", STRING | STORED),
-            title: b.add_text_field("title", STORED),
+            title: b.add_text_field("title", tokenized(true)),
             messages: b.add_u64_field("messages", STORED),
             started: b.add_date_field("started", ms.clone().set_stored()),
             last: b.add_date_field("last", ms.set_stored()),
@@ -188,6 +197,9 @@ impl Fields {
             indexed_to: b.add_u64_field("indexed_to", fast()),
             head_hash: b.add_u64_field("head_hash", fast()),
             tail_hash: b.add_u64_field("tail_hash", fast()),
+            edited: b.add_u64_field("edited", fast()),
+            replacement: b.add_text_field("replacement", tokenized(true)),
+            root: b.add_text_field("root", TextOptions::default().set_fast("raw")),
         };
         (b.build(), fields)
     }

@@ -66,6 +66,9 @@ pub struct SessionMeta<'a> {
     pub name: Option<&'a str>,
     /// Session start, epoch milliseconds.
     pub started_ms: Option<i64>,
+    /// The root (a session directory, or a file named alone) the file was
+    /// found under.
+    pub root: Option<&'a str>,
 }
 
 impl<'a> SessionMeta<'a> {
@@ -77,6 +80,7 @@ impl<'a> SessionMeta<'a> {
             cwd: session.header.cwd.as_deref(),
             name: session.name.as_deref(),
             started_ms: session.header.started_ms,
+            root: None,
         }
     }
 
@@ -271,6 +275,49 @@ impl IndexStore {
                         tail_hash: v(&tail),
                     },
                 );
+            }
+        }
+        Ok(out)
+    }
+
+    /// The root each session file was found under, by path, for the files
+    /// of `paths` (read from fast columns; a file recorded without one is
+    /// left out).
+    pub fn file_roots(
+        &self,
+        paths: &std::collections::HashSet<&str>,
+    ) -> Result<HashMap<String, String>, IndexError> {
+        let pi = &self.pi;
+        let err = |e| tantivy_err(&pi.dir, e);
+        let searcher = pi.searcher()?;
+        let mut out = HashMap::new();
+        if paths.is_empty() {
+            return Ok(out);
+        }
+        for seg in searcher.segment_readers() {
+            let ff = seg.fast_fields();
+            let (Some(file), Some(root)) =
+                (ff.str("file").map_err(err)?, ff.str("root").map_err(err)?)
+            else {
+                continue;
+            };
+            let (mut p, mut r) = (String::new(), String::new());
+            for doc in 0..seg.max_doc() {
+                if seg.is_deleted(doc) {
+                    continue;
+                }
+                let (Some(po), Some(ro)) = (file.term_ords(doc).next(), root.term_ords(doc).next())
+                else {
+                    continue;
+                };
+                p.clear();
+                r.clear();
+                file.ord_to_str(po, &mut p).map_err(|e| err(e.into()))?;
+                if !paths.contains(p.as_str()) {
+                    continue;
+                }
+                root.ord_to_str(ro, &mut r).map_err(|e| err(e.into()))?;
+                out.insert(p.clone(), r.clone());
             }
         }
         Ok(out)
@@ -490,6 +537,7 @@ impl IndexBuilder {
             started_ms: meta.started_ms,
             last_ms: rec.last_ms,
             state: rec.state,
+            root: meta.root.map(str::to_owned),
         })))
     }
 
@@ -532,7 +580,13 @@ impl IndexBuilder {
     /// Write out the last open segments (in parallel), hand every new
     /// segment to tantivy, apply the withdrawals, commit with the build's
     /// record, wait for merges, and count what the index now holds.
-    pub fn commit(mut self, kinds: &str, now_ms: i64) -> Result<BuildInfo, IndexError> {
+    /// `roots` records where the build read sessions from, for `stats`.
+    pub fn commit(
+        mut self,
+        kinds: &str,
+        now_ms: i64,
+        roots: &[crate::discover::Location],
+    ) -> Result<BuildInfo, IndexError> {
         let open: Vec<Open> = self
             .slots
             .iter_mut()
@@ -571,6 +625,7 @@ impl IndexBuilder {
             built_at_ms: now_ms,
             sessions: 0,
             documents: 0,
+            roots: roots.to_vec(),
         };
         let payload = serde_json::to_string(&info).expect("build info serializes");
         let mut prepared = match self.writer.prepare_commit() {

@@ -2,7 +2,7 @@
 //! brought up to date before each tool call by an incremental build.
 //!
 //! A refresh is [`crate::pipeline::build`] with the roots `pi-index build`
-//! uses without a PATH ([`crate::discover::default_roots`]), or the server's
+//! uses without a PATH ([`crate::discover::default_locations`]), or the server's
 //! own PATHs, and the kinds the index was built with (a refresh must never
 //! turn into a rebuild with other kinds). When nothing changed the build
 //! takes no lock and writes nothing; after one that committed, the reader
@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tantivy::{IndexReader, ReloadPolicy, Searcher};
 
-use crate::discover::default_roots;
+use crate::discover::{default_locations, named_locations};
 use crate::index::{IndexError, PiIndex};
 use crate::pi::Kinds;
 use crate::pipeline::{build, BuildError, BuildOptions};
@@ -174,12 +174,16 @@ impl State {
     }
 
     fn refresh(&self, opened: &mut Option<Opened>, looked: &mut Vec<PathBuf>) -> Refresh {
-        let roots = if self.opts.roots.is_empty() {
-            let (found, tried) = default_roots();
-            *looked = tried;
-            found
+        let (roots, locations) = if self.opts.roots.is_empty() {
+            let defaults = default_locations();
+            *looked = defaults
+                .locations
+                .iter()
+                .map(|l| PathBuf::from(&l.path))
+                .collect();
+            (defaults.roots(), defaults.locations)
         } else {
-            self.opts.roots.clone()
+            (self.opts.roots.clone(), named_locations(&self.opts.roots))
         };
         if roots.is_empty() {
             let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
@@ -206,6 +210,8 @@ impl State {
             threads: self.opts.threads,
             memory_budget: self.opts.memory_budget,
             full: false,
+            prune: false,
+            locations,
         };
         match build(&opts, &|_| {}) {
             Ok(report) => {

@@ -3,12 +3,13 @@
 //! it can be and counted, and the extracted documents, tree links and
 //! session facts gathered into a [`ParsedChunk`].
 
-use super::document::Damage;
+use super::document::{Damage, Truncation};
 use super::entry::{peek, peek_links, LineParser, Peek};
 use super::extract::{extract_line, EntryMeta, ModelName};
-use super::repair;
+use super::giant::{self, max_document_bytes, End};
+use super::{glued, repair};
 use super::{Document, Kinds, Role};
-use crate::source::Lines;
+use crate::source::{Lines, Release, KEEP_PAGES};
 
 /// Tree links of one entry, as byte ranges into the chunk's id arena.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +18,15 @@ pub(super) struct Link {
     pub(super) parent: Option<(u32, u32)>,
     /// Byte offset of the entry's line in its file.
     pub(super) offset: u64,
+}
+
+/// A `context_edit` entry: its link, its target's id (a range of the id
+/// arena) and the replacement's text (`None`: the target is omitted).
+#[derive(Debug)]
+pub(super) struct EditEntry {
+    pub(super) link: u32,
+    pub(super) target: (u32, u32),
+    pub(super) replacement: Option<String>,
 }
 
 /// A document before the whole file is known: its line number is relative
@@ -38,7 +48,15 @@ pub struct ParsedChunk {
     pub(super) arena: String,
     pub(super) model_changes: Vec<(u64, String)>,
     pub(super) names: Vec<(u64, Option<String>)>,
+    pub(super) edits: Vec<EditEntry>,
     pub(super) damage: Vec<Damage>,
+    /// Lines that held several entries glued together, split and read.
+    pub(super) recovered: Vec<Damage>,
+    /// Lines whose text was indexed only in part.
+    pub(super) truncated: Vec<Truncation>,
+    /// A document of the line being read was cut to
+    /// [`max_document_bytes`].
+    capped: bool,
     /// Lines in the chunk, blank ones included.
     pub lines: u64,
     /// Bytes of the lines that were fully parsed (the rest were skipped by
@@ -52,6 +70,8 @@ pub struct ChunkParser {
     parser: LineParser,
     scratch: String,
     repaired: Vec<u8>,
+    /// The bounded copy of a giant line.
+    giant: Vec<u8>,
 }
 
 impl Default for ChunkParser {
@@ -65,6 +85,7 @@ impl Default for ChunkParser {
 pub(super) const NO_LINK: u32 = u32::MAX;
 
 /// Context for extracting one line's documents.
+#[derive(Clone, Copy)]
 pub(super) struct LineCtx {
     pub(super) kinds: Kinds,
     pub(super) line: u64,
@@ -82,6 +103,7 @@ impl ChunkParser {
             parser: LineParser::new(),
             scratch: String::new(),
             repaired: Vec::new(),
+            giant: Vec::new(),
         }
     }
 
@@ -95,7 +117,23 @@ impl ChunkParser {
         version: u64,
         kinds: Kinds,
     ) -> ParsedChunk {
-        self.parse_with(bytes, offset, version, kinds, false)
+        self.parse_with(bytes, offset, version, kinds, false, KEEP_PAGES)
+    }
+
+    /// [`ChunkParser::parse_chunk`], telling `release(start, end)` which
+    /// byte ranges of `bytes` it is done with while it looks for the end
+    /// of a giant line and reads it (see [`giant`]), so that
+    /// a caller reading from a mapping can drop those pages from memory
+    /// as it goes.
+    pub fn parse_chunk_paged(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        version: u64,
+        kinds: Kinds,
+        release: Release<'_>,
+    ) -> ParsedChunk {
+        self.parse_with(bytes, offset, version, kinds, false, release)
     }
 
     /// Read only what an incremental build needs from lines it indexed
@@ -103,8 +141,22 @@ impl ChunkParser {
     /// are not parsed (their links come from the prefix scan), no document
     /// is produced and damage is not reported again.
     pub fn parse_links(&mut self, bytes: &[u8], offset: u64, version: u64) -> ParsedChunk {
-        let mut out = self.parse_with(bytes, offset, version, Kinds::default(), true);
+        self.parse_links_paged(bytes, offset, version, KEEP_PAGES)
+    }
+
+    /// [`ChunkParser::parse_links`], releasing pages as
+    /// [`ChunkParser::parse_chunk_paged`] does.
+    pub fn parse_links_paged(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        version: u64,
+        release: Release<'_>,
+    ) -> ParsedChunk {
+        let mut out = self.parse_with(bytes, offset, version, Kinds::default(), true, release);
         out.damage.clear();
+        out.recovered.clear();
+        out.truncated.clear();
         out
     }
 
@@ -115,10 +167,12 @@ impl ChunkParser {
         version: u64,
         kinds: Kinds,
         links_only: bool,
+        release: Release<'_>,
     ) -> ParsedChunk {
         let needs_ids = version >= 2;
+        let giant = max_document_bytes();
         let mut out = ParsedChunk::default();
-        for line in Lines::new(bytes, offset, 0) {
+        for line in Lines::releasing(bytes, offset, 0, release) {
             out.lines += 1;
             let b = line.bytes;
             if b.trim_ascii().is_empty() {
@@ -130,8 +184,11 @@ impl ChunkParser {
                 peek(b, kinds, needs_ids)
             };
             if let Peek::Skip { id, parent } = peeked {
-                out.push_link(id, parent, line.offset);
-                continue;
+                // The prefix only shows the first of glued entries.
+                if !glued::may_be_glued(b) {
+                    out.push_link(id, parent, line.offset);
+                    continue;
+                }
             }
             out.bytes_parsed += b.len() as u64;
             let ctx = LineCtx {
@@ -141,11 +198,27 @@ impl ChunkParser {
                 links_only,
                 recovered: false,
             };
+            let docs_before = out.docs.len();
+            out.capped = false;
+            if b.len() > giant {
+                // Read in bounded memory, its pages released behind.
+                let start = (line.offset - offset) as usize;
+                self.parse_giant(b, &ctx, &mut out, &|s, e| release(start + s, start + e));
+                release(start, start + b.len());
+                continue;
+            }
             let scratch = &mut self.scratch;
             let result = self
                 .parser
                 .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
             if let Err(err) = result {
+                if let Some(g) = glued::split(b) {
+                    self.read_glued(b, &g, &ctx, &mut out);
+                    if out.capped {
+                        out.record_truncation(&ctx, b.len(), docs_before);
+                    }
+                    continue;
+                }
                 let not_utf8 = std::str::from_utf8(b).is_err();
                 let recovered = not_utf8
                     && self
@@ -179,12 +252,187 @@ impl ChunkParser {
                     },
                 });
             }
+            // A line under the giant size can still give a document over
+            // the cap: invalid bytes replaced by U+FFFD take three each.
+            if out.capped {
+                out.record_truncation(&ctx, b.len(), docs_before);
+            }
         }
         out
     }
 }
 
+impl ChunkParser {
+    /// A line of glued entries: each complete object is an entry at this
+    /// line, in the tree like any other; what follows the last one is read
+    /// as a line cut short is (closed, indexed off the tree, damaged).
+    fn read_glued(&mut self, b: &[u8], g: &glued::Glued, ctx: &LineCtx, out: &mut ParsedChunk) {
+        let scratch = &mut self.scratch;
+        let mut bad = 0;
+        for r in &g.objects {
+            let object = &b[r.clone()];
+            let ok = self
+                .parser
+                .parse(object, |v| extract_line(v, ctx, scratch, out))
+                .is_ok()
+                || (std::str::from_utf8(object).is_err()
+                    && self
+                        .parser
+                        .parse_lossy(object, |v| extract_line(v, ctx, scratch, out))
+                        .is_ok());
+            bad += usize::from(!ok);
+        }
+        let n = g.objects.len();
+        let tail = if g.tail.is_empty() {
+            ""
+        } else {
+            " and the start of another, cut short"
+        };
+        out.recovered.push(Damage {
+            line: ctx.line,
+            error: format!(
+                "{n} complete JSON object{}{tail} on one line (a newline was lost): read as {} entr{}",
+                if n == 1 { "" } else { "s" },
+                n - bad,
+                if n - bad == 1 { "y" } else { "ies" },
+            ),
+        });
+        if bad > 0 {
+            out.damage.push(Damage {
+                line: ctx.line,
+                error: format!("{bad} of the {n} JSON objects glued on this line are not valid"),
+            });
+        }
+        if g.tail.is_empty() {
+            return;
+        }
+        let tail = &b[g.tail.clone()];
+        let repaired = repair::close(tail, &mut self.repaired)
+            && self
+                .parser
+                .parse(&self.repaired, |v| {
+                    let ctx = LineCtx {
+                        recovered: true,
+                        ..*ctx
+                    };
+                    extract_line(v, &ctx, scratch, out)
+                })
+                .is_ok();
+        out.damage.push(Damage {
+            line: ctx.line,
+            error: if repaired {
+                "the last JSON object on the line is cut short: the text written so far is indexed"
+                    .into()
+            } else {
+                "the last JSON object on the line is not valid JSON".into()
+            },
+        });
+    }
+
+    /// Read a giant line in bounded memory (see [`giant`]):
+    /// its bounded copy is parsed and extracted like any line, a copy cut
+    /// short is closed first, and what was left out is recorded.
+    fn parse_giant(
+        &mut self,
+        b: &[u8],
+        ctx: &LineCtx,
+        out: &mut ParsedChunk,
+        release: Release<'_>,
+    ) {
+        let mb = b.len() as f64 / 1e6;
+        let docs_before = out.docs.len();
+        let reduced = giant::reduce(
+            b,
+            ctx.kinds,
+            max_document_bytes(),
+            &mut self.giant,
+            &mut |at| release(0, at),
+        );
+        let error = |out: &mut ParsedChunk, what: String| {
+            out.damage.push(Damage {
+                line: ctx.line,
+                error: format!("{what} (a line of {mb:.1} MB): not indexed"),
+            });
+        };
+        let Some(reduced) = reduced else {
+            error(
+                out,
+                "not a JSON object whose structure can be followed".into(),
+            );
+            return self.shrink();
+        };
+        let src: &[u8] = match reduced.end {
+            End::Complete => &self.giant,
+            End::CutShort | End::Stopped => {
+                if !repair::close(&self.giant, &mut self.repaired) {
+                    error(out, "cut short where it cannot be closed".into());
+                    return self.shrink();
+                }
+                &self.repaired
+            }
+        };
+        let cut_short = reduced.end == End::CutShort;
+        let ctx = LineCtx {
+            recovered: cut_short,
+            ..*ctx
+        };
+        let scratch = &mut self.scratch;
+        let mut result = self
+            .parser
+            .parse(src, |v| extract_line(v, &ctx, scratch, out));
+        let not_utf8 = result.is_err() && std::str::from_utf8(src).is_err();
+        if not_utf8 {
+            result = self
+                .parser
+                .parse_lossy(src, |v| extract_line(v, &ctx, scratch, out));
+        }
+        match result {
+            Err(e) => error(out, e.to_string()),
+            Ok(()) if cut_short || not_utf8 => out.damage.push(Damage {
+                line: ctx.line,
+                error: match (cut_short, not_utf8) {
+                    (true, _) => format!(
+                        "cut short (a line of {mb:.1} MB): the text written so far is indexed"
+                    ),
+                    _ => "invalid UTF-8, replaced with U+FFFD".into(),
+                },
+            }),
+            Ok(()) => {}
+        }
+        if reduced.truncated || out.capped {
+            out.record_truncation(&ctx, b.len(), docs_before);
+        }
+        self.shrink();
+    }
+
+    /// Let go of the buffers a giant line grew: giant lines are rare, and
+    /// a thread's parser lives as long as the build.
+    fn shrink(&mut self) {
+        self.parser = LineParser::new();
+        self.giant = Vec::new();
+        self.repaired = Vec::new();
+        self.scratch = String::new();
+    }
+}
+
 impl ParsedChunk {
+    /// Record that the line of `ctx` (`line_bytes` long), whose documents
+    /// begin at `docs[first_doc]`, was indexed only in part.
+    fn record_truncation(&mut self, ctx: &LineCtx, line_bytes: usize, first_doc: usize) {
+        if ctx.links_only {
+            return;
+        }
+        let indexed_bytes = self.docs[first_doc..]
+            .iter()
+            .map(|d| d.doc.text.len() as u64)
+            .sum();
+        self.truncated.push(Truncation {
+            line: ctx.line,
+            line_bytes: line_bytes as u64,
+            indexed_bytes,
+        });
+    }
+
     pub(super) fn span(&mut self, s: &str) -> (u32, u32) {
         let start = self.arena.len() as u32;
         self.arena.push_str(s);
@@ -209,9 +457,18 @@ impl ParsedChunk {
         if ctx.links_only {
             return;
         }
-        let text = text.trim();
+        let mut text = text.trim();
         if text.is_empty() || !ctx.kinds.includes(role) {
             return;
+        }
+        let cap = max_document_bytes();
+        if text.len() > cap {
+            let mut cut = cap;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text = text[..cut].trim_end();
+            self.capped = true;
         }
         self.docs.push(PendingDoc {
             doc: Document {
@@ -222,6 +479,8 @@ impl ParsedChunk {
                 timestamp_ms: meta.timestamp_ms,
                 model: meta.model.map(ModelName::joined),
                 active: true,
+                edited: super::Edited::No,
+                replacement: None,
                 text: text.to_owned(),
             },
             link,

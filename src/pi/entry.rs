@@ -49,6 +49,8 @@ fn type_is_inert(ty: &str, kinds: Kinds) -> bool {
         "message" | "model_change" | "session_info" | "session" => false,
         "compaction" | "branch_summary" => !kinds.summary,
         "custom_message" => !kinds.custom,
+        // Needed for the edited marks of its target, whatever the kinds.
+        "context_edit" => false,
         // thinking_level_change, label, custom (extension state), and
         // entry types newer than this code: nothing to index.
         _ => true,
@@ -62,6 +64,7 @@ pub fn role_is_indexed(role: &str, kinds: Kinds) -> bool {
         "toolResult" | "bashExecution" => kinds.tools,
         "custom" | "hookMessage" => kinds.custom,
         "branchSummary" | "compactionSummary" => kinds.summary,
+        "system" => kinds.system,
         _ => false,
     }
 }
@@ -134,7 +137,12 @@ pub fn peek_links(line: &[u8], needs_ids: bool) -> Peek<'_> {
     peek_inner(
         line,
         needs_ids,
-        |ty| !matches!(ty, "model_change" | "session_info" | "session"),
+        |ty| {
+            !matches!(
+                ty,
+                "model_change" | "session_info" | "session" | "context_edit"
+            )
+        },
         |_| true,
     )
     .unwrap_or(Peek::Parse)
@@ -357,6 +365,7 @@ mod tests {
         tools: false,
         summary: false,
         custom: false,
+        system: false,
     };
 
     #[test]

@@ -6,7 +6,7 @@
 use simd_json::prelude::*;
 use simd_json::tape::{Array, Object, Value};
 
-use super::chunk::{LineCtx, ParsedChunk, NO_LINK};
+use super::chunk::{EditEntry, LineCtx, ParsedChunk, NO_LINK};
 use super::entry::role_is_indexed;
 use super::time::parse_iso_millis;
 use super::Role;
@@ -94,6 +94,29 @@ pub(super) fn extract_line(
                 out.push_doc(ctx, link, Role::Summary, &meta, s);
             }
         }
+        "context_edit" if link != NO_LINK => {
+            // Pi applies the latest edit per target along the active
+            // branch; which one that is is known once the file is.
+            if let Some(target) = obj.get_str("targetId") {
+                let replacement = match obj.get("replacement") {
+                    Some(r) if r.as_object().is_some() => {
+                        let r = r.as_object().expect("an object");
+                        match r.get("content") {
+                            Some(content) => content_text(content, scratch),
+                            None => scratch.clear(),
+                        }
+                        Some(scratch.trim().to_owned())
+                    }
+                    _ => None,
+                };
+                let target = out.span(target);
+                out.edits.push(EditEntry {
+                    link,
+                    target,
+                    replacement,
+                });
+            }
+        }
         "custom_message" if ctx.kinds.custom => {
             if let Some(content) = obj.get("content") {
                 content_text(content, scratch);
@@ -170,6 +193,10 @@ fn extract_message<'i>(
                 out.push_doc(ctx, link, Role::Custom, meta, scratch);
             }
         }
+        "system" => {
+            system_text(m, scratch);
+            out.push_doc(ctx, link, Role::System, meta, scratch);
+        }
         "branchSummary" | "compactionSummary" => {
             if let Some(s) = m.get_str("summary") {
                 out.push_doc(ctx, link, Role::Summary, meta, s);
@@ -206,6 +233,35 @@ impl<'a> ModelName<'a> {
     }
 }
 
+/// A `system` message as text: its `content`, then each prompt section's
+/// text in the order written (a `null` section removes one: nothing),
+/// then `name: description` of each tool it declares, one per line.
+fn system_text(m: &Object<'_, '_>, scratch: &mut String) {
+    match m.get("content") {
+        Some(content) => content_text(content, scratch),
+        None => scratch.clear(),
+    }
+    if let Some(sections) = m.get("sections").and_then(|s| s.as_object()) {
+        for (_, v) in sections.iter() {
+            if let Some(text) = v.as_str() {
+                scratch.push('\n');
+                scratch.push_str(text);
+            }
+        }
+    }
+    if let Some(tools) = m.get("toolsAdded").and_then(|t| t.as_array()) {
+        for tool in tools.iter() {
+            let Some(t) = tool.as_object() else { continue };
+            scratch.push('\n');
+            scratch.push_str(t.get_str("name").unwrap_or(""));
+            if let Some(d) = t.get_str("description") {
+                scratch.push_str(": ");
+                scratch.push_str(d);
+            }
+        }
+    }
+}
+
 /// A `content` value's text: a string as is, or its `text` blocks joined
 /// with `\n`.
 fn content_text(content: Value<'_, '_>, scratch: &mut String) {
@@ -218,7 +274,9 @@ fn content_text(content: Value<'_, '_>, scratch: &mut String) {
 }
 
 /// Join the `field` strings of blocks whose `type` is `block_type` with
-/// `\n`. Thinking blocks marked `redacted` are left out.
+/// `\n`. Thinking blocks marked `redacted` are left out, and so are empty
+/// strings: Pi shows nothing for an empty block, and MemPalace's importer
+/// (whose transcripts `show --format transcript` reproduces) drops them.
 fn join_blocks(blocks: &Array<'_, '_>, block_type: &str, field: &str, scratch: &mut String) {
     scratch.clear();
     let mut first = true;
@@ -230,7 +288,7 @@ fn join_blocks(blocks: &Array<'_, '_>, block_type: &str, field: &str, scratch: &
         if block_type == "thinking" && b.get_bool("redacted") == Some(true) {
             continue;
         }
-        let Some(text) = b.get_str(field) else {
+        let Some(text) = b.get_str(field).filter(|t| !t.is_empty()) else {
             continue;
         };
         if !first {

@@ -11,6 +11,9 @@
 //! - [`session`]: a file's chunks put back together: line numbers, the
 //!   active branch, the model in effect, the final name.
 //! - [`repair`]: a line cut short, closed so what was written is read.
+//! - [`glued`]: a line of several entries glued together, split.
+//! - [`giant`]: a line of many megabytes, read in bounded memory (its
+//!   text indexed up to [`giant::MAX_DOCUMENT_BYTES`], the cut reported).
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
 //!
@@ -24,6 +27,8 @@ pub mod document;
 pub mod entry;
 pub mod extract;
 pub mod fingerprint;
+pub mod giant;
+pub mod glued;
 pub mod repair;
 pub mod session;
 pub mod skim;
@@ -33,7 +38,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use chunk::{ChunkParser, ParsedChunk};
-pub use document::{Damage, Document};
+pub use document::{Damage, Document, Edited, Truncation};
 pub use fingerprint::{fingerprint, Header, Rejection};
 pub use session::Session;
 
@@ -52,17 +57,22 @@ pub enum Role {
     Summary,
     /// Extension messages (opt-in kind `custom`).
     Custom,
+    /// `system` messages: the system prompt's sections and the tools it
+    /// declares (opt-in kind `system`; Pi 0.86+). Last, so that the ranks
+    /// stored by older releases keep their meaning.
+    System,
 }
 
 impl Role {
     /// Every role, in the order documents of one line are emitted.
-    pub const ALL: [Role; 6] = [
+    pub const ALL: [Role; 7] = [
         Role::User,
         Role::Assistant,
         Role::Thinking,
         Role::Tool,
         Role::Summary,
         Role::Custom,
+        Role::System,
     ];
 
     /// The role's name as stored and printed.
@@ -74,6 +84,7 @@ impl Role {
             Role::Tool => "tool",
             Role::Summary => "summary",
             Role::Custom => "custom",
+            Role::System => "system",
         }
     }
 
@@ -108,7 +119,7 @@ impl FromStr for Role {
             .into_iter()
             .find(|r| r.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown role {s:?} (expected user, assistant, thinking, tool, summary or custom)")
+                format!("unknown role {s:?} (expected user, assistant, thinking, tool, summary, custom or system)")
             })
     }
 }
@@ -125,6 +136,9 @@ pub struct Kinds {
     pub summary: bool,
     /// Index custom (extension) messages.
     pub custom: bool,
+    /// Index `system` messages (the system prompt and tool declarations,
+    /// repeated in every session: rarely worth searching).
+    pub system: bool,
 }
 
 impl Kinds {
@@ -134,9 +148,10 @@ impl Kinds {
         tools: true,
         summary: true,
         custom: true,
+        system: true,
     };
 
-    /// Parse `thinking,tools,summary,custom`, `all` or `none` (comma
+    /// Parse `thinking,tools,summary,custom,system`, `all` or `none` (comma
     /// separated, any order, repeats allowed).
     pub fn parse(list: &str) -> Result<Kinds, String> {
         let mut k = Kinds::default();
@@ -146,11 +161,12 @@ impl Kinds {
                 "tools" | "tool" => k.tools = true,
                 "summary" | "summaries" => k.summary = true,
                 "custom" => k.custom = true,
+                "system" => k.system = true,
                 "all" => k = Kinds::ALL,
                 "none" => {}
                 other => {
                     return Err(format!(
-                        "unknown kind {other:?}: use thinking, tools, summary, custom, all or none"
+                        "unknown kind {other:?}: use thinking, tools, summary, custom, system, all or none"
                     ))
                 }
             }
@@ -166,6 +182,7 @@ impl Kinds {
             Role::Tool => self.tools,
             Role::Summary => self.summary,
             Role::Custom => self.custom,
+            Role::System => self.system,
         }
     }
 
@@ -183,6 +200,9 @@ impl Kinds {
         }
         if self.custom {
             v.push("custom");
+        }
+        if self.system {
+            v.push("system");
         }
         if v.is_empty() {
             "none".into()
@@ -213,6 +233,6 @@ mod tests {
             assert_eq!(r.as_str().parse::<Role>().unwrap(), r);
             assert_eq!(Role::from_rank(r.rank()), Some(r));
         }
-        assert_eq!(Role::from_rank(6), None);
+        assert_eq!(Role::from_rank(7), None);
     }
 }

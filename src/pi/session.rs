@@ -2,9 +2,11 @@
 //! with what needs the whole file resolved: line numbers, the active
 //! branch, the model in effect and the session's final name.
 
+use std::collections::HashMap;
+
 use super::branch;
 use super::chunk::{ParsedChunk, NO_LINK};
-use super::document::Damage;
+use super::document::{Damage, Edited, Truncation};
 use super::fingerprint::Header;
 use super::Document;
 
@@ -20,15 +22,84 @@ pub struct Session {
     pub documents: Vec<Document>,
     /// Damaged lines, in file order.
     pub damage: Vec<Damage>,
+    /// Lines that held several entries glued together, split and read,
+    /// in file order (a line whose last entry was cut short is also in
+    /// `damage`).
+    pub recovered: Vec<Damage>,
+    /// Lines whose text was indexed only in part (giant lines), in file
+    /// order.
+    pub truncated: Vec<Truncation>,
     /// Complete lines in the file, the header and any lines before it
     /// included.
     pub lines: u64,
     /// Bytes fully parsed.
     pub bytes_parsed: u64,
-    /// Grown files only: entries indexed before whose branch status changed
-    /// (byte offset of the entry's line, now active?). The offset names the
-    /// entry's documents in the index (see `IndexBuilder::delete_entries`).
-    pub flipped: Vec<(u64, bool)>,
+    /// Grown files only: entries indexed before whose branch status or
+    /// edit mark the new lines changed (byte offset of the entry's line,
+    /// its id, and its state now). The offset names the documents of the
+    /// entry's line in the index (see `IndexBuilder::delete_entries`), the
+    /// id which of them are the entry's (a line of glued entries holds
+    /// several).
+    pub changed: Vec<(u64, Option<String>, EntryState)>,
+}
+
+/// What the rest of a file says about one entry: whether it lies on the
+/// active branch, and what the latest `context_edit` on that branch did to
+/// it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntryState {
+    /// On the active branch?
+    pub active: bool,
+    /// The edit mark.
+    pub edited: Edited,
+    /// The replacement's text, when replaced.
+    pub replacement: Option<String>,
+}
+
+impl EntryState {
+    /// Give the documents of one entry (in their order: the first gets
+    /// the replacement) this state.
+    pub fn apply(&self, docs: &mut [Document]) {
+        for (i, d) in docs.iter_mut().enumerate() {
+            d.active = self.active;
+            d.edited = self.edited;
+            d.replacement = if i == 0 {
+                self.replacement.clone().filter(|r| !r.is_empty())
+            } else {
+                None
+            };
+        }
+    }
+}
+
+/// The latest edit of each target among the edits on the branch `active`
+/// (edits in file order, which is the branch's order: a child always
+/// follows its parent), by target id.
+fn edits_on<'a>(
+    edits: &'a [(usize, &'a str, Option<&'a str>)],
+    active: &[bool],
+) -> HashMap<&'a str, Option<&'a str>> {
+    let mut latest = HashMap::new();
+    for &(link, target, replacement) in edits {
+        if active.get(link).copied().unwrap_or(false) {
+            latest.insert(target, replacement);
+        }
+    }
+    latest
+}
+
+/// The state of the entry `id` (active or not) under `latest` edits.
+fn state_of(id: Option<&str>, active: bool, latest: &HashMap<&str, Option<&str>>) -> EntryState {
+    let edit = id.filter(|_| active).and_then(|id| latest.get(id)).copied();
+    EntryState {
+        active,
+        edited: match edit {
+            None => Edited::No,
+            Some(None) => Edited::Omitted,
+            Some(Some(_)) => Edited::Replaced,
+        },
+        replacement: edit.flatten().map(str::to_owned),
+    }
 }
 
 impl Session {
@@ -41,8 +112,8 @@ impl Session {
     /// Put a grown file back together: `old` are the chunks of the lines
     /// indexed before (read with [`ChunkParser::parse_links`](super::ChunkParser::parse_links)), `new` those
     /// appended since. The documents are the new lines' only; entries of
-    /// the old part whose branch status the new entries changed are listed
-    /// in [`Session::flipped`].
+    /// the old part whose branch status or edit mark the new entries
+    /// changed are listed in [`Session::changed`].
     pub fn finish_grown(
         header: Header,
         old: Vec<ParsedChunk>,
@@ -74,62 +145,115 @@ impl Session {
             for (l, _) in &mut c.names {
                 *l += base;
             }
-            for d in &mut c.damage {
+            for d in c.damage.iter_mut().chain(c.recovered.iter_mut()) {
                 d.line += base;
+            }
+            for t in &mut c.truncated {
+                t.line += base;
             }
             base += c.lines;
         }
 
-        // The active branch.
-        let links: Vec<branch::Link<'_>> = chunks
-            .iter()
-            .flat_map(|c| {
+        // The active branch, and the edits on it.
+        let mut ids: Vec<Option<&str>> = Vec::new();
+        let mut edits: Vec<(usize, &str, Option<&str>)> = Vec::new();
+        let links: Vec<branch::Link<'_>> = {
+            let mut links = Vec::new();
+            for c in &chunks {
                 let arena = c.arena.as_str();
-                let get = move |s: Option<(u32, u32)>| {
+                let get = |s: Option<(u32, u32)>| {
                     s.map(|(start, len)| &arena[start as usize..(start + len) as usize])
                 };
-                c.links.iter().map(move |l| branch::Link {
-                    id: get(l.id),
-                    parent: get(l.parent),
-                })
-            })
-            .collect();
+                let base = links.len();
+                for e in &c.edits {
+                    edits.push((
+                        base + e.link as usize,
+                        get(Some(e.target)).unwrap_or(""),
+                        e.replacement.as_deref(),
+                    ));
+                }
+                for l in &c.links {
+                    ids.push(get(l.id));
+                    links.push(branch::Link {
+                        id: get(l.id),
+                        parent: get(l.parent),
+                    });
+                }
+            }
+            links
+        };
         let active = if header.version >= 2 {
             branch::active(&links)
         } else {
             vec![true; links.len()]
         };
-        let mut flipped = Vec::new();
+        let latest = edits_on(&edits, &active);
+        let mut changed = Vec::new();
         if header.version >= 2 && old_links > 0 {
             let before = branch::active(&links[..old_links]);
+            let old_edits: Vec<_> = edits
+                .iter()
+                .copied()
+                .filter(|&(link, _, _)| link < old_links)
+                .collect();
+            let latest_before = edits_on(&old_edits, &before);
             let offsets = chunks.iter().flat_map(|c| c.links.iter().map(|l| l.offset));
-            for ((was, now), offset) in before.into_iter().zip(&active).zip(offsets) {
-                if was != *now {
-                    flipped.push((offset, *now));
+            for (i, offset) in offsets.take(old_links).enumerate() {
+                let was = state_of(ids[i], before[i], &latest_before);
+                let now = state_of(ids[i], active[i], &latest);
+                if was != now {
+                    changed.push((offset, ids[i].map(str::to_owned), now));
                 }
             }
         }
+        // Each document's state, by its link (repaired lines have none:
+        // off the tree, never edited).
+        let states: Vec<EntryState> = ids
+            .iter()
+            .zip(&active)
+            .map(|(id, &a)| state_of(*id, a, &latest))
+            .collect();
         drop(links);
+        drop(latest);
+        drop(edits);
+        drop(ids);
 
         // The model in effect: the last model change before each document.
         let mut changes: Vec<(u64, String)> = Vec::new();
         let mut name = None;
         let mut damage = Vec::new();
+        let mut recovered = Vec::new();
+        let mut truncated = Vec::new();
         let mut lines = first_line.saturating_sub(1);
         let mut bytes_parsed = 0;
         let mut documents = Vec::with_capacity(chunks.iter().map(|c| c.docs.len()).sum());
         let mut link_base = 0usize;
         let mut pending = Vec::new();
+        let mut last_link = usize::MAX;
         for c in chunks {
             changes.extend(c.model_changes);
             if let Some((_, n)) = c.names.into_iter().last() {
                 name = n;
             }
             damage.extend(c.damage);
+            recovered.extend(c.recovered);
+            truncated.extend(c.truncated);
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {
-                p.doc.active = p.link != NO_LINK && active[link_base + p.link as usize];
+                if p.link == NO_LINK {
+                    p.doc.active = false;
+                } else {
+                    // The replacement goes on the entry's first document.
+                    let link = link_base + p.link as usize;
+                    let st = &states[link];
+                    p.doc.active = st.active;
+                    p.doc.edited = st.edited;
+                    if link != last_link {
+                        p.doc.replacement = st.replacement.clone().filter(|r| !r.is_empty());
+                    }
+                    last_link = link;
+                }
                 pending.push(p);
             }
             link_base += c.links.len();
@@ -152,9 +276,11 @@ impl Session {
             name,
             documents,
             damage,
+            recovered,
+            truncated,
             lines,
             bytes_parsed,
-            flipped,
+            changed,
         }
     }
 }

@@ -20,7 +20,7 @@ use super::Kinds;
 /// Whether the value of `key` (inside the entry, not at its top level) can
 /// be left out under `kinds`.
 #[inline]
-fn elide(key: &[u8], kinds: Kinds) -> bool {
+pub(super) fn elide(key: &[u8], kinds: Kinds) -> bool {
     match key {
         // Tool-call arguments (both spellings); `input` is also a number in
         // `usage`, which is never indexed either.
@@ -89,7 +89,7 @@ fn skip_value(line: &[u8], i: usize) -> Option<usize> {
 }
 
 #[inline]
-fn skip_ws(line: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_ws(line: &[u8], mut i: usize) -> usize {
     while i < line.len() && line[i].is_ascii_whitespace() {
         i += 1;
     }

@@ -13,15 +13,18 @@
 //! - `report`: the options and what a build reports;
 //! - `parse`: one file's entries, parsed in chunks;
 //! - `update`: one file's update of the index (new, grown or rewritten);
+//! - `moves`: files that moved, and files outside the build's roots;
 //! - this module: the build loop over every file.
 
+mod moves;
 mod parse;
 mod report;
 mod update;
 
 pub use parse::{parse_session, read_session};
 pub use report::{
-    BuildError, BuildOptions, BuildReport, DamageReport, Rebuild, Skipped, Timings, DAMAGE_LIST_CAP,
+    BuildError, BuildOptions, BuildReport, DamageReport, Moved, Rebuild, Skipped, StaleRoot,
+    Timings, TruncationReport, DAMAGE_LIST_CAP,
 };
 
 use std::collections::HashMap;
@@ -94,16 +97,80 @@ pub fn build(
         });
     }
 
-    // Files indexed before that no longer exist.
+    // Files indexed before and not found now: moved, gone, or outside
+    // this build's roots (kept, unless --prune).
     let seen: std::collections::HashSet<String> = found
         .files
         .iter()
         .map(|c| c.path.to_string_lossy().into_owned())
         .collect();
-    let deleted: Vec<&String> = states
+    let roots = moves::canonical_roots(&opts.roots);
+    let vanished: Vec<&str> = states
         .keys()
         .filter(|p| !seen.contains(*p) && !Path::new(p).exists())
+        .map(String::as_str)
         .collect();
+    let moved = if vanished.is_empty() {
+        Vec::new()
+    } else {
+        let fresh: Vec<&Candidate> = found
+            .files
+            .iter()
+            .filter(|c| !states.contains_key(c.path.to_string_lossy().as_ref()))
+            .collect();
+        if fresh.is_empty() {
+            Vec::new()
+        } else {
+            moves::find_moves(&vanished, &fresh, &states, &store.pi, &store.pi.searcher()?)?
+        }
+    };
+    let moved_from: std::collections::HashSet<&str> =
+        moved.iter().map(|(from, _)| from.as_str()).collect();
+    let deleted: Vec<&str> = vanished
+        .iter()
+        .copied()
+        .filter(|p| !moved_from.contains(p) && moves::under_roots(&roots, p))
+        .collect();
+    let stale: std::collections::HashSet<&str> = states
+        .keys()
+        .map(String::as_str)
+        .filter(|p| !seen.contains(*p) && !moved_from.contains(p) && !moves::under_roots(&roots, p))
+        .collect();
+    if !stale.is_empty() {
+        let by_root = store.file_roots(&stale)?;
+        let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
+        for p in &stale {
+            let root = by_root
+                .get(*p)
+                .cloned()
+                .unwrap_or_else(|| "(unknown)".into());
+            *counts.entry(root).or_default() += 1;
+        }
+        report.stale_roots = counts
+            .into_iter()
+            .map(|(root, sessions)| StaleRoot {
+                root,
+                sessions,
+                pruned: opts.prune,
+            })
+            .collect();
+    }
+    let pruned: Vec<&str> = if opts.prune {
+        stale.iter().copied().collect()
+    } else {
+        Vec::new()
+    };
+    report.files_stale = stale.len() as u64;
+    report.files_pruned = pruned.len() as u64;
+    report.files_moved = moved.len() as u64;
+    report.moved = moved
+        .iter()
+        .map(|(from, to)| Moved {
+            from: from.clone(),
+            to: to.clone(),
+        })
+        .collect();
+    report.roots = opts.locations.clone();
     let unchanged = |c: &Candidate| {
         states
             .get(c.path.to_string_lossy().as_ref())
@@ -112,8 +179,20 @@ pub fn build(
     let work_files: Vec<&Candidate> = found.files.iter().filter(|c| !unchanged(c)).collect();
     report.files_unchanged = (found.files.len() - work_files.len()) as u64;
     report.files_deleted = deleted.len() as u64;
+    // Where sessions were read from is recorded for `stats`: a build that
+    // reads other places commits even when no file changed.
+    let same_roots = store
+        .info
+        .as_ref()
+        .is_some_and(|i| i.roots == opts.locations);
 
-    if rebuild.is_none() && work_files.is_empty() && deleted.is_empty() {
+    if rebuild.is_none()
+        && work_files.is_empty()
+        && deleted.is_empty()
+        && moved.is_empty()
+        && pruned.is_empty()
+        && same_roots
+    {
         // Nothing changed: no writer, no lock, no commit.
         report.sessions = states.len() as u64;
         finish_report(&mut report, started, discovered, discovered, None);
@@ -127,7 +206,7 @@ pub fn build(
     if rebuild.is_some() {
         index.delete_all()?;
     }
-    for p in &deleted {
+    for p in deleted.iter().chain(&pruned).chain(moved_from.iter()) {
         index.delete_path(p)?;
     }
     let work = Work {
@@ -179,6 +258,8 @@ pub fn build(
     results.sort_by_key(|(i, _)| *i);
 
     let mut damaged = Vec::new();
+    let mut recovered_lines = Vec::new();
+    let mut truncated: Vec<TruncationReport> = Vec::new();
     for (i, outcome) in results {
         let path = work_files[i].path.to_string_lossy().into_owned();
         match outcome {
@@ -189,6 +270,8 @@ pub fn build(
                 bytes_parsed,
                 documents,
                 damage,
+                recovered,
+                truncated: cut,
                 newer,
             } => {
                 report.files_indexed += 1;
@@ -203,6 +286,9 @@ pub fn build(
                 report.messages_indexed += documents;
                 report.lines_damaged += damage.len() as u64;
                 damaged.extend(damage);
+                report.lines_recovered += recovered.len() as u64;
+                recovered_lines.extend(recovered);
+                truncated.extend(cut);
                 if let Some(v) = newer {
                     report.newer_versions.push(Skipped {
                         path,
@@ -227,11 +313,19 @@ pub fn build(
     report.damaged_more = damaged.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
     damaged.truncate(DAMAGE_LIST_CAP);
     report.damaged = damaged;
+    recovered_lines.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    report.recovered_more = recovered_lines.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
+    recovered_lines.truncate(DAMAGE_LIST_CAP);
+    report.recovered = recovered_lines;
+    truncated.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    report.messages_truncated_more = truncated.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
+    truncated.truncate(DAMAGE_LIST_CAP);
+    report.messages_truncated = truncated;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
 
     crate::failpoint::point("before-commit");
     let committing = Instant::now();
-    let info: BuildInfo = index.commit(&kinds_list, now_ms())?;
+    let info: BuildInfo = index.commit(&kinds_list, now_ms(), &opts.locations)?;
     report.sessions = info.sessions;
     finish_report(&mut report, started, discovered, parsed, Some(committing));
     Ok(report)

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::pi::fingerprint::{read_header, FirstLine, Header, Rejection};
 use crate::pi::{ChunkParser, Kinds, ParsedChunk, Session};
-use crate::source::{chunks, complete_len, MappedFile, CHUNK_BYTES};
+use crate::source::{chunks_releasing, complete_len, MappedFile, CHUNK_BYTES};
 
 thread_local! {
     static PARSER: RefCell<ChunkParser> = RefCell::new(ChunkParser::new());
@@ -90,24 +90,29 @@ fn parse_range(
         return Vec::new();
     }
     let body = &map.bytes()[from..to];
-    let pieces = chunks(body, CHUNK_BYTES);
+    // A giant line's pages are released as the search for its end passes
+    // them (and again as it is read): never resident whole.
+    let pieces = chunks_releasing(body, CHUNK_BYTES, &|s, e| map.release(from + s, from + e));
     // Files of several chunks are where memory and page faults add up:
     // map each chunk's pages in one go before reading it, and drop them
     // from our resident set after, so peak memory is a few chunks, not the
     // file. A one-chunk file is unmapped as soon as it is done anyway.
     let manage_pages = pieces.len() > 1;
     let parse = |c: &crate::source::Chunk| -> ParsedChunk {
-        if manage_pages {
+        // A chunk much larger than the target holds a giant line: its
+        // pages are released as it is read, not all mapped at once.
+        if manage_pages && c.end - c.start <= 2 * CHUNK_BYTES {
             map.prefault(from + c.start, from + c.end);
         }
         let bytes = &body[c.start..c.end];
         let offset = (from + c.start) as u64;
+        let release = |s: usize, e: usize| map.release(from + c.start + s, from + c.start + e);
         let parsed = PARSER.with(|p| {
             let mut p = p.borrow_mut();
             if links_only {
-                p.parse_links(bytes, offset, version)
+                p.parse_links_paged(bytes, offset, version, &release)
             } else {
-                p.parse_chunk(bytes, offset, version, kinds)
+                p.parse_chunk_paged(bytes, offset, version, kinds, &release)
             }
         });
         if manage_pages {

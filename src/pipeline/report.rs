@@ -27,6 +27,12 @@ pub struct BuildOptions {
     pub memory_budget: usize,
     /// Rebuild everything instead of only what changed.
     pub full: bool,
+    /// Remove the documents of files outside `roots` (sessions of a
+    /// directory this build does not read are kept otherwise).
+    pub prune: bool,
+    /// Where `roots` come from and why, as reported and recorded for
+    /// `stats` (empty: the roots alone, as named).
+    pub locations: Vec<crate::discover::Location>,
 }
 
 /// A damaged line, as reported.
@@ -38,6 +44,20 @@ pub struct DamageReport {
     pub line: u64,
     /// What was wrong.
     pub error: String,
+}
+
+/// A line whose text was indexed only in part: a message larger than
+/// [`MAX_DOCUMENT_BYTES`](crate::pi::giant::MAX_DOCUMENT_BYTES).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TruncationReport {
+    /// The session file.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// Bytes of the line.
+    pub line_bytes: u64,
+    /// Bytes of text indexed from it (the rest cannot be found).
+    pub indexed_bytes: u64,
 }
 
 /// A file that was not indexed, and why.
@@ -64,6 +84,16 @@ pub struct BuildReport {
     pub files_replaced: u64,
     /// Files indexed before that no longer exist: their documents removed.
     pub files_deleted: u64,
+    /// Files indexed before that moved: gone from where they were, the
+    /// same session (header id and indexed bytes) found elsewhere (listed
+    /// in `moved`), indexed at their new place.
+    pub files_moved: u64,
+    /// Files indexed before that lie outside every root of this build:
+    /// kept as they were (listed by root in `stale_roots`), unless
+    /// `--prune`.
+    pub files_stale: u64,
+    /// Of those, removed by `--prune`.
+    pub files_pruned: u64,
     /// Files rejected by the fingerprint.
     pub files_rejected: u64,
     /// Files that could not be read (listed in `errors`).
@@ -76,6 +106,10 @@ pub struct BuildReport {
     pub lines_read: u64,
     /// Damaged lines (listed in `damaged`, up to a cap).
     pub lines_damaged: u64,
+    /// Lines that held several entries glued together (a lost newline),
+    /// split and read as their entries (listed in `recovered`); one whose
+    /// last entry was cut short is also damaged.
+    pub lines_recovered: u64,
     /// Bytes of session files read (complete lines only).
     pub bytes_read: u64,
     /// Bytes that needed a full JSON parse (the rest were skipped by the
@@ -98,6 +132,17 @@ pub struct BuildReport {
     pub damaged: Vec<DamageReport>,
     /// Damaged lines not listed in `damaged`.
     pub damaged_more: u64,
+    /// Recovered lines, in path and line order, at most
+    /// [`DAMAGE_LIST_CAP`]: `{path, line, error}` (what was found).
+    pub recovered: Vec<DamageReport>,
+    /// Recovered lines not listed in `recovered`.
+    pub recovered_more: u64,
+    /// Lines whose text was indexed only in part (messages larger than
+    /// `MAX_DOCUMENT_BYTES`), in path and line order, at most
+    /// [`DAMAGE_LIST_CAP`].
+    pub messages_truncated: Vec<TruncationReport>,
+    /// Truncated lines not listed in `messages_truncated`.
+    pub messages_truncated_more: u64,
     /// Files rejected, with the reason.
     pub rejected: Vec<Skipped>,
     /// Files and directories that could not be read.
@@ -109,6 +154,33 @@ pub struct BuildReport {
     /// Session files whose header declares a version newer than 3, read on
     /// a best-effort basis.
     pub newer_versions: Vec<Skipped>,
+    /// Where this build read sessions from, and why.
+    pub roots: Vec<crate::discover::Location>,
+    /// Session files that moved: `{from, to}`.
+    pub moved: Vec<Moved>,
+    /// Indexed sessions outside this build's roots, by the root they were
+    /// found under: `{root, sessions, pruned}`.
+    pub stale_roots: Vec<StaleRoot>,
+}
+
+/// A session file found at a new place.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Moved {
+    /// Where it was indexed.
+    pub from: String,
+    /// Where it is now.
+    pub to: String,
+}
+
+/// Indexed sessions of a root this build did not read.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct StaleRoot {
+    /// The directory (or file) they were found under, by an earlier build.
+    pub root: String,
+    /// How many session files.
+    pub sessions: u64,
+    /// Whether their documents were removed (`--prune`); else kept.
+    pub pruned: bool,
 }
 
 /// Why a build starts from an empty index.

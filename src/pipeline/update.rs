@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use std::fs::File;
 
 use super::parse::parse_mapped;
-use super::report::DamageReport;
+use super::report::{DamageReport, TruncationReport};
 use crate::discover::{Candidate, FileIdentity};
 use crate::index::state::FileState;
 use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
 use crate::index::IndexError;
 use crate::pi::fingerprint::{read_header, Rejection};
+use crate::pi::session::EntryState;
 use crate::pi::{Document, Kinds, Role};
 use crate::source::MappedFile;
 
@@ -24,6 +25,8 @@ pub(super) enum Outcome {
         bytes_parsed: u64,
         documents: u64,
         damage: Vec<DamageReport>,
+        recovered: Vec<DamageReport>,
+        truncated: Vec<TruncationReport>,
         newer: Option<u64>,
     },
     Rejected(Rejection),
@@ -92,7 +95,9 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     drop(map);
 
     let documents = std::mem::take(&mut session.documents);
-    let meta = SessionMeta::of(&session, &path_str);
+    let root = c.root.to_string_lossy();
+    let mut meta = SessionMeta::of(&session, &path_str);
+    meta.root = Some(&root);
     let how;
     let mut title = documents
         .iter()
@@ -113,21 +118,31 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
             models.extend(b.models);
         }
         w.index.delete_session_record(&path_str)?;
-        // Entries whose branch status the new entries changed: re-add
-        // their documents with the new status.
-        if !session.flipped.is_empty() {
-            let offsets: Vec<u64> = session.flipped.iter().map(|&(o, _)| o).collect();
-            let stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
+        // Entries whose branch status or edit mark the new entries
+        // changed: re-add their documents with the new state.
+        if !session.changed.is_empty() {
+            let mut offsets: Vec<u64> = session.changed.iter().map(|(o, _, _)| *o).collect();
+            offsets.dedup();
+            let mut stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
             w.index.delete_entries(&path_str, &offsets)?;
-            let now: HashMap<u64, bool> = session.flipped.iter().copied().collect();
-            let docs: Vec<Document> = stored
-                .into_iter()
-                .map(|d| {
-                    let mut doc = d.into_document();
-                    doc.active = now.get(&doc.offset).copied().unwrap_or(doc.active);
-                    doc
-                })
+            // The documents of a line are re-added whole; those of the
+            // entries that changed get their new state.
+            stored.sort_by(|a, b| {
+                (a.offset, &a.entry_id, a.role).cmp(&(b.offset, &b.entry_id, b.role))
+            });
+            let mut docs: Vec<Document> = stored.into_iter().map(|d| d.into_document()).collect();
+            let now: HashMap<(u64, Option<&str>), &EntryState> = session
+                .changed
+                .iter()
+                .map(|(o, id, st)| ((*o, id.as_deref()), st))
                 .collect();
+            for entry in
+                docs.chunk_by_mut(|a, b| (a.offset, &a.entry_id) == (b.offset, &b.entry_id))
+            {
+                if let Some(st) = now.get(&(entry[0].offset, entry[0].entry_id.as_deref())) {
+                    st.apply(entry);
+                }
+            }
             w.index.add_documents(&meta, docs)?;
         }
     } else if old.is_some() {
@@ -149,13 +164,25 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         last_ms,
         models,
     })?;
-    let damage = session
-        .damage
+    let report = |list: &[crate::pi::Damage]| {
+        list.iter()
+            .map(|d| DamageReport {
+                path: path_str.clone().into_owned(),
+                line: d.line,
+                error: d.error.clone(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let damage = report(&session.damage);
+    let recovered = report(&session.recovered);
+    let truncated = session
+        .truncated
         .iter()
-        .map(|d| DamageReport {
+        .map(|t| TruncationReport {
             path: path_str.clone().into_owned(),
-            line: d.line,
-            error: d.error.clone(),
+            line: t.line,
+            line_bytes: t.line_bytes,
+            indexed_bytes: t.indexed_bytes,
         })
         .collect();
     Ok(Outcome::Indexed {
@@ -165,6 +192,8 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         bytes_parsed: session.bytes_parsed,
         documents: count,
         damage,
+        recovered,
+        truncated,
         newer: (session.header.version > 3).then_some(session.header.version),
     })
 }

@@ -6,11 +6,11 @@ use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, Query};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
+use super::snippet::{head, Snippets};
 use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
@@ -100,7 +100,6 @@ impl PiIndex {
         searcher: &Searcher,
         req: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
-        let f = &self.fields;
         let mut map = FieldMap::new(self, searcher)?;
         let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
         let query = compiled.query;
@@ -148,30 +147,11 @@ impl PiIndex {
         };
         ranked.truncate(req.limit);
 
-        let mut snippets = SnippetGenerator::create(searcher, &query, f.text).map_err(err)?;
-        snippets.set_max_num_chars(req.snippet_chars);
-        let mut hits = Vec::with_capacity(ranked.len());
+        let mut snippets = HitMaker::new(self, searcher, &*query, req.snippet_chars)?;
         let mut reader = MessageReader::new(self, searcher);
+        let mut hits = Vec::with_capacity(ranked.len());
         for (score, addr) in ranked {
-            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let doc = reader.read(addr, &d)?;
-            let snippet = snippets.snippet(&doc.text);
-            let (text, highlights) = if snippet.fragment().is_empty() {
-                (lead(&doc.text, req.snippet_chars), Vec::new())
-            } else {
-                (
-                    snippet.fragment().to_owned(),
-                    snippet.highlighted().to_vec(),
-                )
-            };
-            let session = reader.session_of(addr)?;
-            hits.push(Hit {
-                doc,
-                score,
-                snippet: text,
-                highlights,
-                session,
-            });
+            hits.push(snippets.hit(self, &mut reader, addr, score)?);
         }
         Ok(SearchResult {
             hits,
@@ -198,6 +178,80 @@ impl PiIndex {
                 fragments.iter().any(|frag| lower.contains(frag.as_str()))
             })
             .collect())
+    }
+}
+
+/// Hits made from document addresses: the stored message and a snippet of
+/// what the query matched in it.
+pub(crate) struct HitMaker<'a> {
+    searcher: &'a Searcher,
+    query: &'a dyn Query,
+    chars: usize,
+    fields: Fields,
+    text: Snippets,
+    /// For a message found by the text the model was sent instead of it
+    /// (a `context_edit` replacement): made when first needed.
+    replaced: Option<Snippets>,
+}
+
+impl<'a> HitMaker<'a> {
+    pub(crate) fn new(
+        pi: &PiIndex,
+        searcher: &'a Searcher,
+        query: &'a dyn Query,
+        chars: usize,
+    ) -> Result<HitMaker<'a>, IndexError> {
+        let fields = &pi.fields;
+        let mut text =
+            Snippets::create(searcher, query, fields.text).map_err(|e| tantivy_err(&pi.dir, e))?;
+        text.set_max_num_chars(chars);
+        Ok(HitMaker {
+            searcher,
+            query,
+            chars,
+            fields: *fields,
+            text,
+            replaced: None,
+        })
+    }
+
+    /// The hit at `addr`, with `score`.
+    pub(crate) fn hit(
+        &mut self,
+        pi: &PiIndex,
+        reader: &mut MessageReader<'_>,
+        addr: DocAddress,
+        score: f32,
+    ) -> Result<Hit, IndexError> {
+        let err = |e| tantivy_err(&pi.dir, e);
+        let d: TantivyDocument = self.searcher.doc(addr).map_err(err)?;
+        let doc = reader.read(addr, &d)?;
+        let mut snippet = self.text.snippet(&doc.text);
+        if let (true, Some(r)) = (snippet.fragment().is_empty(), &doc.replacement) {
+            if self.replaced.is_none() {
+                let mut g = Snippets::create(self.searcher, self.query, self.fields.replacement)
+                    .map_err(err)?;
+                g.set_max_num_chars(self.chars);
+                self.replaced = Some(g);
+            }
+            snippet = self.replaced.as_ref().expect("made above").snippet(r);
+        }
+        let (text, highlights) = if snippet.fragment().is_empty() {
+            (lead(head(&doc.text), self.chars), Vec::new())
+        } else {
+            (
+                snippet.fragment().to_owned(),
+                snippet.highlighted().to_vec(),
+            )
+        };
+        let session = reader.session_of(addr)?;
+        Ok(Hit {
+            doc,
+            score,
+            snippet: text,
+            highlights,
+            session,
+        })
     }
 }
 

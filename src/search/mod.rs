@@ -6,13 +6,19 @@
 //! - [`hits`]: ranked hits with snippets.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
+//! - [`sessions`]: session-level search (one row per session, for a
+//!   picker).
+//! - [`snippet`]: snippets, from a bounded window of a long text.
 //! - [`stats`]: what the index holds.
 
 pub mod column_set;
 pub mod hits;
 pub mod query;
 pub mod reader;
+pub mod sessions;
+pub mod snippet;
 pub mod stats;
 
 pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};
 pub use reader::{LookupError, SessionKey, SessionSummary, StoredDoc};
+pub use sessions::{Matched, SessionHit, SessionQuery, SessionSearch};

@@ -22,7 +22,7 @@ use crate::index::{
     all_terms, entry_query, messages_only, sess_query, tantivy_err, IndexError, PiIndex,
 };
 use crate::pi::time::format_millis;
-use crate::pi::Role;
+use crate::pi::{Edited, Role};
 
 /// A message as `show --format json` prints it: the stable, documented
 /// output contract (one object per line).
@@ -53,7 +53,12 @@ pub struct StoredDoc {
     pub model: Option<String>,
     /// On the active branch?
     pub active: bool,
-    /// The text.
+    /// What the latest `context_edit` on the active branch did to this
+    /// message for the model: `"omitted"`, `"replaced"` or null.
+    pub edited: Edited,
+    /// The text the model is sent instead, when replaced (null otherwise).
+    pub replacement: Option<String>,
+    /// The text, as the user saw it.
     pub text: String,
 }
 
@@ -68,6 +73,8 @@ impl StoredDoc {
             timestamp_ms: self.timestamp_ms,
             model: self.model,
             active: self.active,
+            edited: self.edited,
+            replacement: self.replacement,
             text: self.text,
         }
     }
@@ -341,6 +348,8 @@ struct Columns {
     active: Column<u64>,
     offset: Column<u64>,
     model: Column<u64>,
+    /// Sparse: a segment with no edited message has no column.
+    edited: Option<Column<u64>>,
 }
 
 impl<'a> MessageReader<'a> {
@@ -365,6 +374,7 @@ impl<'a> MessageReader<'a> {
                 active: ff.u64("active").map_err(err)?,
                 offset: ff.u64("offset").map_err(err)?,
                 model: ff.u64("model").map_err(err)?,
+                edited: ff.column_opt("edited").map_err(err)?,
             };
             self.columns.insert(segment, c);
         }
@@ -408,6 +418,12 @@ impl<'a> MessageReader<'a> {
         let active = c.active.first(doc).is_none_or(|a| a != 0);
         let offset = c.offset.first(doc).unwrap_or(0);
         let model = c.model.first(doc).unwrap_or(0);
+        let edited = Edited::from_rank(
+            c.edited
+                .as_ref()
+                .and_then(|col| col.first(doc))
+                .unwrap_or(0),
+        );
         let session = self.session(sess)?;
         let s = |field| {
             d.get_first(field)
@@ -432,6 +448,8 @@ impl<'a> MessageReader<'a> {
                 .then(|| session.as_ref().and_then(|s| s.model_named(model)))
                 .flatten(),
             active,
+            edited,
+            replacement: s(f.replacement),
             text: s(f.text).unwrap_or_default(),
         })
     }

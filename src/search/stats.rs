@@ -46,6 +46,9 @@ pub struct Stats {
     pub built_at: Option<String>,
     /// The opt-in kinds the last build included.
     pub kinds: Option<String>,
+    /// Where the last build read sessions from, and why (each with `read`:
+    /// whether it existed and was read).
+    pub roots: Vec<crate::discover::Location>,
 }
 
 impl PiIndex {
@@ -102,6 +105,7 @@ impl PiIndex {
             last,
             index_bytes: dir_size(&self.dir),
             built_at: info.as_ref().map(|i| format_millis(i.built_at_ms)),
+            roots: info.as_ref().map(|i| i.roots.clone()).unwrap_or_default(),
             kinds: info.map(|i| i.kinds),
         })
     }

@@ -13,6 +13,13 @@
 //! Large files are cut into chunks of about [`CHUNK_BYTES`] that end just
 //! after a newline, so that one big session still keeps every core busy.
 //!
+//! Every page of a mapping that is read stays in the process's resident
+//! set until it is released ([`MappedFile::release`]). Looking for the end
+//! of a line of 200 MB would so hold 200 MB: the searches for a newline
+//! ([`Lines::releasing`], [`chunks_releasing`]) hand every
+//! [`RELEASE_STEP`] they pass to a `release` callback instead, and the
+//! reader of a giant line does the same behind itself.
+//!
 //! A file truncated by another process while it is mapped would fault
 //! (SIGBUS) where it no longer has bytes; a guard turns that into zeros
 //! and a flag, [`MappedFile::truncated`], so the build skips the file
@@ -32,6 +39,50 @@ use memmap2::Mmap;
 /// 32 MiB keeps per-chunk overhead (one task, one merge) negligible while
 /// leaving enough chunks to balance two to sixteen threads.
 pub const CHUNK_BYTES: usize = 32 << 20;
+
+/// How far a search for a newline reads before it hands what it passed
+/// to its `release` callback: lines up to this long are found with one
+/// `memchr` call, as before; a longer one is searched a step at a time.
+pub const RELEASE_STEP: usize = 8 << 20;
+
+/// A callback told which byte ranges (`start..end`, offsets in the slice
+/// being read) will not be read again soon: their pages may leave memory.
+pub type Release<'a> = &'a dyn Fn(usize, usize);
+
+fn keep_pages(_: usize, _: usize) {}
+
+/// A [`Release`] that releases nothing (bytes not from a mapping).
+pub const KEEP_PAGES: Release<'static> = &keep_pages;
+
+/// The position of the first `\n` in `bytes`, searched [`RELEASE_STEP`]
+/// at a time past the first step, each step passed without one handed to
+/// `release`.
+#[inline]
+pub fn find_newline(bytes: &[u8], release: Release<'_>) -> Option<usize> {
+    let first = bytes.len().min(RELEASE_STEP);
+    if let Some(i) = memchr(b'\n', &bytes[..first]) {
+        return Some(i);
+    }
+    find_newline_far(bytes, first, release)
+}
+
+#[cold]
+fn find_newline_far(bytes: &[u8], mut at: usize, release: Release<'_>) -> Option<usize> {
+    let mut passed = 0;
+    while at < bytes.len() {
+        release(passed, at);
+        passed = at;
+        let end = (at + RELEASE_STEP).min(bytes.len());
+        if let Some(i) = memchr(b'\n', &bytes[at..end]) {
+            return Some(at + i);
+        }
+        at = end;
+    }
+    if passed < at {
+        release(passed, at);
+    }
+    None
+}
 
 /// A session file mapped into memory. Empty files are not mapped (mapping
 /// zero bytes is an error on most systems); they read as an empty slice.
@@ -154,17 +205,31 @@ pub struct Lines<'a> {
     pos: usize,
     base_offset: u64,
     next_number: u64,
+    release: Release<'a>,
 }
 
 impl<'a> Lines<'a> {
     /// Lines of `bytes`, which starts at byte `base_offset` of its file and
     /// with line number `first_number`.
     pub fn new(bytes: &'a [u8], base_offset: u64, first_number: u64) -> Self {
+        Self::releasing(bytes, base_offset, first_number, KEEP_PAGES)
+    }
+
+    /// Like [`Lines::new`], handing the long stretches that the search for
+    /// a line's end passes (see [`find_newline`]) to `release`, with
+    /// offsets in `bytes`.
+    pub fn releasing(
+        bytes: &'a [u8],
+        base_offset: u64,
+        first_number: u64,
+        release: Release<'a>,
+    ) -> Self {
         Lines {
             bytes,
             pos: 0,
             base_offset,
             next_number: first_number,
+            release,
         }
     }
 }
@@ -175,7 +240,8 @@ impl<'a> Iterator for Lines<'a> {
     #[inline]
     fn next(&mut self) -> Option<Line<'a>> {
         let rest = &self.bytes[self.pos..];
-        let end = memchr(b'\n', rest)?;
+        let pos = self.pos;
+        let end = find_newline(rest, &|s, e| (self.release)(pos + s, pos + e))?;
         let mut line = &rest[..end];
         if let [head @ .., b'\r'] = line {
             line = head;
@@ -210,12 +276,18 @@ pub struct Chunk {
 /// each ending just after a newline. A line longer than `target` stays
 /// whole in one chunk. Returns at least one chunk, even for empty input.
 pub fn chunks(bytes: &[u8], target: usize) -> Vec<Chunk> {
+    chunks_releasing(bytes, target, KEEP_PAGES)
+}
+
+/// Like [`chunks`], handing the long stretches that the search for a
+/// chunk's last newline passes (see [`find_newline`]) to `release`.
+pub fn chunks_releasing(bytes: &[u8], target: usize, release: Release<'_>) -> Vec<Chunk> {
     let target = target.max(1);
     let mut out = Vec::with_capacity(bytes.len() / target + 1);
     let mut start = 0;
     while bytes.len() - start > target {
         let probe = start + target;
-        match memchr(b'\n', &bytes[probe..]) {
+        match find_newline(&bytes[probe..], &|s, e| release(probe + s, probe + e)) {
             Some(i) => {
                 let end = probe + i + 1;
                 out.push(Chunk { start, end });
@@ -277,6 +349,32 @@ mod tests {
         assert_eq!((lines[1].number, lines[1].offset), (8, 105));
         assert_eq!(lines[2].bytes, b"two");
         assert_eq!((lines[2].number, lines[2].offset), (9, 106));
+    }
+
+    #[test]
+    fn a_long_search_for_a_newline_hands_back_every_step_it_passed() {
+        let mut data = b"short\n".to_vec();
+        data.resize(data.len() + 3 * RELEASE_STEP + 10, b'x');
+        data.extend_from_slice(b"\nnext\n");
+        let released = std::cell::RefCell::new(Vec::new());
+        let record = |s: usize, e: usize| released.borrow_mut().push((s, e));
+        let lens: Vec<_> = Lines::releasing(&data, 0, 1, &record)
+            .map(|l| l.bytes.len())
+            .collect();
+        assert_eq!(lens, [5, 3 * RELEASE_STEP + 10, 4]);
+        let r = released.take();
+        // The giant line's steps, in order, none longer than a step; the
+        // short lines release nothing.
+        assert_eq!(r.first(), Some(&(6, 6 + RELEASE_STEP)));
+        assert!(r.windows(2).all(|w| w[0].1 == w[1].0), "{r:?}");
+        assert!(r.iter().all(|(s, e)| e - s <= RELEASE_STEP));
+        assert_eq!(r.last().unwrap().1, 6 + 3 * RELEASE_STEP);
+
+        let cs = chunks_releasing(&data, 16, &record);
+        assert_eq!(cs.len(), 2);
+        let r = released.take();
+        assert_eq!(r.first().map(|p| p.0), Some(16));
+        assert!(r.iter().all(|(s, e)| e - s <= RELEASE_STEP));
     }
 
     #[test]

@@ -43,6 +43,23 @@ pub struct FieldMap<'a> {
     pi: &'a PiIndex,
     searcher: &'a Searcher,
     analyzer: TextAnalyzer,
+    /// The fields a word is searched in: a message's text, and what the
+    /// model was sent instead of it (only when the index holds any such
+    /// replacement, so that every other index runs the queries it ran
+    /// before edits existed).
+    text_fields: Vec<tantivy::schema::Field>,
+    scope: Scope,
+}
+
+/// Which documents a compiled query selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Message documents (what `search` finds).
+    Messages,
+    /// Session documents, whose words are their name or their title
+    /// (what `sessions QUERY` ranks besides messages). Filters on
+    /// messages (roles, models, times, branches) match no session.
+    Sessions,
 }
 
 impl<'a> FieldMap<'a> {
@@ -56,11 +73,46 @@ impl<'a> FieldMap<'a> {
             .index
             .tokenizer_for_field(pi.fields.text)
             .map_err(|e| tantivy_err(&pi.dir, e))?;
+        let mut text_fields = vec![pi.fields.text];
+        let mut replaced = false;
+        for seg in searcher.segment_readers() {
+            let inv = seg
+                .inverted_index(pi.fields.replacement)
+                .map_err(|e| tantivy_err(&pi.dir, e))?;
+            replaced |= inv.terms().num_terms() > 0;
+        }
+        if replaced {
+            text_fields.push(pi.fields.replacement);
+        }
         Ok(FieldMap {
             pi,
             searcher,
             analyzer,
+            text_fields,
+            scope: Scope::Messages,
         })
+    }
+
+    /// The map for session documents whose words are in `field` (the
+    /// session's name, or its title).
+    pub fn for_sessions(
+        pi: &'a PiIndex,
+        searcher: &'a Searcher,
+        field: tantivy::schema::Field,
+    ) -> Result<FieldMap<'a>, IndexError> {
+        let mut map = FieldMap::new(pi, searcher)?;
+        map.text_fields = vec![field];
+        map.scope = Scope::Sessions;
+        Ok(map)
+    }
+
+    /// A query for a text leaf: `make` for each text field, any of them.
+    fn on_text(
+        &mut self,
+        make: impl Fn(tantivy::schema::Field, &mut FieldMap<'_>) -> Box<dyn Query>,
+    ) -> Box<dyn Query> {
+        let fields = self.text_fields.clone();
+        any(fields.into_iter().map(|f| make(f, self)).collect())
     }
 
     fn fields(&self) -> &Fields {
@@ -80,9 +132,9 @@ impl<'a> FieldMap<'a> {
         out
     }
 
-    /// A token of the text field.
-    fn text_term(&self, token: &str) -> Term {
-        Term::from_field_text(self.fields().text, token)
+    /// A token of a text field.
+    fn text_term(&self, field: tantivy::schema::Field, token: &str) -> Term {
+        Term::from_field_text(field, token)
     }
 
     /// Every document (summaries included: [`FieldMap::messages_only`]
@@ -91,9 +143,16 @@ impl<'a> FieldMap<'a> {
         Box::new(AllQuery)
     }
 
-    /// `query` without the session summary documents.
+    /// `query` without the session summary documents (or, for
+    /// [`Scope::Sessions`], only them).
     fn messages_only(&self, query: Box<dyn Query>) -> Box<dyn Query> {
-        Box::new(messages_only(self.fields(), query))
+        match self.scope {
+            Scope::Messages => Box::new(messages_only(self.fields(), query)),
+            Scope::Sessions => Box::new(BooleanQuery::new(vec![
+                (Occur::Must, query),
+                (Occur::Must, term_query(self.fields().kind, SESSION_KIND)),
+            ])),
+        }
     }
 
     /// The documents a constraint keeps, and a note when it can keep
@@ -128,7 +187,7 @@ impl<'a> FieldMap<'a> {
         &mut self,
         c: &Constraint,
     ) -> Result<(Box<dyn Query>, Option<String>), IndexError> {
-        let f = self.fields();
+        let f = *self.fields();
         let raw = |field, v: &str| -> Box<dyn Query> {
             Box::new(TermQuery::new(
                 Term::from_field_text(field, v),
@@ -136,6 +195,9 @@ impl<'a> FieldMap<'a> {
             ))
         };
         let date = |ms| Term::from_field_date(f.timestamp, DateTime::from_timestamp_millis(ms));
+        if self.scope == Scope::Sessions && c.is_about_messages() {
+            return Ok((Box::new(EmptyQuery), None));
+        }
         Ok(match c {
             Constraint::Roles(roles) => (
                 any(roles
@@ -157,6 +219,29 @@ impl<'a> FieldMap<'a> {
                     term_prefix_range(Term::from_field_text(f.cwd, &below)),
                 ]);
                 (self.of_sessions(sessions)?, None)
+            }
+            Constraint::Name(words) => {
+                // Every word of the value, in any order.
+                let mut seen = std::collections::BTreeSet::new();
+                let terms: Vec<(Occur, Box<dyn Query>)> = self
+                    .tokens(words)
+                    .into_iter()
+                    .filter(|t| seen.insert(t.position))
+                    .map(|t| {
+                        let q: Box<dyn Query> = Box::new(TermQuery::new(
+                            Term::from_field_text(f.session_name, &t.text),
+                            IndexRecordOption::WithFreqs,
+                        ));
+                        (Occur::Must, q)
+                    })
+                    .collect();
+                if terms.is_empty() {
+                    let note = format!(
+                        "name:{words} has nothing the index keeps (letters and digits): it matches nothing"
+                    );
+                    return Ok((Box::new(EmptyQuery), Some(note)));
+                }
+                (self.of_sessions(Box::new(BooleanQuery::new(terms)))?, None)
             }
             Constraint::Session(prefix) => {
                 let sessions = term_prefix_range(Term::from_field_text(f.session_id, prefix));
@@ -368,7 +453,7 @@ impl Compiler<'_, '_> {
                     self.warn(at, nothing_kept(word));
                     None
                 } else {
-                    Some(text_query(word, self.map))
+                    Some(self.map.on_text(|f, m| text_query(word, f, m)))
                 }
             }
             Leaf::Prefix(stem) => {
@@ -376,7 +461,7 @@ impl Compiler<'_, '_> {
                     self.warn(at, nothing_kept(&format!("{stem}*")));
                     None
                 } else {
-                    Some(prefix_query(stem, self.map))
+                    Some(self.map.on_text(|f, m| prefix_query(stem, f, m)))
                 }
             }
             Leaf::Phrase(text) => {
@@ -403,7 +488,7 @@ impl Compiler<'_, '_> {
                     }
                     prev_space = c.is_whitespace();
                 }
-                Some(text_query(text, self.map))
+                Some(self.map.on_text(|f, m| text_query(text, f, m)))
             }
         })
     }
@@ -443,9 +528,9 @@ struct QTok {
 /// their relative positions, which is exactly how the indexed text reads:
 /// a compound is found whole, inside a longer one, or written with other
 /// joiners.
-fn text_query(text: &str, map: &mut FieldMap<'_>) -> Box<dyn Query> {
+fn text_query(text: &str, field: tantivy::schema::Field, map: &mut FieldMap<'_>) -> Box<dyn Query> {
     let toks = map.tokens(text);
-    let mut parts = phrase_terms(&toks, map);
+    let mut parts = phrase_terms(&toks, field, map);
     match parts.len() {
         0 => Box::new(EmptyQuery),
         1 => Box::new(TermQuery::new(
@@ -460,7 +545,11 @@ fn text_query(text: &str, map: &mut FieldMap<'_>) -> Box<dyn Query> {
 /// first: the parts of words split at humps, not their whole form (which
 /// shares its first part's position), since a phrase may start or end
 /// inside a word (`sessionEntries` in `parseSessionEntries`).
-fn phrase_terms(toks: &[QTok], map: &FieldMap<'_>) -> Vec<(usize, Term)> {
+fn phrase_terms(
+    toks: &[QTok],
+    field: tantivy::schema::Field,
+    map: &FieldMap<'_>,
+) -> Vec<(usize, Term)> {
     let base = toks.first().map_or(0, |t| t.position);
     let mut out: Vec<(usize, Term)> = Vec::with_capacity(toks.len());
     for t in toks {
@@ -468,7 +557,7 @@ fn phrase_terms(toks: &[QTok], map: &FieldMap<'_>) -> Vec<(usize, Term)> {
         if out.last().is_some_and(|(p, _)| *p == at) {
             continue;
         }
-        out.push((at, map.text_term(&t.text)));
+        out.push((at, map.text_term(field, &t.text)));
     }
     out
 }
@@ -476,17 +565,21 @@ fn phrase_terms(toks: &[QTok], map: &FieldMap<'_>) -> Vec<(usize, Term)> {
 /// How many terms the prefix of a phrase (`serde_js*`) may stand for.
 const PREFIX_EXPANSIONS: u32 = 200;
 
-fn prefix_query(stem: &str, map: &mut FieldMap<'_>) -> Box<dyn Query> {
+fn prefix_query(
+    stem: &str,
+    field: tantivy::schema::Field,
+    map: &mut FieldMap<'_>,
+) -> Box<dyn Query> {
     let toks = map.tokens(stem);
     match toks.len() {
         0 => Box::new(EmptyQuery),
         // One word: every term that begins with it.
-        1 => term_prefix_range(map.text_term(&toks[0].text)),
+        1 => term_prefix_range(map.text_term(field, &toks[0].text)),
         // Several parts (`serde_js*`, `parseSess*`): the parts in a row,
         // the last one as a prefix (the index holds a compound as its
         // parts).
         _ => {
-            let mut q = PhrasePrefixQuery::new_with_offset(phrase_terms(&toks, map));
+            let mut q = PhrasePrefixQuery::new_with_offset(phrase_terms(&toks, field, map));
             q.set_max_expansions(PREFIX_EXPANSIONS);
             Box::new(q)
         }

@@ -54,9 +54,8 @@ use crate::pi::Role;
 ///
 /// The filter keys are part of the grammar: `key:` followed by a single
 /// colon is a filter only for these names (`serde_json::from_str` and
-/// `http://x` stay words). A new filter (the session name words of a
-/// coming `name:`) is one more variant here, one in [`Constraint`], and
-/// one arm in the compile step's field map.
+/// `http://x` stay words). A new filter is one more variant here, one in
+/// [`Constraint`], and one arm in the compile step's field map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
     /// `role:user|assistant`
@@ -73,14 +72,17 @@ pub enum Key {
     Before,
     /// `branch:active` or `branch:all`
     Branch,
+    /// `name:flaky` (words of the session's name)
+    Name,
 }
 
 impl Key {
     /// Every key, in the order the README lists them.
-    pub const ALL: [Key; 7] = [
+    pub const ALL: [Key; 8] = [
         Key::Role,
         Key::Cwd,
         Key::Session,
+        Key::Name,
         Key::Model,
         Key::After,
         Key::Before,
@@ -97,6 +99,7 @@ impl Key {
             "after" | "since" => Key::After,
             "before" | "until" => Key::Before,
             "branch" => Key::Branch,
+            "name" => Key::Name,
             _ => return None,
         })
     }
@@ -111,7 +114,14 @@ impl Key {
             Key::After => "after",
             Key::Before => "before",
             Key::Branch => "branch",
+            Key::Name => "name",
         }
+    }
+
+    /// Whether the filter is on a message's own facts (role, model,
+    /// time, branch) rather than on its session's (directory, id, name).
+    pub fn is_about_messages(self) -> bool {
+        !matches!(self, Key::Cwd | Key::Session | Key::Name)
     }
 
     fn example(self) -> &'static str {
@@ -123,6 +133,7 @@ impl Key {
             Key::After => "after:7d or after:2026-03-01",
             Key::Before => "before:2026-03-01",
             Key::Branch => "branch:active or branch:all",
+            Key::Name => "name:flaky or name:\"socket test\"",
         }
     }
 }
@@ -154,6 +165,8 @@ pub enum Constraint {
     Before(i64),
     /// It lies on these branches.
     Branch(Branches),
+    /// Its session's name holds every one of these words (any order).
+    Name(String),
 }
 
 /// A filter value that cannot be used.
@@ -191,6 +204,7 @@ impl Constraint {
             }
             Key::Cwd => Constraint::Cwd(normalize_dir(value)),
             Key::Session => Constraint::Session(value.to_owned()),
+            Key::Name => Constraint::Name(value.to_owned()),
             Key::Model => Constraint::Model(value.to_lowercase()),
             Key::After => Constraint::After(parse_when(value, now)?),
             Key::Before => Constraint::Before(parse_when(value, now)?),
@@ -204,6 +218,17 @@ impl Constraint {
                 }
             },
         })
+    }
+}
+
+impl Constraint {
+    /// Whether the constraint is on a message's own facts (role, model,
+    /// time, branch) rather than on its session's (directory, id, name).
+    pub fn is_about_messages(&self) -> bool {
+        !matches!(
+            self,
+            Constraint::Cwd(_) | Constraint::Session(_) | Constraint::Name(_)
+        )
     }
 }
 
@@ -488,7 +513,14 @@ mod tests {
         }
         assert_eq!(Key::from_name("since"), Some(Key::After));
         assert_eq!(Key::from_name("until"), Some(Key::Before));
-        assert_eq!(Key::from_name("name"), None);
+        assert_eq!(Key::from_name("name"), Some(Key::Name));
+        assert_eq!(
+            c(Key::Name, "Flaky socket").unwrap(),
+            Constraint::Name("Flaky socket".into())
+        );
+        assert!(!Constraint::Name("x".into()).is_about_messages());
+        assert!(Constraint::Model("x".into()).is_about_messages());
+        assert_eq!(Key::from_name("title"), None);
     }
 
     #[test]

@@ -17,14 +17,14 @@
 //! -flaky  NOT flaky      must not occur (filters too: -role:user)
 //! (a OR b) c             grouping
 //! pars*                  prefix;  * alone: every message
-//! role:user cwd:~/proj session:019b model:opus after:7d before:2026-03-01 branch:active
+//! role:user cwd:~/proj session:019b name:flaky model:opus after:7d before:2026-03-01 branch:active
 //! ```
 
 pub mod compile;
 pub mod filters;
 pub mod grammar;
 
-pub use compile::{compile, Compiled, FieldMap, QueryError};
+pub use compile::{compile, Compiled, FieldMap, QueryError, Scope};
 pub use filters::{
     normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key, Now,
 };

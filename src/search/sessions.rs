@@ -1,0 +1,314 @@
+//! Session-level search: one row per session, for a picker (`pi-index
+//! sessions QUERY`, and the session picker built on it).
+//!
+//! A query is run three ways, each with the query language of `search`:
+//!
+//! - over the **messages**, exactly as `search` runs it (filters
+//!   included): each session's best message is its hit, and how many of
+//!   its messages match is counted;
+//! - over the sessions' **names** (`session_info`) and
+//!   - over their **titles** (the first line of the first user message),
+//!
+//!   both on the session documents, with the same words, phrases, prefixes
+//!   and operators, and the session filters (`cwd:`, `session:`, `name:`).
+//!   Filters on a message's own facts (`role:`, `model:`, `after:`,
+//!   `before:`, `branch:`) are about messages: a query holding one lists
+//!   only the sessions with a matching message.
+//!
+//! A session is listed when any of the three matches. What a user
+//! remembers a session by comes first: sessions whose **name** matches,
+//! then those whose **title** matches, then those found by their messages
+//! alone; within each group, by
+//!
+//! ```text
+//! score = name + title + best message + 0.5 * ln(1 + matching messages)
+//! ```
+//!
+//! where each term is tantivy's BM25 score of that part (0 when it does not
+//! match), so a session where many messages match comes before one where a
+//! single message does. Ties fall to the most recent activity, then the
+//! path. (BM25 scores of a short name and of a long message are not on one
+//! scale, which is why the groups are kept apart rather than weighted.)
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::Column;
+use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader};
+
+use super::hits::{Hit, HitMaker};
+use super::query::{compile, grammar, FieldMap, Filters, Warning};
+use super::reader::{MessageReader, SessionSummary};
+use super::SearchError;
+use crate::index::{tantivy_err, PiIndex};
+
+/// Weight of `ln(1 + matching messages)`.
+pub const MATCHES_WEIGHT: f32 = 0.5;
+
+/// A session-level search.
+#[derive(Clone, Debug)]
+pub struct SessionQuery {
+    /// The query, in the language of `search`.
+    pub query: String,
+    /// Filters from flags, ANDed with the whole query.
+    pub filters: Filters,
+    /// Sessions to return.
+    pub limit: usize,
+    /// Snippet length in characters.
+    pub snippet_chars: usize,
+    /// Now, as for [`super::SearchRequest::now`].
+    pub now: super::query::Now,
+}
+
+/// One session found.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionHit {
+    /// The session.
+    #[serde(flatten)]
+    pub session: SessionSummary,
+    /// What matched: `"name"` (its name), `"title"` (its first user
+    /// message) or `"messages"` (only messages), the group it is ranked in.
+    pub matched: Matched,
+    /// Its score within that group (see the [module documentation](self)).
+    pub score: f32,
+    /// BM25 of the query on its name (0: no match).
+    pub name_score: f32,
+    /// BM25 of the query on its title (0: no match).
+    pub title_score: f32,
+    /// How many of its messages match.
+    pub matches: u64,
+    /// Its best matching message, with its snippet (none when only the
+    /// name or title matched).
+    pub hit: Option<Hit>,
+    /// The best message's snippet, else the title.
+    pub snippet: String,
+    /// Byte ranges of matched words within `snippet`.
+    #[serde(skip)]
+    pub highlights: Vec<std::ops::Range<usize>>,
+}
+
+/// Which part of a session matched first: the groups sessions are ranked
+/// in, in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Matched {
+    /// Its name.
+    Name,
+    /// Its title (first user message), not its name.
+    Title,
+    /// Only some of its messages.
+    Messages,
+}
+
+/// The result of a session-level search.
+#[derive(Debug)]
+pub struct SessionSearch {
+    /// The sessions, best first, at most the limit.
+    pub hits: Vec<SessionHit>,
+    /// How many sessions matched in all.
+    pub total: usize,
+    /// What was repaired or ignored in the query.
+    pub warnings: Vec<Warning>,
+}
+
+impl PiIndex {
+    /// Find sessions: one row per session, ranked as the [module
+    /// documentation](self) says.
+    pub fn search_sessions(
+        &self,
+        searcher: &Searcher,
+        req: &SessionQuery,
+    ) -> Result<SessionSearch, SearchError> {
+        let f = &self.fields;
+        let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
+        let mut map = FieldMap::new(self, searcher)?;
+        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+        let messages = searcher
+            .search(&compiled.query, &BestPerSession)
+            .map_err(err)?;
+
+        // Names and titles, unless the query is about messages' own facts.
+        let mut names = HashMap::new();
+        let mut titles = HashMap::new();
+        if !about_messages(&req.query, &req.filters) {
+            for (field, out) in [(f.session_name, &mut names), (f.title, &mut titles)] {
+                let mut map = FieldMap::for_sessions(self, searcher, field)?;
+                let q = compile(&req.query, &req.filters, &req.now, &mut map)?;
+                let found = searcher.search(&q.query, &BestPerSession).map_err(err)?;
+                *out = found.into_iter().map(|(k, b)| (k, b.score)).collect();
+            }
+        }
+
+        let mut keys: Vec<u64> = messages.keys().copied().collect();
+        keys.extend(names.keys().filter(|k| !messages.contains_key(k)));
+        keys.extend(
+            titles
+                .keys()
+                .filter(|k| !messages.contains_key(k) && !names.contains_key(k)),
+        );
+        let mut rows = Vec::with_capacity(keys.len());
+        for key in keys {
+            let Some(session) = self.session_by_key(searcher, key)? else {
+                continue;
+            };
+            let best = messages.get(&key).copied();
+            let name = names.get(&key).copied().unwrap_or(0.0);
+            let title = titles.get(&key).copied().unwrap_or(0.0);
+            let (message, count) = best.map_or((0.0, 0), |b| (b.score, b.count));
+            let matched = if names.contains_key(&key) {
+                Matched::Name
+            } else if titles.contains_key(&key) {
+                Matched::Title
+            } else {
+                Matched::Messages
+            };
+            let score = name + title + message + MATCHES_WEIGHT * (count as f32).ln_1p();
+            rows.push((matched, score, name, title, best, session));
+        }
+        rows.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| b.1.total_cmp(&a.1))
+                .then_with(|| b.5.last_ms.cmp(&a.5.last_ms))
+                .then_with(|| a.5.path.cmp(&b.5.path))
+        });
+        let total = rows.len();
+        rows.truncate(req.limit);
+
+        let mut snippets = HitMaker::new(self, searcher, &*compiled.query, req.snippet_chars)?;
+        let mut reader = MessageReader::new(self, searcher);
+        let mut hits = Vec::with_capacity(rows.len());
+        for (matched, score, name_score, title_score, best, session) in rows {
+            let hit = match best {
+                Some(b) => Some(snippets.hit(self, &mut reader, b.addr, b.score)?),
+                None => None,
+            };
+            let (snippet, highlights) = match &hit {
+                Some(h) => (h.snippet.clone(), h.highlights.clone()),
+                None => (
+                    session
+                        .title
+                        .clone()
+                        .or_else(|| session.session_name.clone())
+                        .unwrap_or_default(),
+                    Vec::new(),
+                ),
+            };
+            hits.push(SessionHit {
+                matched,
+                score,
+                name_score,
+                title_score,
+                matches: best.map_or(0, |b| b.count),
+                hit,
+                snippet,
+                highlights,
+                session,
+            });
+        }
+        Ok(SessionSearch {
+            hits,
+            total,
+            warnings: compiled.warnings,
+        })
+    }
+}
+
+/// Whether the query or the flags filter on messages' own facts.
+fn about_messages(query: &str, flags: &Filters) -> bool {
+    fn walk(ast: &grammar::Ast) -> bool {
+        match ast {
+            grammar::Ast::Leaf {
+                leaf: grammar::Leaf::Filter { key, .. },
+                ..
+            } => key.is_about_messages(),
+            grammar::Ast::Leaf { .. } => false,
+            grammar::Ast::And(v) | grammar::Ast::Or(v) => v.iter().any(walk),
+            grammar::Ast::Not(a) => walk(a),
+        }
+    }
+    flags.constraints.iter().any(|c| c.is_about_messages())
+        || grammar::parse(query)
+            .ok()
+            .and_then(|p| p.ast)
+            .is_some_and(|a| walk(&a))
+}
+
+/// A session's best document among those a query matches, and how many
+/// match.
+#[derive(Clone, Copy, Debug)]
+struct Best {
+    score: Score,
+    addr: DocAddress,
+    count: u64,
+}
+
+impl Best {
+    fn merge(&mut self, other: Best) {
+        self.count += other.count;
+        if other.score > self.score || (other.score == self.score && other.addr < self.addr) {
+            self.score = other.score;
+            self.addr = other.addr;
+        }
+    }
+}
+
+/// Collects, per session key (the `sess` column), the best-scored match.
+struct BestPerSession;
+
+struct BestInSegment {
+    segment: SegmentOrdinal,
+    sess: Option<Column<u64>>,
+    best: HashMap<u64, Best>,
+}
+
+impl Collector for BestPerSession {
+    type Fruit = HashMap<u64, Best>;
+    type Child = BestInSegment;
+
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<BestInSegment> {
+        Ok(BestInSegment {
+            segment,
+            sess: reader.fast_fields().column_opt("sess")?,
+            best: HashMap::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<HashMap<u64, Best>>) -> tantivy::Result<Self::Fruit> {
+        let mut out: HashMap<u64, Best> = HashMap::new();
+        for fruit in fruits {
+            for (k, b) in fruit {
+                out.entry(k).and_modify(|m| m.merge(b)).or_insert(b);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl SegmentCollector for BestInSegment {
+    type Fruit = HashMap<u64, Best>;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        let Some(key) = self.sess.as_ref().and_then(|c| c.first(doc)) else {
+            return;
+        };
+        let b = Best {
+            score,
+            addr: DocAddress::new(self.segment, doc),
+            count: 1,
+        };
+        self.best.entry(key).and_modify(|m| m.merge(b)).or_insert(b);
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        self.best
+    }
+}
