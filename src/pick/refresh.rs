@@ -1,7 +1,7 @@
 //! The index as the picker holds it, and bringing it up to date.
 //!
 //! A refresh is [`crate::pipeline::build`] from Pi's default session
-//! directories ([`crate::discover::default_roots`], as `pi-index build`
+//! directories ([`crate::discover::default_locations`], as `pi-index build`
 //! without a PATH), with the kinds the index was built with, so that a
 //! refresh never turns into a rebuild with other kinds. When nothing
 //! changed it takes no lock and writes nothing (~15 ms). It runs on its
@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use tantivy::{IndexReader, ReloadPolicy};
 
-use crate::discover::default_roots;
+use crate::discover::default_locations;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 use crate::pi::Kinds;
 use crate::pipeline::{build, BuildError, BuildOptions};
@@ -56,8 +56,14 @@ pub enum Refreshed {
 /// Bring the index at `index_dir` up to date from Pi's session
 /// directories; `progress` is told the bytes of each file read.
 pub fn refresh(index_dir: &Path, progress: &(dyn Fn(u64) + Sync)) -> Refreshed {
-    let (roots, looked) = default_roots();
+    let defaults = default_locations();
+    let roots = defaults.roots();
     if roots.is_empty() {
+        let looked = defaults
+            .locations
+            .iter()
+            .map(|l| PathBuf::from(&l.path))
+            .collect();
         return Refreshed::NoSessions(looked);
     }
     let kinds = PiIndex::open(index_dir)
@@ -72,9 +78,17 @@ pub fn refresh(index_dir: &Path, progress: &(dyn Fn(u64) + Sync)) -> Refreshed {
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         memory_budget: 64 << 20,
         full: false,
+        prune: false,
+        // Recorded for `stats`, as `pi-index build` records them.
+        locations: defaults.locations,
     };
     match build(&opts, progress) {
-        Ok(r) if r.rebuilt.is_some() || r.files_indexed > 0 || r.files_deleted > 0 => {
+        Ok(r)
+            if r.rebuilt.is_some()
+                || r.files_indexed > 0
+                || r.files_deleted > 0
+                || r.files_moved > 0 =>
+        {
             Refreshed::Updated {
                 messages: r.messages_indexed,
                 rebuilt: r.rebuilt.is_some(),

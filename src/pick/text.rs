@@ -177,7 +177,12 @@ fn wrap_into(line: &str, cols: usize, out: &mut Vec<String>) {
 
 /// One preview line as spans: words (runs of letters and digits) in
 /// `words` (lower case) in `matched`, the rest in `plain`.
-pub fn word_line(line: String, words: &HashSet<String>, plain: Style, matched: Style) -> Line<'static> {
+pub fn word_line(
+    line: String,
+    words: &HashSet<String>,
+    plain: Style,
+    matched: Style,
+) -> Line<'static> {
     if words.is_empty() {
         return Line::styled(line, plain);
     }
@@ -234,7 +239,7 @@ pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -274,7 +279,10 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(directory(Some("/home/u/src"), Some("/home/u")), "~/src");
         assert_eq!(directory(Some("/home/uv"), Some("/home/u")), "/home/uv");
-        assert_eq!(short_time(Some("2026-03-01T14:02:11.000Z")), "2026-03-01 14:02");
+        assert_eq!(
+            short_time(Some("2026-03-01T14:02:11.000Z")),
+            "2026-03-01 14:02"
+        );
     }
 
     #[test]
@@ -283,7 +291,7 @@ mod tests {
         let start = snippet.find("tokio").unwrap();
         let spans = snippet_spans(
             snippet,
-            &[start..start + 5],
+            std::slice::from_ref(&(start..start + 5)),
             Style::new(),
             Style::new().bold(),
         );
@@ -293,10 +301,20 @@ mod tests {
             .collect();
         assert_eq!(
             text,
-            [("a red", false), (" ", false), ("tokio", true), (" runtime", false)]
+            [
+                ("a red", false),
+                (" ", false),
+                ("tokio", true),
+                (" runtime", false)
+            ]
         );
         let words: HashSet<String> = ["tokio".to_owned()].into();
-        let line = word_line("Tokio, tokios".into(), &words, Style::new(), Style::new().bold());
+        let line = word_line(
+            "Tokio, tokios".into(),
+            &words,
+            Style::new(),
+            Style::new().bold(),
+        );
         assert_eq!(line.spans.len(), 2);
         assert_eq!(line.spans[0].content, "Tokio");
     }
