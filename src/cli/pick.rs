@@ -25,11 +25,11 @@ use crossterm::terminal::{
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
-use pi_index::index::IndexError;
-use pi_index::pick::app::{App, Choice, IndexState, Outcome, PreviewDone, SearchDone};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pi_index::pick::app::{App, Choice, HitsDone, IndexState, Outcome, PreviewDone, SearchDone};
 use pi_index::pick::refresh::{current, refresh, Refreshed, Source};
 use pi_index::pick::worker::Worker;
-use pi_index::pick::{run_preview, run_search};
+use pi_index::pick::{run_hits, run_preview, run_search};
 
 use super::output::{self, shell_quote, ColorChoice};
 use super::{exit_error, EXIT_NOTHING, EXIT_OK};
@@ -70,15 +70,21 @@ pub struct PickArgs {
 
 /// How long the picker waits for a refresh before its first frame. A
 /// refresh with nothing to do takes ~15 ms (60 ms for 10,000 files);
-/// one that takes longer (a first build, a big append) goes on in the
+/// one that takes longer (a big append, a rebuild) goes on in the
 /// background while the index as it was is shown.
 const QUICK_REFRESH: Duration = Duration::from_millis(200);
+
+/// How long the first frame waits for the first search: it usually takes
+/// a few milliseconds, and a frame with results beats one saying
+/// "searching…".
+const FIRST_SEARCH: Duration = Duration::from_millis(100);
 
 /// What reaches the event loop.
 enum Message {
     Input(Event),
     InputFailed(std::io::Error),
     Searched(SearchDone),
+    Hits(HitsDone),
     Previewed(PreviewDone),
     Progress(u64),
     Refreshed(Refreshed),
@@ -87,10 +93,10 @@ enum Message {
 /// Run `pick`.
 pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
     if output::dumb_terminal() {
-        bail!("pi-index pick draws a full-screen interface, which TERM=dumb cannot show: use `pi-index search`");
+        bail!("pi-index pick draws a full-screen interface, which TERM=dumb cannot show: use `pi-index sessions QUERY` or `pi-index search QUERY`");
     }
     let tty = open_tty().map_err(|e| {
-        anyhow!("pi-index pick needs a terminal (/dev/tty: {e}): use `pi-index search` in scripts")
+        anyhow!("pi-index pick needs a terminal (/dev/tty: {e}): use `pi-index sessions QUERY --json` in scripts")
     })?;
     let colour = match args.color {
         ColorChoice::Always => true,
@@ -99,11 +105,18 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let mut source = Source::open(index_dir)?;
     let (tx, rx) = mpsc::channel::<Message>();
-
     let mut app = App::new(&args.query.join(" "), args.active_only, colour);
+
     let mut read = 0u64;
-    let mut refreshing = false;
-    if !args.no_refresh {
+    if !source.is_open() {
+        if args.no_refresh {
+            bail!(
+                "no index at {}: run `pi-index build` (or `pi-index pick` without --no-refresh, which builds it)",
+                index_dir.display()
+            );
+        }
+        first_build(index_dir, &mut source)?;
+    } else if !args.no_refresh {
         let tx = tx.clone();
         let dir = index_dir.to_owned();
         std::thread::Builder::new()
@@ -115,34 +128,24 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
                 let done = refresh(&dir, &progress);
                 let _ = tx.send(Message::Refreshed(done));
             })?;
-        refreshing = true;
+        // A refresh that is quick is waited for, so that the first frame
+        // is the index up to date; a long one goes on behind the picker.
         let deadline = Instant::now() + QUICK_REFRESH;
-        while refreshing {
+        loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
                 Ok(Message::Progress(bytes)) => read += bytes,
                 Ok(Message::Refreshed(done)) => {
-                    refreshing = false;
                     took_in(&mut app, &mut source, done, false)?;
+                    break;
                 }
                 Ok(_) => {}
-                Err(_) => break,
+                Err(_) => {
+                    app.set_index_state(IndexState::Refreshing { bytes: read });
+                    break;
+                }
             }
         }
-    }
-    if !source.is_open() && !refreshing {
-        let looked = match &app_note(&app) {
-            Some(note) => format!(" ({note})"),
-            None => String::new(),
-        };
-        return Err(IndexError::Missing(index_dir.to_owned()))
-            .map_err(|e| anyhow!("{e}{looked}"));
-    }
-    if refreshing {
-        app.set_index_state(IndexState::Refreshing {
-            bytes: read,
-            building: !source.is_open(),
-        });
     }
 
     let shared = source.shared();
@@ -151,6 +154,13 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
         Worker::spawn("pi-index-search", move |job| {
             let done = run_search(current(&shared).as_ref(), &job);
             let _ = tx.send(Message::Searched(done));
+        })
+    };
+    let hits = {
+        let (tx, shared) = (tx.clone(), shared.clone());
+        Worker::spawn("pi-index-hits", move |job| {
+            let done = run_hits(current(&shared).as_ref(), &job);
+            let _ = tx.send(Message::Hits(done));
         })
     };
     let previews = {
@@ -164,15 +174,15 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
         if let Some(job) = app.take_search() {
             searches.submit(job);
         }
+        if let Some(job) = app.take_hits() {
+            hits.submit(job);
+        }
         if let Some(job) = app.take_preview() {
             previews.submit(job);
         }
     };
     dispatch(&mut app);
-    // The first answer usually comes in a few milliseconds: wait a
-    // little for it, so the first frame has results rather than
-    // "searching…".
-    let deadline = Instant::now() + Duration::from_millis(100);
+    let deadline = Instant::now() + FIRST_SEARCH;
     while app.searching() {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
@@ -231,6 +241,54 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// No index yet: build one from Pi's session directories, with the
+/// progress `pi-index build` shows, before the picker opens.
+fn first_build(index_dir: &Path, source: &mut Source) -> anyhow::Result<()> {
+    let bar = if output::can_draw_progress() {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {msg} {binary_bytes} read, {binary_bytes_per_sec}, {elapsed}",
+            )
+            .expect("valid progress template"),
+        );
+        bar.set_message("no index yet: indexing Pi's sessions,");
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let done = refresh(index_dir, &|bytes| bar.inc(bytes));
+    bar.finish_and_clear();
+    match done {
+        Refreshed::Updated { messages, .. } => {
+            source.refreshed(true)?;
+            let _ = writeln!(
+                output::stderr(),
+                "pi-index: indexed {messages} messages into {}",
+                index_dir.display()
+            );
+            Ok(())
+        }
+        Refreshed::Current => {
+            source.refreshed(true)?;
+            Ok(())
+        }
+        Refreshed::Busy => bail!(
+            "another `pi-index build` is writing the index at {} for the first time: run `pi-index pick` again when it is done",
+            index_dir.display()
+        ),
+        Refreshed::NoSessions(looked) => {
+            let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
+            bail!(
+                "no index at {}, and no Pi session directory to build one from (looked in {}): run `pi-index build DIR` with the directory of your sessions",
+                index_dir.display(),
+                list.join(", ")
+            )
+        }
+        Refreshed::Failed(e) => bail!("building the index at {}: {e}", index_dir.display()),
+    }
+}
+
 /// Handle one message of the event loop.
 fn handle(
     app: &mut App,
@@ -242,35 +300,20 @@ fn handle(
         Message::Input(event) => app.event(&event),
         Message::InputFailed(e) => return Err(anyhow!("reading the terminal: {e}")),
         Message::Searched(done) => app.searched(done),
+        Message::Hits(done) => app.hits_found(done),
         Message::Previewed(done) => app.previewed(done),
         Message::Progress(bytes) => {
             *read += bytes;
-            app.set_index_state(IndexState::Refreshing {
-                bytes: *read,
-                building: !source.is_open(),
-            });
+            app.set_index_state(IndexState::Refreshing { bytes: *read });
         }
         Message::Refreshed(done) => took_in(app, source, done, true)?,
     }
     Ok(())
 }
 
-/// The note the app shows, if it is one (why there is no index).
-fn app_note(app: &App) -> Option<String> {
-    match app.index_state() {
-        IndexState::Note(n) => Some(n.clone()),
-        _ => None,
-    }
-}
-
 /// Take in a refresh's outcome: reload the index and search again when
 /// it committed, and say what the user should know.
-fn took_in(
-    app: &mut App,
-    source: &mut Source,
-    done: Refreshed,
-    shown: bool,
-) -> anyhow::Result<()> {
+fn took_in(app: &mut App, source: &mut Source, done: Refreshed, shown: bool) -> anyhow::Result<()> {
     let state = match done {
         Refreshed::Updated { messages, rebuilt } => {
             let had_index = source.is_open();
@@ -286,13 +329,8 @@ fn took_in(
         Refreshed::Busy => IndexState::Note(
             "another `pi-index build` is writing the index: showing it as it was".into(),
         ),
-        Refreshed::NoSessions(looked) if !source.is_open() => {
-            let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
-            IndexState::Note(format!(
-                "no Pi session directory to build it from (looked in {}): run `pi-index build DIR` with the directory of your sessions",
-                list.join(", ")
-            ))
-        }
+        // The index was built from a directory named to `build`: it is
+        // shown as it is.
         Refreshed::NoSessions(_) => IndexState::Ready,
         Refreshed::Failed(e) => IndexState::Note(format!(
             "the index could not be brought up to date ({e}): showing it as it was"
@@ -434,8 +472,15 @@ fn install_restorers() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            let was_active = ACTIVE.load(Ordering::SeqCst);
             restore_terminal();
             previous(info);
+            // A worker that panicked leaves a picker that cannot go on
+            // (and its terminal is restored already): end it, as a panic
+            // on the main thread would.
+            if was_active && std::thread::current().name() != Some("main") {
+                std::process::exit(101);
+            }
         }));
         #[cfg(unix)]
         {

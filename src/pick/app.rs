@@ -4,7 +4,8 @@
 //! with ratatui's `TestBackend` and run its jobs where they like.
 //!
 //! A query edit asks for a search ([`App::take_search`]); a new selection
-//! asks for a preview ([`App::take_preview`]). Each job carries a
+//! asks for a preview ([`App::take_preview`]); Tab on a session asks for
+//! the hits inside it ([`App::take_hits`]). Each job carries a
 //! generation number, and a result is shown only if it answers the newest
 //! request: a slow search never overwrites the answer to a later one, and
 //! until the answer comes the frame shows the previous results.
@@ -18,7 +19,7 @@ use super::preview::{Preview, PreviewKey, Target};
 use super::rows::{Query, Row, Rows};
 use super::text::matched_words;
 use crate::search::query::Warning;
-use crate::search::{Hit, SessionSummary};
+use crate::search::{Hit, Matched, SessionSummary};
 
 /// A search for the worker.
 #[derive(Clone, Debug)]
@@ -36,6 +37,26 @@ pub struct SearchDone {
     pub generation: u64,
     /// The rows, or what was wrong with the query (or the index).
     pub result: Result<Rows, String>,
+}
+
+/// The hits inside one session, for the worker (Tab).
+#[derive(Clone, Debug)]
+pub struct HitsJob {
+    /// Its number: higher is newer.
+    pub generation: u64,
+    /// The query the rows were found by.
+    pub query: Query,
+    /// The session.
+    pub session: Arc<SessionSummary>,
+}
+
+/// The hits inside one session.
+#[derive(Debug)]
+pub struct HitsDone {
+    /// The job's number.
+    pub generation: u64,
+    /// The hits, best first, or why they could not be found.
+    pub result: Result<Vec<Hit>, String>,
 }
 
 /// A preview for the worker.
@@ -74,7 +95,7 @@ pub struct Choice {
     /// The session to resume.
     pub session: Arc<SessionSummary>,
     /// The hit it was chosen by (none for a session of the listing
-    /// without a query).
+    /// without a query, or one found by its name or title alone).
     pub hit: Option<Hit>,
 }
 
@@ -82,7 +103,7 @@ pub struct Choice {
 #[derive(Clone, Debug)]
 pub enum Outcome {
     /// Enter on a session or a hit.
-    Chosen(Choice),
+    Chosen(Box<Choice>),
     /// Esc: nothing chosen (exit 1, as fzf).
     Cancelled,
     /// Ctrl-C (exit 130, as fzf).
@@ -94,13 +115,11 @@ pub enum Outcome {
 pub enum IndexState {
     /// Nothing to say.
     Ready,
-    /// A refresh runs in the background; `bytes` read so far. `building`:
-    /// there was no index before it.
+    /// A refresh runs in the background (the index is shown as it was);
+    /// `bytes` of session files read so far.
     Refreshing {
         /// Bytes of session files read so far.
         bytes: u64,
-        /// No index existed: everything is being indexed.
-        building: bool,
     },
     /// A background refresh committed this many new messages.
     Refreshed {
@@ -108,8 +127,15 @@ pub enum IndexState {
         messages: u64,
     },
     /// Something the user should know (another build is writing, the
-    /// refresh failed, no session directory).
+    /// refresh failed).
     Note(String),
+}
+
+/// The hits inside the selected session (Tab), asked for or found.
+#[derive(Debug)]
+pub(super) struct SessionHits {
+    /// The hits, once found.
+    pub(super) result: Option<Result<Vec<Hit>, String>>,
 }
 
 /// The picker.
@@ -124,7 +150,6 @@ pub struct App {
     pub(super) rows: Vec<Row>,
     pub(super) rows_query: Option<Query>,
     pub(super) total: usize,
-    pub(super) truncated: bool,
     pub(super) warnings: Vec<Warning>,
     pub(super) error: Option<String>,
     asked: u64,
@@ -135,6 +160,10 @@ pub struct App {
     pub(super) hit: usize,
     pub(super) list_top: usize,
     pub(super) page: usize,
+
+    pub(super) hits: Option<SessionHits>,
+    hits_asked: u64,
+    pending_hits: Option<HitsJob>,
 
     pub(super) preview: Option<(PreviewKey, Result<Preview, String>)>,
     pub(super) preview_scroll: Option<usize>,
@@ -163,7 +192,6 @@ impl App {
             rows: Vec::new(),
             rows_query: None,
             total: 0,
-            truncated: false,
             warnings: Vec::new(),
             error: None,
             asked: 0,
@@ -173,6 +201,9 @@ impl App {
             hit: 0,
             list_top: 0,
             page: 10,
+            hits: None,
+            hits_asked: 0,
+            pending_hits: None,
             preview: None,
             preview_scroll: None,
             preview_page: 10,
@@ -205,6 +236,18 @@ impl App {
         &self.rows
     }
 
+    /// The hits of the selected session listed in the Hits focus (empty
+    /// until they are found).
+    pub fn session_hits(&self) -> &[Hit] {
+        match &self.hits {
+            Some(SessionHits {
+                result: Some(Ok(hits)),
+                ..
+            }) => hits,
+            _ => &[],
+        }
+    }
+
     /// Which row is selected, and which hit in it (Hits focus).
     pub fn selection(&self) -> (usize, Option<usize>) {
         (
@@ -216,6 +259,16 @@ impl App {
     /// The focus of the list.
     pub fn focus(&self) -> Focus {
         self.focus
+    }
+
+    /// Whether the help is shown.
+    pub fn help_shown(&self) -> bool {
+        self.help
+    }
+
+    /// Whether only active branches are searched (Ctrl-A).
+    pub fn active_only(&self) -> bool {
+        self.active_only
     }
 
     /// Whether a search was asked for and not answered yet.
@@ -238,6 +291,11 @@ impl App {
         self.pending_search.take()
     }
 
+    /// The newest hits-in-a-session job asked for and not yet handed out.
+    pub fn take_hits(&mut self) -> Option<HitsJob> {
+        self.pending_hits.take()
+    }
+
     /// The newest preview asked for and not yet handed out.
     pub fn take_preview(&mut self) -> Option<PreviewJob> {
         self.pending_preview.take()
@@ -253,11 +311,11 @@ impl App {
         self.index = state;
     }
 
-    /// The index changed under the picker (a refresh committed, or the
-    /// first build finished): search again, keeping the selected session
-    /// where it can.
+    /// The index changed under the picker (a refresh committed): search
+    /// again, keeping the selected session where it can.
     pub fn reindexed(&mut self) {
         self.preview = None;
+        self.preview_lines = None;
         self.search();
     }
 
@@ -280,24 +338,28 @@ impl App {
         match done.result {
             Ok(rows) => {
                 let query = self.query_of(done.generation);
-                let same_query = self.rows_query.as_ref() == query.as_ref();
+                let same_query = self.rows_query.is_some() && self.rows_query == query;
                 let keep = same_query
                     .then(|| self.rows.get(self.selected).map(|r| r.session.path.clone()))
                     .flatten();
                 self.rows = rows.rows;
                 self.total = rows.total;
-                self.truncated = rows.truncated;
                 self.warnings = rows.warnings;
                 self.rows_query = query;
                 self.error = None;
-                self.selected = keep
-                    .and_then(|p| self.rows.iter().position(|r| r.session.path == p))
-                    .unwrap_or(0);
+                let kept = keep.and_then(|p| self.rows.iter().position(|r| r.session.path == p));
+                self.selected = kept.unwrap_or(0);
                 if !same_query {
                     self.list_top = 0;
                 }
-                self.focus = Focus::Sessions;
-                self.hit = 0;
+                if self.focus == Focus::Hits && kept.is_some() {
+                    // The index changed: the hits inside may have too.
+                    self.ask_hits();
+                } else {
+                    self.focus = Focus::Sessions;
+                    self.hits = None;
+                    self.hit = 0;
+                }
                 self.want_preview();
             }
             // The previous rows stay: a query being typed is often
@@ -312,6 +374,21 @@ impl App {
         (generation == self.asked).then(|| self.query())
     }
 
+    /// The hits inside a session answered; kept only if they answer the
+    /// newest request.
+    pub fn hits_found(&mut self, done: HitsDone) {
+        if done.generation != self.hits_asked {
+            return;
+        }
+        let Some(hits) = &mut self.hits else {
+            return;
+        };
+        let len = done.result.as_ref().map_or(0, Vec::len);
+        hits.result = Some(done.result);
+        self.hit = self.hit.min(len.saturating_sub(1));
+        self.want_preview();
+    }
+
     /// A preview answered; kept only if it is the newest asked for.
     pub fn previewed(&mut self, done: PreviewDone) {
         if done.generation != self.preview_asked {
@@ -320,17 +397,19 @@ impl App {
         self.preview = Some((done.key, done.result));
     }
 
-    /// The hit the cursor is on: the selected hit (Hits focus) or the
-    /// selected session's best.
+    /// The hit the cursor is on: the selected hit (Hits focus, once they
+    /// are found) or the selected session's best.
     pub fn current_hit(&self) -> Option<&Hit> {
         let row = self.rows.get(self.selected)?;
         match self.focus {
-            Focus::Sessions => row.best(),
-            Focus::Hits => row.hits.get(self.hit),
+            Focus::Hits if !self.session_hits().is_empty() => self.session_hits().get(self.hit),
+            _ => row.hit.as_ref(),
         }
     }
 
-    /// What the preview should show for the current selection.
+    /// What the preview should show for the current selection: the hit,
+    /// else the first message of a session found by its title, else the
+    /// end of the session (where it was left).
     pub fn preview_key(&self) -> Option<PreviewKey> {
         let row = self.rows.get(self.selected)?;
         let target = match self.current_hit() {
@@ -338,6 +417,7 @@ impl App {
                 offset: h.doc.offset,
                 role: h.doc.role.rank(),
             },
+            None if row.matched == Some(Matched::Title) => Target::Start,
             None => Target::End,
         };
         Some(PreviewKey {
@@ -347,11 +427,17 @@ impl App {
         })
     }
 
-    /// The words the preview highlights: the current hit's matches.
+    /// The words the preview highlights: the current hit's matches (or
+    /// the title's, for a session found by it).
     pub fn preview_words(&self) -> Vec<String> {
-        self.current_hit()
-            .map(|h| matched_words(&h.snippet, &h.highlights))
-            .unwrap_or_default()
+        match self.current_hit() {
+            Some(h) => matched_words(&h.snippet, &h.highlights),
+            None => self
+                .rows
+                .get(self.selected)
+                .map(|r| matched_words(&r.snippet, &r.highlights))
+                .unwrap_or_default(),
+        }
     }
 
     fn want_preview(&mut self) {
@@ -373,7 +459,8 @@ impl App {
     pub fn event(&mut self, event: &Event) {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.key(*key),
-            Event::Paste(text) => {
+            Event::Paste(text) if self.outcome.is_none() => {
+                self.help = false;
                 self.input.insert_str(text);
                 self.search();
             }
@@ -546,10 +633,10 @@ impl App {
             // Nothing to choose: Enter does nothing (Esc leaves).
             return;
         };
-        self.outcome = Some(Outcome::Chosen(Choice {
+        self.outcome = Some(Outcome::Chosen(Box::new(Choice {
             session: row.session.clone(),
             hit: self.current_hit().cloned(),
-        }));
+        })));
     }
 
     fn toggle_focus(&mut self) {
@@ -564,7 +651,9 @@ impl App {
         if focus == self.focus {
             return;
         }
-        if focus == Focus::Hits && self.rows.get(self.selected).is_none_or(|r| r.hits.is_empty()) {
+        // A session of the listing, or one found by its name alone, has
+        // no hits to go through.
+        if focus == Focus::Hits && self.rows.get(self.selected).is_none_or(|r| r.hit.is_none()) {
             return;
         }
         self.focus = focus;
@@ -574,16 +663,36 @@ impl App {
             // Back on the session the hits were of.
             Focus::Sessions => self.selected.saturating_sub(self.page / 2),
         };
+        match focus {
+            Focus::Hits => self.ask_hits(),
+            Focus::Sessions => self.hits = None,
+        }
         self.want_preview();
     }
 
+    /// Ask for the hits inside the selected session.
+    fn ask_hits(&mut self) {
+        let (Some(row), Some(query)) = (self.rows.get(self.selected), self.rows_query.clone())
+        else {
+            return;
+        };
+        self.hits_asked += 1;
+        self.hits = Some(SessionHits { result: None });
+        self.pending_hits = Some(HitsJob {
+            generation: self.hits_asked,
+            query,
+            session: row.session.clone(),
+        });
+    }
+
     fn move_by(&mut self, delta: isize) {
-        let (at, len) = match self.focus {
-            Focus::Sessions => (&mut self.selected, self.rows.len()),
-            Focus::Hits => (
-                &mut self.hit,
-                self.rows.get(self.selected).map_or(0, |r| r.hits.len()),
-            ),
+        let len = match self.focus {
+            Focus::Sessions => self.rows.len(),
+            Focus::Hits => self.session_hits().len(),
+        };
+        let at = match self.focus {
+            Focus::Sessions => &mut self.selected,
+            Focus::Hits => &mut self.hit,
         };
         if len == 0 {
             return;

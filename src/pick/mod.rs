@@ -10,8 +10,8 @@
 //!   their answers in, the choice at the end.
 //! - [`view`]: the frame drawn from that state (every string from a
 //!   session through [`text`], so through [`crate::output::sanitize()`]).
-//! - [`rows`]: a query to one row per session, the one place that decides
-//!   how sessions are found and ranked.
+//! - [`rows`]: a query to one row per session (the library's
+//!   session-level search), and the hits inside one session.
 //! - [`preview`]: the messages around a hit, read from the index.
 //! - [`worker`]: a thread that runs the newest job, so typing never waits
 //!   for a search.
@@ -41,7 +41,7 @@ use tantivy::Searcher;
 
 use crate::index::PiIndex;
 use crate::search::query::Now;
-use app::{App, PreviewDone, PreviewJob, SearchDone, SearchJob};
+use app::{App, HitsDone, HitsJob, PreviewDone, PreviewJob, SearchDone, SearchJob};
 
 /// The index as of one commit: what a search or a preview reads.
 #[derive(Clone)]
@@ -52,10 +52,21 @@ pub struct View {
     pub searcher: Searcher,
 }
 
+impl View {
+    /// The index at `dir`, as of its last commit.
+    pub fn open(dir: &std::path::Path) -> Result<View, crate::index::IndexError> {
+        let pi = PiIndex::open(dir)?;
+        let searcher = pi.searcher()?;
+        Ok(View { pi, searcher })
+    }
+}
+
 /// Run a search job on `view` (no index yet: no rows).
 pub fn run_search(view: Option<&View>, job: &SearchJob) -> SearchDone {
     let result = match view {
-        Some(v) => rows::rows(&v.pi, &v.searcher, &job.query, Now::system()).map_err(|e| e.to_string()),
+        Some(v) => {
+            rows::rows(&v.pi, &v.searcher, &job.query, Now::system()).map_err(|e| e.to_string())
+        }
         None => Ok(rows::Rows::default()),
     };
     SearchDone {
@@ -64,11 +75,25 @@ pub fn run_search(view: Option<&View>, job: &SearchJob) -> SearchDone {
     }
 }
 
+/// Run a hits-in-a-session job on `view`.
+pub fn run_hits(view: Option<&View>, job: &HitsJob) -> HitsDone {
+    let result = match view {
+        Some(v) => rows::session_hits(&v.pi, &v.searcher, &job.query, &job.session, Now::system())
+            .map_err(|e| e.to_string()),
+        None => Ok(Vec::new()),
+    };
+    HitsDone {
+        generation: job.generation,
+        result,
+    }
+}
+
 /// Run a preview job on `view`.
 pub fn run_preview(view: Option<&View>, job: &PreviewJob) -> PreviewDone {
     let result = match view {
-        Some(v) => preview::read(&v.pi, &v.searcher, &job.key, preview::CONTEXT)
-            .map_err(|e| e.to_string()),
+        Some(v) => {
+            preview::read(&v.pi, &v.searcher, &job.key, preview::CONTEXT).map_err(|e| e.to_string())
+        }
         None => Err("no index yet".into()),
     };
     PreviewDone {
@@ -86,6 +111,10 @@ pub fn settle(app: &mut App, view: Option<&View>) {
         let mut ran = false;
         if let Some(job) = app.take_search() {
             app.searched(run_search(view, &job));
+            ran = true;
+        }
+        if let Some(job) = app.take_hits() {
+            app.hits_found(run_hits(view, &job));
             ran = true;
         }
         if let Some(job) = app.take_preview() {

@@ -28,6 +28,9 @@ pub enum Target {
         /// The message's role rank ([`crate::pi::Role::rank`]).
         role: u64,
     },
+    /// The start of the session (its first message: what a session
+    /// found by its title is known by).
+    Start,
     /// The end of the session: where it was left.
     End,
 }
@@ -94,10 +97,14 @@ pub fn read(
         Target::Message { offset, role } => order
             .partition_point(|&(o, r, _)| (o, r) < (offset, role))
             .min(order.len() - 1),
+        Target::Start => 0,
         Target::End => order.len() - 1,
     };
     let from = at.saturating_sub(context);
-    let to = at.saturating_add(context).saturating_add(1).min(order.len());
+    let to = at
+        .saturating_add(context)
+        .saturating_add(1)
+        .min(order.len());
     let mut reader = MessageReader::new(pi, searcher);
     let mut docs = Vec::with_capacity(to - from);
     for &(_, _, a) in &order[from..to] {

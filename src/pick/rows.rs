@@ -1,25 +1,30 @@
-//! What the picker lists: one row per session, with its hits.
+//! What the picker lists: one row per session, and the hits inside one.
 //!
-//! [`rows`] is the one place that turns a query into rows. Until the
-//! library has a session-level search, it groups the hits of
-//! [`PiIndex::search`] by session: the [`HIT_DEPTH`] best messages, each
-//! session ranked by its best one (so a session is found by any message
-//! in it, not by its name). Everything else in the picker reads [`Rows`].
+//! [`rows`] is the one place that turns a query into rows, and it does
+//! not rank anything itself: an empty query lists every session newest
+//! first ([`PiIndex::sessions`]), any other is the library's
+//! session-level search ([`PiIndex::search_sessions`], as `pi-index
+//! sessions QUERY`): sessions whose name matches, then those whose first
+//! user message does, then those found by their messages alone, each
+//! with its best message as the hit. [`session_hits`] lists the hits
+//! inside one session (Tab), with `search`'s own ranking.
 
-use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use tantivy::Searcher;
 
 use crate::index::PiIndex;
 use crate::search::query::{Filters, Key, Now, Warning};
-use crate::search::{Hit, SearchError, SearchRequest, SessionSummary, Sort};
+use crate::search::{Hit, Matched, SearchError, SearchRequest, SessionQuery, SessionSummary, Sort};
 
-/// Messages a query ranks sessions by. Each costs a snippet and a stored
-/// document read, ~5-10 µs, so 200 keep a search of the 1 GB index at a
-/// few milliseconds; a word common to many messages of a few sessions
-/// still lists dozens of sessions.
-pub const HIT_DEPTH: usize = 200;
+/// Sessions a query lists at most. The session-level search scores every
+/// matching session whatever the limit; each row listed costs a snippet
+/// of its best hit (~5-10 µs), and nobody scrolls past a few hundred.
+pub const ROW_LIMIT: usize = 200;
+
+/// Hits listed inside one session (Tab).
+pub const SESSION_HITS: usize = 100;
 
 /// Characters of a snippet: a row shows one line of it.
 pub const SNIPPET_CHARS: usize = 150;
@@ -38,22 +43,33 @@ impl Query {
     pub fn is_listing(&self) -> bool {
         self.text.trim().is_empty()
     }
+
+    fn filters(&self, now: &Now) -> Result<Filters, SearchError> {
+        let mut filters = Filters::default();
+        if self.active_only {
+            filters.add(Key::Branch, "active", now)?;
+        }
+        Ok(filters)
+    }
 }
 
-/// One session and its hits.
+/// One session, and what found it.
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The session, as `pi-index sessions` lists it.
     pub session: Arc<SessionSummary>,
-    /// Its hits, best first; empty for a listing without a query.
-    pub hits: Vec<Hit>,
-}
-
-impl Row {
-    /// The best hit, if the row came from a query.
-    pub fn best(&self) -> Option<&Hit> {
-        self.hits.first()
-    }
+    /// What matched: its name, its title or its messages (none in the
+    /// listing without a query).
+    pub matched: Option<Matched>,
+    /// How many of its messages match.
+    pub matches: u64,
+    /// Its best matching message (none in the listing, or when only its
+    /// name or title matched).
+    pub hit: Option<Hit>,
+    /// The best message's snippet, else the title (empty in the listing).
+    pub snippet: String,
+    /// Byte ranges of matched words within `snippet`.
+    pub highlights: Vec<Range<usize>>,
 }
 
 /// The answer to a [`Query`].
@@ -61,18 +77,15 @@ impl Row {
 pub struct Rows {
     /// Sessions, best first (newest first without a query).
     pub rows: Vec<Row>,
-    /// Messages that matched in all (sessions without a query).
+    /// Sessions that matched in all (the rows are the first
+    /// [`ROW_LIMIT`]).
     pub total: usize,
-    /// Whether the query matched more messages than the rows were made
-    /// of (sessions past the depth may be missing).
-    pub truncated: bool,
     /// What was repaired or ignored in the query.
     pub warnings: Vec<Warning>,
 }
 
-/// The rows for `query`: sessions newest first when it is empty, else
-/// sessions ranked by their best hit. The swap point for a session-level
-/// search in the library.
+/// The rows for `query`: every session newest first when it is empty,
+/// else the session-level search's best [`ROW_LIMIT`].
 pub fn rows(
     pi: &PiIndex,
     searcher: &Searcher,
@@ -87,65 +100,67 @@ pub fn rows(
                 .into_iter()
                 .map(|s| Row {
                     session: Arc::new(s),
-                    hits: Vec::new(),
+                    matched: None,
+                    matches: 0,
+                    hit: None,
+                    snippet: String::new(),
+                    highlights: Vec::new(),
                 })
                 .collect(),
-            truncated: false,
             warnings: Vec::new(),
         });
     }
-    let mut filters = Filters::default();
-    if query.active_only {
-        filters.add(Key::Branch, "active", &now)?;
+    let req = SessionQuery {
+        query: query.text.clone(),
+        filters: query.filters(&now)?,
+        limit: ROW_LIMIT,
+        snippet_chars: SNIPPET_CHARS,
+        now,
+    };
+    let found = pi.search_sessions(searcher, &req)?;
+    Ok(Rows {
+        rows: found
+            .hits
+            .into_iter()
+            .map(|h| Row {
+                session: Arc::new(h.session),
+                matched: Some(h.matched),
+                matches: h.matches,
+                hit: h.hit,
+                snippet: h.snippet,
+                highlights: h.highlights,
+            })
+            .collect(),
+        total: found.total,
+        warnings: found.warnings,
+    })
+}
+
+/// The hits of `query` inside `session`, best first, at most
+/// [`SESSION_HITS`]: `pi-index search QUERY session:ID`, kept to the
+/// session's own file (a copy of a session file has the same id).
+pub fn session_hits(
+    pi: &PiIndex,
+    searcher: &Searcher,
+    query: &Query,
+    session: &SessionSummary,
+    now: Now,
+) -> Result<Vec<Hit>, SearchError> {
+    if query.is_listing() || session.session_id.trim().is_empty() {
+        return Ok(Vec::new());
     }
+    let mut filters = query.filters(&now)?;
+    filters.add(Key::Session, &session.session_id, &now)?;
     let req = SearchRequest {
         query: query.text.clone(),
         filters,
         sort: Sort::Relevance,
-        limit: HIT_DEPTH,
+        limit: SESSION_HITS,
         offset: 0,
         snippet_chars: SNIPPET_CHARS,
         now,
     };
-    let result = pi.search(searcher, &req)?;
-    let mut rows: Vec<Row> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    let shown = result.hits.len();
-    for hit in result.hits {
-        match at.get(&hit.doc.path) {
-            Some(&i) => rows[i].hits.push(hit),
-            None => {
-                at.insert(hit.doc.path.clone(), rows.len());
-                let session = hit.session.clone().unwrap_or_else(|| orphan(&hit));
-                rows.push(Row {
-                    session,
-                    hits: vec![hit],
-                });
-            }
-        }
-    }
-    Ok(Rows {
-        rows,
-        total: result.total,
-        truncated: result.total > shown,
-        warnings: result.warnings,
-    })
-}
-
-/// A session summary made from a hit whose session document could not
-/// be read (never expected: the index writes them together).
-fn orphan(hit: &Hit) -> Arc<SessionSummary> {
-    Arc::new(SessionSummary {
-        session_id: hit.doc.session_id.clone(),
-        path: hit.doc.path.clone(),
-        cwd: hit.doc.cwd.clone(),
-        session_name: hit.doc.session_name.clone(),
-        title: None,
-        started: None,
-        last: hit.doc.timestamp.clone(),
-        messages: 0,
-        last_ms: hit.doc.timestamp_ms,
-        models: Vec::new(),
-        key: crate::index::schema::session_key(&hit.doc.path),
-    })
+    let mut hits = pi.search(searcher, &req)?.hits;
+    hits.retain(|h| h.doc.path == session.path);
+    Ok(hits)
 }

@@ -21,17 +21,17 @@ use std::collections::HashSet;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::app::{App, Focus, IndexState};
+use super::app::{App, Focus, IndexState, SessionHits};
 use super::preview::{Preview, PreviewKey};
 use super::rows::Row;
 use super::text::{
     clean, date, directory, fit, sanitized_lines, short_time, snippet_spans, thousands, width,
     word_line,
 };
-use crate::search::Hit;
+use crate::search::{Hit, Matched};
 
 /// The preview as drawn lines, kept while its message and width stay.
 pub struct PreviewLines {
@@ -116,7 +116,10 @@ impl App {
             colour: self.colour,
         };
         if area.width < 20 || area.height < 4 {
-            frame.render_widget(Paragraph::new("pi-index pick: terminal too small"), area);
+            frame.render_widget(
+                Paragraph::new("terminal too small for pi-index pick").wrap(Wrap { trim: true }),
+                area,
+            );
             return;
         }
         let [prompt, status, body] = Layout::vertical([
@@ -129,7 +132,7 @@ impl App {
         self.draw_status(frame, status, t);
         if shows_preview(area) {
             let [list, _, preview] = Layout::horizontal([
-                Constraint::Percentage(55),
+                Constraint::Percentage(60),
                 Constraint::Length(1),
                 Constraint::Fill(1),
             ])
@@ -147,15 +150,14 @@ impl App {
     fn draw_prompt(&self, frame: &mut Frame, area: Rect, t: Theme) {
         let mut right = if self.searching() {
             "searching…".to_owned()
-        } else if self.rows_query.as_ref().is_some_and(|q| q.is_listing()) {
-            format!("{} sessions", thousands(self.rows.len()))
-        } else {
-            let more = if self.truncated { "+" } else { "" };
+        } else if self.rows.len() < self.total {
             format!(
-                "{}{more} sessions · {} hits",
+                "{} of {}",
                 thousands(self.rows.len()),
-                thousands(self.total)
+                plural(self.total as u64, "session", "sessions")
             )
+        } else {
+            plural(self.rows.len() as u64, "session", "sessions")
         };
         if self.active_only {
             right = format!("[active branch] {right}");
@@ -205,20 +207,20 @@ impl App {
                 t.dim(),
             )
         } else {
-            let hint = match self.focus {
-                Focus::Sessions => {
+            let wide = cols >= 84;
+            let hint = match (self.focus, wide) {
+                (Focus::Sessions, true) => {
                     "Enter resume in Pi · Tab hits · Ctrl-A active branch · ? keys · Esc quit"
                 }
-                Focus::Hits => {
+                (Focus::Hits, true) => {
                     "Enter resume at this hit · Tab sessions · Ctrl-A active branch · ? keys · Esc quit"
                 }
+                (Focus::Sessions, false) => "Enter resume · Tab hits · ? keys · Esc quit",
+                (Focus::Hits, false) => "Enter resume here · Tab sessions · ? keys · Esc quit",
             };
             (hint.to_owned(), t.dim())
         };
-        frame.render_widget(
-            Paragraph::new(Line::styled(fit(&text, cols), style)),
-            area,
-        );
+        frame.render_widget(Paragraph::new(Line::styled(fit(&text, cols), style)), area);
     }
 
     fn draw_list(&mut self, frame: &mut Frame, area: Rect, t: Theme) {
@@ -226,39 +228,62 @@ impl App {
         let mut lines: Vec<Line<'static>> = Vec::new();
         let mut height = area.height as usize;
         if self.rows.is_empty() {
-            let message = match (&self.index, &self.rows_query) {
-                (IndexState::Refreshing { building: true, .. }, _) => {
-                    "building the index: the sessions appear when it is done".to_owned()
-                }
-                _ if self.searching() && self.rows_query.is_none() => "searching…".to_owned(),
-                (_, Some(q)) if q.is_listing() => {
+            let message = match &self.rows_query {
+                _ if self.searching() && self.rows_query.is_none() => "searching…",
+                Some(q) if q.is_listing() => {
                     "the index holds no session yet: `pi-index build` indexes Pi's sessions"
-                        .to_owned()
                 }
-                (_, Some(_)) => "no session matches".to_owned(),
-                (_, None) => String::new(),
+                Some(_) => "no session matches",
+                None => "",
             };
-            lines.push(Line::styled(fit(&message, cols), t.dim()));
+            lines.push(Line::styled(fit(message, cols), t.dim()));
             frame.render_widget(Paragraph::new(lines), area);
             return;
         }
         self.selected = self.selected.min(self.rows.len() - 1);
-        let focus_hits = self.focus == Focus::Hits && !self.rows[self.selected].hits.is_empty();
+        let focus_hits = self.focus == Focus::Hits;
         if focus_hits {
             let row = &self.rows[self.selected];
             let label = clean(row.session.label());
-            let tail = format!(" · {} hits · Tab: back to sessions", row.hits.len());
+            let found = match &self.hits {
+                Some(SessionHits {
+                    result: Some(Ok(hits)),
+                    ..
+                }) => {
+                    let n = row.matches.max(hits.len() as u64);
+                    format!(" · {}", plural(n, "hit", "hits"))
+                }
+                _ => String::new(),
+            };
+            let tail = format!("{found} · Tab: back to sessions");
             let room = cols.saturating_sub(width(&tail));
             lines.push(Line::from(vec![
                 Span::styled(fit(&label, room.max(10)), t.accent()),
                 Span::styled(tail, t.dim()),
             ]));
             height = height.saturating_sub(1);
+            let waiting = match &self.hits {
+                Some(SessionHits {
+                    result: Some(Err(e)),
+                    ..
+                }) => Some((clean(e), t.warn())),
+                Some(SessionHits {
+                    result: Some(Ok(hits)),
+                    ..
+                }) if hits.is_empty() => Some(("no hit in this session".to_owned(), t.dim())),
+                Some(SessionHits { result: None, .. }) | None => Some(("…".to_owned(), t.dim())),
+                Some(_) => None,
+            };
+            if let Some((text, style)) = waiting {
+                lines.push(Line::styled(fit(&text, cols), style));
+                frame.render_widget(Paragraph::new(lines), area);
+                return;
+            }
         }
         let visible = (height / 2).max(1);
         self.page = visible;
         let (at, len) = if focus_hits {
-            (self.hit, self.rows[self.selected].hits.len())
+            (self.hit, self.session_hits().len())
         } else {
             (self.selected, self.rows.len())
         };
@@ -272,7 +297,7 @@ impl App {
         for i in self.list_top..end {
             let selected = i == at;
             let two = if focus_hits {
-                hit_lines(&self.rows[self.selected].hits[i], selected, cols, t)
+                hit_lines(&self.session_hits()[i], selected, cols, t)
             } else {
                 self.session_lines(&self.rows[i], selected, cols, t)
             };
@@ -281,26 +306,57 @@ impl App {
         frame.render_widget(Paragraph::new(lines), area);
     }
 
-    fn session_lines(&self, row: &Row, selected: bool, cols: usize, t: Theme) -> [Line<'static>; 2] {
+    fn session_lines(
+        &self,
+        row: &Row,
+        selected: bool,
+        cols: usize,
+        t: Theme,
+    ) -> [Line<'static>; 2] {
         let s = &row.session;
         let label = clean(s.label());
-        let hits = match row.hits.len() {
-            0 | 1 => String::new(),
-            n => format!("{n} hits  "),
+        // What found it: its name or title is said; a count of matching
+        // messages when more than one.
+        let found = match row.matched {
+            Some(Matched::Name) => "[name]",
+            Some(Matched::Title) => "[title]",
+            _ => "",
         };
-        let tail = format!(
-            "{hits}{}  {} msgs",
-            date(s.last.as_deref().or(s.started.as_deref())),
-            thousands(s.messages as usize)
-        );
+        let hits = match row.matches {
+            0 | 1 => String::new(),
+            n => format!("{} hits", thousands(n as usize)),
+        };
+        let msgs = format!("{} msgs", thousands(s.messages as usize));
+        let when = date(s.last.as_deref().or(s.started.as_deref()));
         let avail = cols.saturating_sub(2);
+        // On a narrow terminal the name needs the room: the message count
+        // goes first, then the hit count, then what found it.
+        let dir = directory(s.cwd.as_deref(), self.home.as_deref());
+        let want = width(&label).min(30) + width(&dir).min(12) + 2;
+        let mut parts: Vec<&str> = vec![found, &hits, &when, &msgs];
+        let mut tail = String::new();
+        for drop in [3, 1, 0, usize::MAX] {
+            tail = parts
+                .iter()
+                .filter(|p| !p.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("  ");
+            if avail.saturating_sub(width(&tail) + 2) >= want || drop == usize::MAX {
+                break;
+            }
+            parts[drop] = "";
+        }
         let room = avail.saturating_sub(width(&tail) + 2);
         let mut first = vec![gutter(selected, t)];
-        let label_style = if selected { t.accent() } else { Style::new().add_modifier(Modifier::BOLD) };
+        let label_style = if selected {
+            t.accent()
+        } else {
+            Style::new().add_modifier(Modifier::BOLD)
+        };
         if room < 12 {
             first.push(Span::styled(fit(&label, avail), label_style));
         } else {
-            let dir = directory(s.cwd.as_deref(), self.home.as_deref());
             // Both whole when they fit; else the directory keeps its end
             // in up to a third of the room, the name has the rest.
             let (lw, dw) = (width(&label), width(&dir));
@@ -310,7 +366,11 @@ impl App {
                 dw.min((room / 3).max(room.saturating_sub(lw + 2)))
             };
             let label = fit(&label, room.saturating_sub(dir_w + 2));
-            let dir = if dir_w >= 6 { fit_left(&dir, dir_w) } else { String::new() };
+            let dir = if dir_w >= 6 {
+                fit_left(&dir, dir_w)
+            } else {
+                String::new()
+            };
             let pad = avail.saturating_sub(width(&label) + width(&dir) + width(&tail) + 2);
             first.push(Span::styled(label, label_style));
             first.push(Span::raw("  "));
@@ -319,9 +379,16 @@ impl App {
             first.push(Span::styled(tail, t.dim()));
         }
         let mut second = vec![Span::raw("    ")];
-        match row.best() {
-            Some(hit) => second.extend(hit_snippet(hit, t)),
-            None => {
+        match (&row.hit, row.matched) {
+            (Some(hit), _) => second.extend(hit_snippet(hit, t)),
+            // Found by its name or title: the title, its words marked.
+            (None, Some(_)) => second.extend(snippet_spans(
+                &row.snippet,
+                &row.highlights,
+                t.dim(),
+                t.matched(),
+            )),
+            (None, None) => {
                 let under = match (&s.session_name, &s.title) {
                     (Some(_), Some(title)) => clean(title),
                     _ => format!("started {}", short_time(s.started.as_deref())),
@@ -331,8 +398,8 @@ impl App {
         }
         let style = if selected { t.selected() } else { Style::new() };
         [
-            Line::from(first).style(style),
-            Line::from(clip(second, cols)).style(style),
+            Line::from(pad(first, cols)).style(style),
+            Line::from(pad(clip(second, cols), cols)).style(style),
         ]
     }
 
@@ -357,8 +424,12 @@ impl App {
             Some(h) => format!("line {} · {}", h.doc.line, clean(name)),
             None => format!("the end · {}", clean(name)),
         };
-        let [head, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
-        frame.render_widget(Paragraph::new(Line::styled(fit(&title, cols), t.dim())), head);
+        let [head, body] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        frame.render_widget(
+            Paragraph::new(Line::styled(fit(&title, cols), t.dim())),
+            head,
+        );
         self.preview_page = (body.height as usize).saturating_sub(1).max(1);
         let preview = match &self.preview {
             Some((k, Ok(p))) if *k == key => p,
@@ -387,9 +458,11 @@ impl App {
             });
         }
         let cached = self.preview_lines.as_ref().expect("built above");
-        self.preview_target = cached.target;
+        // Unscrolled, the target message starts a third of the way down:
+        // what led to it is in view too.
+        self.preview_target = cached.target.saturating_sub(body.height as usize / 3);
         let last = cached.lines.len().saturating_sub(1);
-        let scroll = self.preview_scroll.unwrap_or(cached.target).min(last);
+        let scroll = self.preview_scroll.unwrap_or(self.preview_target).min(last);
         if self.preview_scroll.is_some() {
             self.preview_scroll = Some(scroll);
         }
@@ -474,13 +547,16 @@ fn hit_lines(hit: &Hit, selected: bool, cols: usize, t: Theme) -> [Line<'static>
         first.push(Span::styled(" [abandoned branch]", t.warn()));
     }
     let mut second = vec![Span::raw("    ")];
-    second.extend(
-        snippet_spans(&hit.snippet, &hit.highlights, Style::new(), t.matched()),
-    );
+    second.extend(snippet_spans(
+        &hit.snippet,
+        &hit.highlights,
+        Style::new(),
+        t.matched(),
+    ));
     let style = if selected { t.selected() } else { Style::new() };
     [
-        Line::from(clip(first, cols)).style(style),
-        Line::from(clip(second, cols)).style(style),
+        Line::from(pad(clip(first, cols), cols)).style(style),
+        Line::from(pad(clip(second, cols), cols)).style(style),
     ]
 }
 
@@ -529,6 +605,16 @@ fn clip(spans: Vec<Span<'static>>, cols: usize) -> Vec<Span<'static>> {
     out
 }
 
+/// Spans filled with spaces to `cols` columns, so that a row's
+/// background runs to the edge of the list.
+fn pad(mut spans: Vec<Span<'static>>, cols: usize) -> Vec<Span<'static>> {
+    let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+    if used < cols {
+        spans.push(Span::raw(" ".repeat(cols - used)));
+    }
+    spans
+}
+
 /// At most `cols` columns of the start of `s`, cut without a mark (the
 /// query line, whose end the cursor may be at).
 fn fit_plain(s: &str, cols: usize) -> String {
@@ -570,23 +656,14 @@ fn fit_left(s: &str, cols: usize) -> String {
 fn index_status(state: &IndexState) -> Option<String> {
     match state {
         IndexState::Ready => None,
-        IndexState::Refreshing { bytes, building } => Some(format!(
-            "{}: {} MB read…{}",
-            if *building {
-                "building the index"
-            } else {
-                "bringing the index up to date"
-            },
+        IndexState::Refreshing { bytes } => Some(format!(
+            "bringing the index up to date: {} MB read… (showing it as it was)",
             thousands((*bytes / 1_000_000) as usize),
-            if *building {
-                ""
-            } else {
-                " (showing it as it was)"
-            }
         )),
-        IndexState::Refreshed { messages } => {
-            Some(format!("index updated: {} new messages", thousands(*messages as usize)))
-        }
+        IndexState::Refreshed { messages } => Some(format!(
+            "index updated: {} new messages",
+            thousands(*messages as usize)
+        )),
         IndexState::Note(n) => Some(clean(n)),
     }
 }
@@ -634,4 +711,13 @@ fn draw_help(frame: &mut Frame, body: Rect, t: Theme) {
         Paragraph::new(lines).block(Block::bordered().title(" keys ").border_style(t.dim())),
         area,
     );
+}
+
+/// `n` and the noun, singular or plural.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        thousands(n as usize),
+        if n == 1 { one } else { many }
+    )
 }
