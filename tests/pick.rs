@@ -337,7 +337,7 @@ fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() 
     assert!(!t.s.index().exists());
     let tmux = Tmux::start(&t.root(), 120, 30, &t.script("", true));
     let screen = tmux.wait_for("the listing of 3 sessions", |s| {
-        prompt(s).ends_with("3 sessions")
+        prompt(s).ends_with("3 sessions") && s.contains("zqgone where did the project go")
     });
     assert!(
         screen.contains("zqgone where did the project go"),
@@ -350,11 +350,13 @@ fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() 
     );
     tmux.type_text("zqalpha renames");
     // One session found, and its preview read (the preview answers
-    // after the rows).
+    // after the rows; a capture may also catch a frame half drawn, so
+    // everything checked below is waited for).
     let screen = tmux.wait_for("one session found, previewed", |s| {
         prompt(s).starts_with("> zqalpha renames")
             && prompt(s).ends_with(" 1 session")
             && s.contains("▶ user")
+            && s.contains("Because inotify drops events")
     });
     let row = screen
         .lines()
@@ -443,7 +445,9 @@ fn pick_on_a_60x15_terminal_folds_the_preview_away() {
     let t = Setup::new();
     t.build();
     let tmux = Tmux::start(&t.root(), 60, 15, &t.script("--print", true));
-    let screen = tmux.wait_for("the listing", |s| prompt(s).ends_with("3 sessions"));
+    let screen = tmux.wait_for("the listing, three rows", |s| {
+        prompt(s).ends_with("3 sessions") && s.lines().filter(|l| l.contains("zq")).count() == 3
+    });
     assert!(!screen.contains('│'), "no preview at 60x15:\n{screen}");
     for line in screen.lines() {
         assert!(line.chars().count() <= 60, "{line}");

@@ -513,3 +513,51 @@ fn key_no_view(app: &mut App, code: KeyCode) {
     app.event(&Event::Key(KeyEvent::from(code)));
     settle(app, None);
 }
+
+#[test]
+fn more_rows_are_asked_for_as_the_selection_nears_the_end() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("many");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = pi_index::pick::rows::FIRST_ROWS + 30;
+    for i in 0..n {
+        let text = [
+            format!(r#"{{"type":"session","version":3,"id":"dddd{i:04}","timestamp":"2026-01-01T10:00:00.000Z","cwd":"/home/u/many"}}"#),
+            format!(r#"{{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T10:{:02}:{:02}.000Z","message":{{"role":"user","content":"zqmany number {i}","timestamp":0}}}}"#, i / 60, i % 60),
+        ]
+        .join("\n");
+        std::fs::write(dir.join(format!("s{i:04}.jsonl")), text + "\n").unwrap();
+    }
+    let view = view_of(&s, &[&dir]);
+    let mut app = picker(&view, "zqmany", false);
+    let first = pi_index::pick::rows::FIRST_ROWS;
+    assert_eq!(app.rows().len(), first);
+    let text = screen(&mut app, 100, 30);
+    let prompt = text.lines().next().unwrap();
+    assert!(
+        prompt.ends_with(&format!("{first} of {n} sessions")),
+        "{prompt}"
+    );
+    // Down to the last rows listed: the rest are asked for, and the
+    // selection stays on its session.
+    while app.selection().0 + 1 < first {
+        key(&mut app, &view, KeyCode::PageDown);
+        if app.rows().len() > first {
+            break;
+        }
+    }
+    assert_eq!(app.rows().len(), n);
+    let at = app.selection().0;
+    let path = app.rows()[at].session.path.clone();
+    key(&mut app, &view, KeyCode::Down);
+    key(&mut app, &view, KeyCode::Up);
+    assert_eq!(app.rows()[app.selection().0].session.path, path);
+    let text = screen(&mut app, 100, 30);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(&format!("{n} sessions")),
+        "{text}"
+    );
+}

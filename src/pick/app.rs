@@ -16,7 +16,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::input::Input;
 use super::preview::{Preview, PreviewKey, Target};
-use super::rows::{Query, Row, Rows};
+use super::rows::{Query, Row, Rows, FIRST_ROWS, MORE_ROWS};
 use super::text::matched_words;
 use crate::search::query::Warning;
 use crate::search::{Hit, Matched, SessionSummary};
@@ -28,6 +28,8 @@ pub struct SearchJob {
     pub generation: u64,
     /// What to search.
     pub query: Query,
+    /// Rows to list at most.
+    pub limit: usize,
 }
 
 /// A search's answer.
@@ -155,6 +157,7 @@ pub struct App {
     asked: u64,
     shown: u64,
     pending_search: Option<SearchJob>,
+    limit: usize,
 
     pub(super) selected: usize,
     pub(super) hit: usize,
@@ -197,6 +200,7 @@ impl App {
             asked: 0,
             shown: 0,
             pending_search: None,
+            limit: FIRST_ROWS,
             selected: 0,
             hit: 0,
             list_top: 0,
@@ -316,15 +320,37 @@ impl App {
     pub fn reindexed(&mut self) {
         self.preview = None;
         self.preview_lines = None;
-        self.search();
+        self.search_again();
     }
 
+    /// Search anew: a new query starts with [`FIRST_ROWS`] rows.
     fn search(&mut self) {
+        self.limit = FIRST_ROWS;
+        self.search_again();
+    }
+
+    /// Search the current query (again) with the current limit.
+    fn search_again(&mut self) {
         self.asked += 1;
         self.pending_search = Some(SearchJob {
             generation: self.asked,
             query: self.query(),
+            limit: self.limit,
         });
+    }
+
+    /// The selection nears the end of the rows listed and the query found
+    /// more: ask for [`MORE_ROWS`] times as many (the selection stays).
+    fn more_rows(&mut self) {
+        let near_end = self.selected + 2 * self.page.max(1) >= self.rows.len();
+        if near_end
+            && self.rows.len() < self.total
+            && self.rows_query.is_some()
+            && !self.searching()
+        {
+            self.limit = self.rows.len().max(FIRST_ROWS) * MORE_ROWS;
+            self.search_again();
+        }
     }
 
     /// A search answered. Results of an older search than the newest one
@@ -701,6 +727,9 @@ impl App {
         if next != *at {
             *at = next;
             self.want_preview();
+        }
+        if self.focus == Focus::Sessions {
+            self.more_rows();
         }
     }
 

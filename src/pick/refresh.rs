@@ -138,10 +138,7 @@ impl Source {
         match &self.opened {
             Some((pi, reader)) if !rebuilt => {
                 reader.reload().map_err(|e| tantivy_err(&self.dir, e))?;
-                let view = View {
-                    pi: pi.clone(),
-                    searcher: reader.searcher(),
-                };
+                let view = View::new(pi.clone(), reader.searcher());
                 *self.shared.write().unwrap_or_else(PoisonError::into_inner) = Some(view);
                 Ok(())
             }
@@ -157,10 +154,7 @@ impl Source {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(|e| tantivy_err(&self.dir, e))?;
-        let view = View {
-            pi: pi.clone(),
-            searcher: reader.searcher(),
-        };
+        let view = View::new(pi.clone(), reader.searcher());
         *self.shared.write().unwrap_or_else(PoisonError::into_inner) = Some(view);
         self.opened = Some((pi, reader));
         Ok(())
