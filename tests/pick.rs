@@ -1,7 +1,7 @@
 //! `pi-index pick` through a real terminal: the binary runs in a tmux
-//! pane, keys are sent with `send-keys`, the screen is read with
-//! `capture-pane`, and a fake `pi`, first on PATH, records the arguments
-//! and directory it was started with.
+//! pane (`util::tmux`), keys are sent with `send-keys`, the screen is read
+//! with `capture-pane`, and a fake `pi`, first on PATH, records the
+//! arguments and directory it was started with.
 //!
 //! Nothing here waits a fixed time: every step polls the screen (or a
 //! file the pane's script writes) for what it expects, up to a generous
@@ -9,324 +9,9 @@
 //! why and pass, except under CI (`CI` set), where they fail (`.ci/run`
 //! installs tmux).
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use crate::util::{cannot_run, Scratch};
-
-/// How long any one expected screen or file may take to appear. A picker
-/// shows its first frame in well under a second; this is for a machine
-/// loaded by parallel tests.
-const DEADLINE: Duration = Duration::from_secs(60);
-
-fn tmux_available() -> bool {
-    match Command::new("tmux").arg("-V").output() {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            cannot_run(&format!(
-                "`tmux -V` failed ({}): the picker's terminal tests need tmux (.ci/run installs it)",
-                out.status
-            ));
-            false
-        }
-        Err(e) => {
-            cannot_run(&format!(
-                "tmux is not installed ({e}): the picker's terminal tests need it (`apt-get install tmux`; .ci/run installs it)"
-            ));
-            false
-        }
-    }
-}
-
-/// A tmux server of the test's own (its socket in the scratch dir), with
-/// one pane running a script.
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    /// A `w`x`h` pane running `sh script`.
-    fn start(dir: &Path, w: u16, h: u16, script: &Path) -> Tmux {
-        let t = Tmux {
-            socket: dir.join("tmux.sock"),
-        };
-        let out = t
-            .cmd()
-            .args(["new-session", "-d", "-s", "pick", "-x"])
-            .arg(w.to_string())
-            .arg("-y")
-            .arg(h.to_string())
-            .arg("sh")
-            .arg(script)
-            .output()
-            .expect("start tmux");
-        assert!(
-            out.status.success(),
-            "tmux new-session: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        t
-    }
-
-    fn cmd(&self) -> Command {
-        let mut cmd = Command::new("tmux");
-        // No user configuration, a socket nobody else uses.
-        cmd.arg("-f").arg("/dev/null").arg("-S").arg(&self.socket);
-        cmd
-    }
-
-    /// The screen as text (empty once the pane is gone).
-    fn capture(&self) -> String {
-        let out = self
-            .cmd()
-            .args(["capture-pane", "-p", "-t", "pick"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// The screen, once `ok` holds for it.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.capture();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "the screen never showed {what}; it shows:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Type `text` as it is.
-    fn type_text(&self, text: &str) {
-        self.send(&["-l", text]);
-    }
-
-    /// Press keys by tmux's names (`Enter`, `Escape`, `C-c`, `Down`).
-    fn press(&self, keys: &[&str]) {
-        self.send(keys);
-    }
-
-    fn send(&self, args: &[&str]) {
-        let out = self
-            .cmd()
-            .args(["send-keys", "-t", "pick"])
-            .args(args)
-            .output()
-            .expect("tmux send-keys");
-        assert!(
-            out.status.success(),
-            "tmux send-keys {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd().arg("kill-server").output();
-    }
-}
-
-/// A scratch with three sessions in three directories (two that exist,
-/// one gone), a fake `pi` and a script to run the picker with.
-struct Setup {
-    s: Scratch,
-    sessions: PathBuf,
-    /// The sessions' files: alpha (oldest), beta, gone (newest).
-    alpha: PathBuf,
-    beta: PathBuf,
-    gone: PathBuf,
-    /// The directories alpha and beta were started in.
-    alpha_dir: PathBuf,
-    beta_dir: PathBuf,
-    /// Where the pane's script starts (the "current directory").
-    here: PathBuf,
-    bin: PathBuf,
-}
-
-fn session(id: &str, day: &str, cwd: &str, user: &str, reply: &str) -> String {
-    let cwd = serde_json::to_string(cwd).unwrap();
-    [
-        format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{day}T09:00:00.000Z","cwd":{cwd}}}"#),
-        format!(r#"{{"type":"message","id":"m1","parentId":null,"timestamp":"{day}T09:00:01.000Z","message":{{"role":"user","content":"{user}","timestamp":0}}}}"#),
-        format!(r#"{{"type":"message","id":"m2","parentId":"m1","timestamp":"{day}T09:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{reply}"}}],"timestamp":0}}}}"#),
-    ]
-    .join("\n")
-        + "\n"
-}
-
-impl Setup {
-    fn new() -> Setup {
-        let s = Scratch::new();
-        let root = s.dir.path().canonicalize().unwrap();
-        let alpha_dir = root.join("projects/alpha");
-        let beta_dir = root.join("projects/beta");
-        let here = root.join("here");
-        let bin = root.join("bin");
-        for d in [&alpha_dir, &beta_dir, &here, &bin, &s.home()] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        let sessions = root.join("sessions");
-        let folder = sessions.join("--projects--");
-        std::fs::create_dir_all(&folder).unwrap();
-        let alpha = folder.join("2026-01-05T09-00-00-000Z_aaaa0001.jsonl");
-        let beta = folder.join("2026-02-05T09-00-00-000Z_bbbb0002.jsonl");
-        let gone = folder.join("2026-03-05T09-00-00-000Z_cccc0003.jsonl");
-        let write = |path: &Path, text: String| std::fs::write(path, text).unwrap();
-        write(
-            &alpha,
-            session(
-                "aaaa0001",
-                "2026-01-05",
-                alpha_dir.to_str().unwrap(),
-                "zqalpha why does the watcher miss renames",
-                "Because inotify drops events under load.",
-            ),
-        );
-        write(
-            &beta,
-            session(
-                "bbbb0002",
-                "2026-02-05",
-                beta_dir.to_str().unwrap(),
-                "zqbeta plan the release",
-                "First the changelog, then the tag.",
-            ),
-        );
-        write(
-            &gone,
-            session(
-                "cccc0003",
-                "2026-03-05",
-                "/nonexistent/zqgone-project",
-                "zqgone where did the project go",
-                "It was deleted.",
-            ),
-        );
-        // The fake pi: its arguments, one a line, then its directory.
-        let record = root.join("pi-record");
-        let pi = bin.join("pi");
-        std::fs::write(
-            &pi,
-            format!(
-                "#!/bin/sh\n{{ for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; printf 'cwd=%s\\n' \"$(pwd -P)\"; }} > '{}'\n",
-                record.display()
-            ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&pi, std::fs::Permissions::from_mode(0o755)).unwrap();
-        Setup {
-            s,
-            sessions,
-            alpha,
-            beta,
-            gone,
-            alpha_dir,
-            beta_dir,
-            here,
-            bin,
-        }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.here.parent().unwrap().to_owned()
-    }
-
-    fn build(&self) {
-        self.s.build(&[&self.sessions], &[]);
-    }
-
-    /// A script that runs `pi-index pick ARGS` in `here` (stdout and
-    /// stderr to files, the exit status and `stty -a` after it), with
-    /// the fake pi first on PATH unless `with_pi` is false.
-    fn script(&self, args: &str, with_pi: bool) -> PathBuf {
-        let root = self.root();
-        let path = if with_pi {
-            format!("{}:/usr/bin:/bin", self.bin.display())
-        } else {
-            "/usr/bin:/bin".to_owned()
-        };
-        let text = format!(
-            "cd '{here}'\n\
-             unset PI_INDEX_DIR PI_CODING_AGENT_DIR XDG_DATA_HOME\n\
-             export HOME='{home}' PATH='{path}' NO_COLOR=1 PI_CODING_AGENT_SESSION_DIR='{sessions}'\n\
-             sh -c 'echo $$ > \"$0/pid\"; exec \"$@\"' '{root}' '{bin}' pick --index '{index}' {args} > '{root}/stdout' 2> '{root}/stderr'\n\
-             echo $? > '{root}/status.tmp'\n\
-             stty -a > '{root}/stty' 2>&1\n\
-             mv '{root}/status.tmp' '{root}/status'\n",
-            here = self.here.display(),
-            home = self.s.home().display(),
-            sessions = self.sessions.display(),
-            root = root.display(),
-            bin = env!("CARGO_BIN_EXE_pi-index"),
-            index = self.s.index().display(),
-        );
-        let script = root.join("run.sh");
-        std::fs::write(&script, text).unwrap();
-        script
-    }
-
-    fn file(&self, name: &str) -> String {
-        std::fs::read_to_string(self.root().join(name)).unwrap_or_default()
-    }
-
-    /// The picker's exit status, once the pane's script has it.
-    fn status(&self) -> i32 {
-        let start = Instant::now();
-        let status = self.root().join("status");
-        while !status.exists() {
-            assert!(
-                start.elapsed() < DEADLINE,
-                "pi-index pick did not end; stderr: {}",
-                self.file("stderr")
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        self.file("status").trim().parse().unwrap()
-    }
-
-    /// What the fake pi recorded: its arguments and its directory.
-    fn pi_record(&self) -> (Vec<String>, PathBuf) {
-        let text = self.file("pi-record");
-        let args = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("arg="))
-            .map(str::to_owned)
-            .collect();
-        let cwd = text
-            .lines()
-            .find_map(|l| l.strip_prefix("cwd="))
-            .unwrap_or_else(|| panic!("pi was not started; stderr: {}", self.file("stderr")));
-        (args, PathBuf::from(cwd))
-    }
-
-    /// The terminal was left as a shell wants it: not raw, echoing.
-    fn assert_terminal_restored(&self) {
-        let stty = self.file("stty");
-        let words: Vec<&str> = stty
-            .split_whitespace()
-            .map(|w| w.trim_end_matches(';'))
-            .collect();
-        for mode in ["icanon", "echo", "isig", "icrnl", "opost"] {
-            assert!(
-                words.contains(&mode),
-                "{mode} is off after the picker:\n{stty}"
-            );
-        }
-    }
-}
-
-/// The first line of the picker's frame: its prompt.
-fn prompt(screen: &str) -> &str {
-    screen.lines().next().unwrap_or("")
-}
+use crate::util::tmux::{prompt, tmux_available, Run, Setup, Tmux};
 
 #[test]
 fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() {
@@ -335,7 +20,7 @@ fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() 
     }
     let t = Setup::new();
     assert!(!t.s.index().exists());
-    let tmux = Tmux::start(&t.root(), 120, 30, &t.script("", true));
+    let tmux = Tmux::start(&t.root(), 120, 30, &t.script("", Run::default()));
     let screen = tmux.wait_for("the listing of 3 sessions", |s| {
         prompt(s).ends_with("3 sessions") && s.contains("zqgone where did the project go")
     });
@@ -366,6 +51,12 @@ fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() 
     assert!(row.contains("2026-01-05"), "its date: {row}");
     // The preview beside the list, at the hit, with the answer after it.
     assert!(screen.contains('│'), "{screen}");
+    // NO_COLOR: bold, underline and reverse, never a colour.
+    let styled = tmux.capture_styled();
+    assert!(styled.contains("\x1b["), "attributes are drawn: {styled:?}");
+    for colour in ["38;5;", "48;5;", "[31m", "[35m", "[32m"] {
+        assert!(!styled.contains(colour), "{colour} drawn under NO_COLOR");
+    }
     assert!(screen.contains("Because inotify drops events"), "{screen}");
     tmux.press(&["Enter"]);
     assert_eq!(t.status(), 0, "pi's own exit: {}", t.file("stderr"));
@@ -382,11 +73,18 @@ fn pick_print_prints_the_chosen_file_and_starts_nothing() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--print zqbeta", true));
+    let run = Run {
+        colour: true,
+        ..Run::default()
+    };
+    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--print zqbeta", run));
     tmux.wait_for("beta found", |s| {
         s.lines()
             .any(|l| l.starts_with("> zqbeta plan the release"))
     });
+    // Colour, unless NO_COLOR: the selected row's background.
+    let styled = tmux.capture_styled();
+    assert!(styled.contains("48;5;236"), "{styled:?}");
     tmux.press(&["Enter"]);
     assert_eq!(t.status(), 0, "{}", t.file("stderr"));
     assert_eq!(t.file("stdout"), format!("{}\n", t.beta.display()));
@@ -401,7 +99,12 @@ fn pick_json_prints_the_chosen_hit() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--json inotify", true));
+    let tmux = Tmux::start(
+        &t.root(),
+        100,
+        30,
+        &t.script("--json inotify", Run::default()),
+    );
     tmux.wait_for("alpha's answer found", |s| {
         s.lines().any(|l| l.contains("[assistant] Because inotify"))
     });
@@ -422,7 +125,7 @@ fn pick_esc_exits_1_and_ctrl_c_exits_130_with_the_terminal_restored() {
     for (key, code) in [("Escape", 1), ("C-c", 130)] {
         let t = Setup::new();
         t.build();
-        let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", true));
+        let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", Run::default()));
         tmux.wait_for("the listing", |s| prompt(s).ends_with("3 sessions"));
         tmux.type_text("zq");
         tmux.wait_for("the query typed", |s| prompt(s).starts_with("> zq"));
@@ -444,7 +147,7 @@ fn pick_on_a_60x15_terminal_folds_the_preview_away() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 60, 15, &t.script("--print", true));
+    let tmux = Tmux::start(&t.root(), 60, 15, &t.script("--print", Run::default()));
     let screen = tmux.wait_for("the listing, three rows", |s| {
         prompt(s).ends_with("3 sessions") && s.lines().filter(|l| l.contains("zq")).count() == 3
     });
@@ -476,7 +179,12 @@ fn pick_starts_pi_here_when_the_sessions_directory_is_gone_and_says_so() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--no-refresh zqgone", true));
+    let tmux = Tmux::start(
+        &t.root(),
+        100,
+        30,
+        &t.script("--no-refresh zqgone", Run::default()),
+    );
     tmux.wait_for("gone found", |s| {
         s.lines().any(|l| l.starts_with("> zqgone where"))
     });
@@ -499,7 +207,18 @@ fn pick_without_pi_on_path_says_so_and_prints_the_command() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("zqbeta", false));
+    let tmux = Tmux::start(
+        &t.root(),
+        100,
+        30,
+        &t.script(
+            "zqbeta",
+            Run {
+                pi: false,
+                ..Run::default()
+            },
+        ),
+    );
     tmux.wait_for("beta found", |s| {
         s.lines().any(|l| l.starts_with("> zqbeta"))
     });
@@ -528,7 +247,7 @@ fn pick_restores_the_terminal_when_killed_by_a_signal() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", true));
+    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", Run::default()));
     tmux.wait_for("the listing", |s| prompt(s).ends_with("3 sessions"));
     // The script wrote the picker's pid (a shell that became it by exec).
     let pid = t.file("pid").trim().to_owned();
@@ -538,4 +257,65 @@ fn pick_restores_the_terminal_when_killed_by_a_signal() {
     assert_eq!(t.status(), 128 + 15, "{}", t.file("stderr"));
     t.assert_terminal_restored();
     drop(tmux);
+}
+
+#[test]
+fn pick_brings_the_index_up_to_date_before_its_first_frame() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Setup::new();
+    t.build();
+    // Pi wrote a session since the last build.
+    let new = t
+        .sessions
+        .join("--projects--/2026-04-01T09-00-00-000Z_dddd0004.jsonl");
+    std::fs::write(
+        &new,
+        crate::util::tmux::session(
+            "dddd0004",
+            "2026-04-01",
+            t.beta_dir.to_str().unwrap(),
+            "zqfresh written after the build",
+            "Indexed by the picker's refresh.",
+        ),
+    )
+    .unwrap();
+    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--print", Run::default()));
+    // A refresh this small ends before the first frame: the new session
+    // is listed, first (the newest), with nothing said about the index.
+    let screen = tmux.wait_for("4 sessions", |s| {
+        prompt(s).ends_with("4 sessions") && s.lines().any(|l| l.starts_with("> zqfresh"))
+    });
+    assert!(
+        !screen.contains("bringing the index up to date"),
+        "{screen}"
+    );
+    tmux.press(&["Enter"]);
+    assert_eq!(t.status(), 0, "{}", t.file("stderr"));
+    assert_eq!(t.file("stdout"), format!("{}\n", new.display()));
+}
+
+#[test]
+fn pick_redraws_on_resize_and_folds_the_preview_when_narrow() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Setup::new();
+    t.build();
+    let tmux = Tmux::start(&t.root(), 120, 30, &t.script("zqbeta", Run::default()));
+    let preview = |s: &str| s.contains('│') && s.contains("First the changelog");
+    tmux.wait_for("beta and its preview", |s| {
+        s.lines().any(|l| l.starts_with("> zqbeta")) && preview(s)
+    });
+    tmux.resize(70, 20);
+    let narrow = tmux.wait_for("no preview at 70x20", |s| {
+        !s.contains('│') && s.lines().any(|l| l.starts_with("> zqbeta"))
+    });
+    assert!(narrow.lines().all(|l| l.chars().count() <= 70), "{narrow}");
+    tmux.resize(120, 30);
+    tmux.wait_for("the preview back at 120x30", preview);
+    tmux.press(&["Escape"]);
+    assert_eq!(t.status(), 1, "{}", t.file("stderr"));
+    t.assert_terminal_restored();
 }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use pi_index::pick::app::{App, Focus, Outcome};
+use pi_index::pick::app::{App, Focus, IndexState, Outcome};
 use pi_index::pick::{run_search, settle, View};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -560,4 +560,77 @@ fn more_rows_are_asked_for_as_the_selection_nears_the_end() {
             .ends_with(&format!("{n} sessions")),
         "{text}"
     );
+}
+
+#[test]
+fn a_background_refresh_shows_its_progress_then_the_new_rows() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    for entry in walk(&search_fixtures()) {
+        let to = dir.join(entry.strip_prefix(search_fixtures()).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &to).unwrap();
+    }
+    let view = view_of(&s, &[&dir]);
+    let mut app = picker(&view, "", false);
+    app.set_index_state(IndexState::Refreshing { bytes: 12_500_000 });
+    let text = screen(&mut app, 120, 30);
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("bringing the index up to date: 12 MB read… (showing it as it was)"),
+        "{text}"
+    );
+    assert!(
+        text.lines().next().unwrap().ends_with("3 sessions"),
+        "{text}"
+    );
+    // The refresh committed a new session: searched again, said once.
+    std::fs::write(
+        dir.join("new.jsonl"),
+        [
+            r#"{"type":"session","version":3,"id":"ffff0006","timestamp":"2026-04-01T10:00:00.000Z","cwd":"/home/u/new"}"#,
+            r#"{"type":"message","id":"f1","parentId":null,"timestamp":"2026-04-01T10:00:01.000Z","message":{"role":"user","content":"zqnew after the refresh","timestamp":0}}"#,
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let view = view_of(&s, &[&dir]);
+    app.set_index_state(IndexState::Refreshed { messages: 1 });
+    app.reindexed();
+    settle(&mut app, Some(&view));
+    let text = screen(&mut app, 120, 30);
+    assert!(
+        text.lines().next().unwrap().ends_with("4 sessions"),
+        "{text}"
+    );
+    assert!(text.contains("zqnew after the refresh"), "{text}");
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("index updated: 1 new message"),
+        "{text}"
+    );
+    key(&mut app, &view, KeyCode::Down);
+    let text = screen(&mut app, 120, 30);
+    assert!(
+        text.lines().nth(1).unwrap().starts_with("Enter resume"),
+        "{text}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

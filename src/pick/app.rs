@@ -650,6 +650,7 @@ impl App {
             _ => false,
         };
         if edited {
+            crate::failpoint::pick_panic("main", self.input.text());
             self.search();
         }
     }

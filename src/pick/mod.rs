@@ -93,6 +93,7 @@ impl View {
 
 /// Run a search job on `view` (no index yet: no rows).
 pub fn run_search(view: Option<&View>, job: &SearchJob) -> SearchDone {
+    crate::failpoint::pick_panic("worker", &job.query.text);
     let result = match view {
         Some(v) => rows::rows(v, &job.query, job.limit, Now::system()).map_err(|e| e.to_string()),
         None => Ok(rows::Rows::default()),

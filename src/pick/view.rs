@@ -326,7 +326,7 @@ impl App {
             0 | 1 => String::new(),
             n => format!("{} hits", thousands(n as usize)),
         };
-        let msgs = format!("{} msgs", thousands(s.messages as usize));
+        let msgs = plural(s.messages, "msg", "msgs");
         let when = date(s.last.as_deref().or(s.started.as_deref()));
         let avail = cols.saturating_sub(2);
         // On a narrow terminal the name needs the room: the message count
@@ -661,8 +661,13 @@ fn index_status(state: &IndexState) -> Option<String> {
             thousands((*bytes / 1_000_000) as usize),
         )),
         IndexState::Refreshed { messages } => Some(format!(
-            "index updated: {} new messages",
-            thousands(*messages as usize)
+            "index updated: {} new {}",
+            thousands(*messages as usize),
+            if *messages == 1 {
+                "message"
+            } else {
+                "messages"
+            }
         )),
         IndexState::Note(n) => Some(clean(n)),
     }
