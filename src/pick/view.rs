@@ -38,6 +38,9 @@ pub struct PreviewLines {
     key: PreviewKey,
     width: u16,
     lines: Vec<Line<'static>>,
+    /// The line each message starts on.
+    starts: Vec<usize>,
+    /// The target message's.
     target: usize,
 }
 
@@ -449,18 +452,27 @@ impl App {
             .is_some_and(|c| c.key == key && c.width == inner.width);
         if !fresh {
             let words: HashSet<String> = self.preview_words().into_iter().collect();
-            let (lines, target) = preview_lines(preview, &words, cols, t);
+            let (lines, starts, target) = preview_lines(preview, &words, cols, t);
             self.preview_lines = Some(PreviewLines {
                 key,
                 width: inner.width,
                 lines,
+                starts,
                 target,
             });
         }
         let cached = self.preview_lines.as_ref().expect("built above");
-        // Unscrolled, the target message starts a third of the way down:
-        // what led to it is in view too.
-        self.preview_target = cached.target.saturating_sub(body.height as usize / 3);
+        // Unscrolled, the target message starts at most a third of the
+        // way down, after the messages before it that fit whole: what led
+        // to it is in view too.
+        let from = cached.target.saturating_sub(body.height as usize / 3);
+        self.preview_target = cached
+            .starts
+            .iter()
+            .copied()
+            .find(|&start| start >= from)
+            .unwrap_or(cached.target)
+            .min(cached.target);
         let last = cached.lines.len().saturating_sub(1);
         let scroll = self.preview_scroll.unwrap_or(self.preview_target).min(last);
         if self.preview_scroll.is_some() {
@@ -478,8 +490,9 @@ fn preview_lines(
     words: &HashSet<String>,
     cols: usize,
     t: Theme,
-) -> (Vec<Line<'static>>, usize) {
+) -> (Vec<Line<'static>>, Vec<usize>, usize) {
     let mut lines = Vec::new();
+    let mut starts = Vec::with_capacity(p.docs.len());
     let mut target = 0;
     if p.before > 0 {
         lines.push(Line::styled(
@@ -493,17 +506,19 @@ fn preview_lines(
         if is_target {
             target = lines.len();
         }
+        starts.push(lines.len());
         let mut head = vec![
             Span::styled(if is_target { "▶ " } else { "  " }, t.accent()),
             Span::styled(d.role.as_str(), t.role().add_modifier(Modifier::BOLD)),
-            Span::styled(
-                format!(" {} · line {}", short_time(d.timestamp.as_deref()), d.line),
-                t.dim(),
-            ),
         ];
+        // Before the time, which a narrow pane cuts first.
         if !d.active {
-            head.push(Span::styled(" · abandoned branch", t.warn()));
+            head.push(Span::styled(" [abandoned branch]", t.warn()));
         }
+        head.push(Span::styled(
+            format!(" {} · line {}", short_time(d.timestamp.as_deref()), d.line),
+            t.dim(),
+        ));
         lines.push(Line::from(clip(head, cols)));
         let (text, cut) = match d.text.char_indices().nth(PREVIEW_CHARS) {
             Some((at, _)) => (&d.text[..at], d.text[at..].chars().count()),
@@ -528,7 +543,7 @@ fn preview_lines(
             t.dim(),
         ));
     }
-    (lines, target)
+    (lines, starts, target)
 }
 
 /// A hit in the list of one session's hits: where it is, then its
