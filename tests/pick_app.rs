@@ -464,6 +464,13 @@ fn narrow_terminals_fold_the_preview_away_and_resizing_redraws() {
         "{text}"
     );
     assert!(text.contains("How do I parse"), "{text}");
+    // The keys fit at 60x15, over the whole screen.
+    key(&mut app, &view, KeyCode::Char('?'));
+    let text = screen(&mut app, 60, 15);
+    for k in ["Ctrl-A", "Ctrl-C", "these keys"] {
+        assert!(text.contains(k), "{k}:\n{text}");
+    }
+    key(&mut app, &view, KeyCode::Char('?'));
     // Too small to draw: said, never a panic.
     let text = screen(&mut app, 10, 3);
     assert!(text.contains("too"), "{text}");

@@ -146,7 +146,14 @@ impl App {
             self.draw_list(frame, body, t);
         }
         if self.help {
-            draw_help(frame, body, t);
+            // Over the list, or over everything when the list is too
+            // short for the keys (60x15).
+            let room = if body.height >= HELP_KEYS.len() as u16 + 2 {
+                body
+            } else {
+                area
+            };
+            draw_help(frame, room, t);
         }
     }
 
@@ -688,25 +695,27 @@ fn index_status(state: &IndexState) -> Option<String> {
     }
 }
 
-/// The keys, over the list.
+/// The keys the help lists.
+const HELP_KEYS: [(&str, &str); 13] = [
+    ("type", "search (the language of pi-index search)"),
+    ("↑ ↓  Ctrl-P Ctrl-N", "move"),
+    ("PgUp PgDn", "move a page"),
+    ("Tab", "sessions / the hits in one session"),
+    ("Enter", "resume in Pi, in the session's directory"),
+    ("Ctrl-A", "active branch only, on or off"),
+    ("Shift-↑ ↓", "scroll the preview"),
+    ("Shift-PgUp PgDn", "scroll the preview a page"),
+    ("← → Home End", "move in the query (Ctrl-B F E)"),
+    ("Ctrl-U  Ctrl-W", "delete to the start, delete a word"),
+    ("Esc", "quit, nothing chosen (exit 1)"),
+    ("Ctrl-C", "quit (exit 130)"),
+    ("?", "these keys (any key closes them)"),
+];
+
+/// The keys, over `body`.
 fn draw_help(frame: &mut Frame, body: Rect, t: Theme) {
-    const KEYS: [(&str, &str); 13] = [
-        ("type", "search (the language of pi-index search)"),
-        ("↑ ↓  Ctrl-P Ctrl-N", "move"),
-        ("PgUp PgDn", "move a page"),
-        ("Tab", "sessions / the hits in one session"),
-        ("Enter", "resume in Pi, in the session's directory"),
-        ("Ctrl-A", "active branch only, on or off"),
-        ("Shift-↑ ↓", "scroll the preview"),
-        ("Shift-PgUp PgDn", "scroll the preview a page"),
-        ("← → Home End", "move in the query (Ctrl-B F E)"),
-        ("Ctrl-U  Ctrl-W", "clear the query, delete a word"),
-        ("Esc", "quit, nothing chosen (exit 1)"),
-        ("Ctrl-C", "quit (exit 130)"),
-        ("?", "these keys (any key closes them)"),
-    ];
     let w = body.width.min(64);
-    let h = body.height.min(KEYS.len() as u16 + 2);
+    let h = body.height.min(HELP_KEYS.len() as u16 + 2);
     let area = Rect {
         x: body.x + (body.width - w) / 2,
         y: body.y + (body.height - h) / 2,
@@ -714,7 +723,7 @@ fn draw_help(frame: &mut Frame, body: Rect, t: Theme) {
         height: h,
     };
     let cols = w.saturating_sub(2) as usize;
-    let lines: Vec<Line<'static>> = KEYS
+    let lines: Vec<Line<'static>> = HELP_KEYS
         .iter()
         .map(|(k, what)| {
             Line::from(clip(
