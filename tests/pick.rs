@@ -260,7 +260,7 @@ fn pick_restores_the_terminal_when_killed_by_a_signal() {
 }
 
 #[test]
-fn pick_brings_the_index_up_to_date_before_its_first_frame() {
+fn pick_brings_the_index_up_to_date_when_it_opens() {
     if !tmux_available() {
         return;
     }
@@ -282,15 +282,22 @@ fn pick_brings_the_index_up_to_date_before_its_first_frame() {
     )
     .unwrap();
     let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--print", Run::default()));
-    // A refresh this small ends before the first frame: the new session
-    // is listed, first (the newest), with nothing said about the index.
-    let screen = tmux.wait_for("4 sessions", |s| {
-        prompt(s).ends_with("4 sessions") && s.lines().any(|l| l.starts_with("> zqfresh"))
+    // The new session is listed, first (the newest). A refresh this
+    // small usually ends before the first frame; on a loaded machine it
+    // may go on behind the picker, which then lists the session when it
+    // commits: either is right, so only the outcome is checked.
+    tmux.wait_for("4 sessions, the new one first", |s| {
+        prompt(s).ends_with("4 sessions")
+            && s.lines()
+                .nth(2)
+                .is_some_and(|l| l[2..].starts_with("zqfresh"))
+            && !s.contains("bringing the index up to date")
     });
-    assert!(
-        !screen.contains("bringing the index up to date"),
-        "{screen}"
-    );
+    // The selection may have stayed on the session it was on: to the top.
+    tmux.press(&["PgUp"]);
+    tmux.wait_for("the new session selected", |s| {
+        s.lines().any(|l| l.starts_with("> zqfresh"))
+    });
     tmux.press(&["Enter"]);
     assert_eq!(t.status(), 0, "{}", t.file("stderr"));
     assert_eq!(t.file("stdout"), format!("{}\n", new.display()));
