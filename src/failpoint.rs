@@ -17,6 +17,10 @@
 //! - `PI_INDEX_TEST_PANIC=<name>` panics while the file with that name is
 //!   being indexed, after its documents were queued: a bug in reading one
 //!   file must cost only that file.
+//! - `PI_INDEX_TEST_PICK_PANIC=<place>:<word>` panics in the picker once
+//!   its query holds the word: on the thread that handles keys (`main`)
+//!   or in the search worker (`worker`). The terminal must be restored
+//!   all the same.
 //! - `PI_INDEX_TEST_MAX_DOCUMENT=<bytes>` sets the most text one message
 //!   contributes, and so the length from which a line is a giant line
 //!   ([`crate::pi::giant`]), to that many bytes instead of 8 MiB, so that
@@ -47,6 +51,20 @@ pub(crate) fn panic_on(_path: &std::path::Path) {
     if let Some(name) = std::env::var_os("PI_INDEX_TEST_PANIC") {
         if _path.file_name() == Some(name.as_os_str()) {
             panic!("PI_INDEX_TEST_PANIC at {}", _path.display());
+        }
+    }
+}
+
+/// Panic if `PI_INDEX_TEST_PICK_PANIC` is `<place>:<word>` and `query`
+/// holds the word.
+#[inline]
+pub(crate) fn pick_panic(_place: &str, _query: &str) {
+    #[cfg(feature = "failpoints")]
+    if let Ok(set) = std::env::var("PI_INDEX_TEST_PICK_PANIC") {
+        if let Some((place, word)) = set.split_once(':') {
+            if place == _place && !word.is_empty() && _query.contains(word) {
+                panic!("PI_INDEX_TEST_PICK_PANIC in the picker's {place}: {_query}");
+            }
         }
     }
 }

@@ -56,6 +56,7 @@ pub mod index;
 pub mod mcp;
 pub mod output;
 pub mod pi;
+pub mod pick;
 pub mod pipeline;
 pub mod search;
 pub mod source;

@@ -239,3 +239,30 @@ fn a_message_over_the_cap_is_indexed_to_the_cap_and_every_cut_is_reported() {
     assert_eq!(r["messages_truncated"], serde_json::json!([]), "{r}");
     assert_eq!(found("zqappended"), Some(0));
 }
+
+#[test]
+fn a_panic_in_the_picker_restores_the_terminal_on_either_thread() {
+    use util::tmux::{prompt, tmux_available, Run, Setup, Tmux};
+    if !tmux_available() {
+        return;
+    }
+    for place in ["main", "worker"] {
+        let t = Setup::new();
+        t.build();
+        let run = Run {
+            env: vec![("PI_INDEX_TEST_PICK_PANIC", format!("{place}:zqboom"))],
+            ..Run::default()
+        };
+        let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", run));
+        tmux.wait_for("the listing", |s| prompt(s).ends_with("3 sessions"));
+        tmux.type_text("zqboom");
+        assert_eq!(t.status(), 101, "{place}: {}", t.file("stderr"));
+        let err = t.file("stderr");
+        assert!(
+            err.contains(&format!("PI_INDEX_TEST_PICK_PANIC in the picker's {place}")),
+            "{place}: {err}"
+        );
+        t.assert_terminal_restored();
+        drop(tmux);
+    }
+}

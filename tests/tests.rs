@@ -23,6 +23,8 @@ mod never_panics;
 mod paging;
 mod permissions;
 mod pi16;
+mod pick;
+mod pick_app;
 mod query;
 mod search;
 mod sessions_search;

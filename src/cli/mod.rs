@@ -4,6 +4,7 @@
 mod build;
 mod mcp;
 mod output;
+mod pick;
 mod search;
 mod sessions;
 mod show;
@@ -57,6 +58,9 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Show what the index holds.
     Stats(stats::StatsArgs),
+    /// Search as you type in a full-screen picker; Enter resumes the
+    /// session in Pi.
+    Pick(pick::PickArgs),
     /// Serve search, show and sessions to coding agents over MCP (stdio).
     Mcp(mcp::McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -89,6 +93,7 @@ pub fn run() -> ExitCode {
         Command::Show(args) => dir().and_then(|d| show::run(args, &d)),
         Command::Sessions(args) => dir().and_then(|d| sessions::run(args, &d)),
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
+        Command::Pick(args) => dir().and_then(|d| pick::run(args, &d)),
         Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -147,11 +147,8 @@ impl PiIndex {
                 .keys()
                 .filter(|k| !messages.contains_key(k) && !names.contains_key(k)),
         );
-        let mut rows = Vec::with_capacity(keys.len());
+        let mut scored = Vec::with_capacity(keys.len());
         for key in keys {
-            let Some(session) = self.session_by_key(searcher, key)? else {
-                continue;
-            };
             let best = messages.get(&key).copied();
             let name = names.get(&key).copied().unwrap_or(0.0);
             let title = titles.get(&key).copied().unwrap_or(0.0);
@@ -164,15 +161,37 @@ impl PiIndex {
                 Matched::Messages
             };
             let score = name + title + message + MATCHES_WEIGHT * (count as f32).ln_1p();
-            rows.push((matched, score, name, title, best, session));
+            scored.push((matched, score, name, title, best, key));
         }
-        rows.sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| b.1.total_cmp(&a.1))
-                .then_with(|| b.5.last_ms.cmp(&a.5.last_ms))
-                .then_with(|| a.5.path.cmp(&b.5.path))
-        });
-        let total = rows.len();
+        let total = scored.len();
+        // Group and score decide the order; the summary (read from the
+        // doc store, ~4 µs each) only breaks ties. So summaries are read
+        // for the rows that can be listed: the first `limit` in that
+        // order and any tied with the last of them. A common word matches
+        // nearly every session, and reading all their summaries was two
+        // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
+        scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
+        let mut rows = Vec::with_capacity(req.limit.min(total));
+        let mut at = 0;
+        while at < scored.len() && rows.len() < req.limit {
+            let (group, score) = (scored[at].0, scored[at].1);
+            let tied = scored[at..]
+                .iter()
+                .take_while(|r| r.0 == group && r.1.total_cmp(&score).is_eq())
+                .count();
+            let from = rows.len();
+            for &(matched, score, name, title, best, key) in &scored[at..at + tied] {
+                if let Some(session) = self.session_by_key(searcher, key)? {
+                    rows.push((matched, score, name, title, best, session));
+                }
+            }
+            rows[from..].sort_by(|a, b| {
+                b.5.last_ms
+                    .cmp(&a.5.last_ms)
+                    .then_with(|| a.5.path.cmp(&b.5.path))
+            });
+            at += tied;
+        }
         rows.truncate(req.limit);
 
         let mut snippets = HitMaker::new(self, searcher, &*compiled.query, req.snippet_chars)?;

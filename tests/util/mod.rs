@@ -179,6 +179,7 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
 pub mod crash;
 pub mod incremental;
 pub mod reference;
+pub mod tmux;
 
 /// Run a command, killing it if it has not ended after `secs` seconds (a
 /// hang is a failure, not a stuck test run).
