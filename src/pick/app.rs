@@ -19,7 +19,7 @@ use super::preview::{Preview, PreviewKey, Target};
 use super::rows::{Query, Row, Rows, FIRST_ROWS, MORE_ROWS};
 use super::text::matched_words;
 use crate::search::query::Warning;
-use crate::search::{Hit, Matched, SessionSummary};
+use crate::search::{Hit, Matched, SessionRow};
 
 /// A search for the worker.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ pub struct HitsJob {
     /// The query the rows were found by.
     pub query: Query,
     /// The session.
-    pub session: Arc<SessionSummary>,
+    pub session: Arc<SessionRow>,
 }
 
 /// The hits inside one session.
@@ -95,7 +95,7 @@ pub enum Focus {
 #[derive(Clone, Debug)]
 pub struct Choice {
     /// The session to resume.
-    pub session: Arc<SessionSummary>,
+    pub session: Arc<SessionRow>,
     /// The hit it was chosen by (none for a session of the listing
     /// without a query, or one found by its name or title alone).
     pub hit: Option<Hit>,

@@ -43,7 +43,7 @@ use tantivy::Searcher;
 
 use crate::index::{IndexError, PiIndex};
 use crate::search::query::Now;
-use crate::search::SessionSummary;
+use crate::search::SessionRow;
 use app::{App, HitsDone, HitsJob, PreviewDone, PreviewJob, SearchDone, SearchJob};
 
 /// The index as of one commit: what a search or a preview reads.
@@ -56,7 +56,7 @@ pub struct View {
     /// Every session, newest first, once read (the listing of an empty
     /// query: 2,118 sessions take ~8 ms to read, and they only change
     /// with the commit).
-    listing: Arc<OnceLock<Vec<Arc<SessionSummary>>>>,
+    listing: Arc<OnceLock<Vec<Arc<SessionRow>>>>,
 }
 
 impl View {
@@ -77,11 +77,11 @@ impl View {
     }
 
     /// Every session, newest first ([`PiIndex::sessions`]), read once.
-    pub fn listing(&self) -> Result<&[Arc<SessionSummary>], IndexError> {
+    pub fn listing(&self) -> Result<&[Arc<SessionRow>], IndexError> {
         if let Some(l) = self.listing.get() {
             return Ok(l);
         }
-        let read: Vec<Arc<SessionSummary>> = self
+        let read: Vec<Arc<SessionRow>> = self
             .pi
             .sessions(&self.searcher)?
             .into_iter()

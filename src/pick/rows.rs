@@ -17,7 +17,7 @@ use tantivy::Searcher;
 use super::View;
 use crate::index::PiIndex;
 use crate::search::query::{Filters, Key, Now, Warning};
-use crate::search::{Hit, Matched, SearchError, SearchRequest, SessionQuery, SessionSummary, Sort};
+use crate::search::{Hit, Matched, SearchError, SearchRequest, SessionQuery, SessionRow, Sort};
 
 /// Sessions a query lists at first. The session-level search scores every
 /// matching session whatever the limit, but each row listed costs its
@@ -65,7 +65,7 @@ impl Query {
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The session, as `pi-index sessions` lists it.
-    pub session: Arc<SessionSummary>,
+    pub session: Arc<SessionRow>,
     /// What matched: its name, its title or its messages (none in the
     /// listing without a query).
     pub matched: Option<Matched>,
@@ -147,7 +147,7 @@ pub fn session_hits(
     pi: &PiIndex,
     searcher: &Searcher,
     query: &Query,
-    session: &SessionSummary,
+    session: &SessionRow,
     now: Now,
 ) -> Result<Vec<Hit>, SearchError> {
     if query.is_listing() || session.session_id.trim().is_empty() {
