@@ -554,14 +554,27 @@ fn python_sdk_show_and_sessions() {
     assert_eq!(cs["messages"], 2);
     assert_eq!(cs["cwd"], "/home/u/beta");
     assert_eq!(cs["started"], "2026-02-14T08:00:00.000Z");
-    // With a query: best first, in the order of the search's hits.
+    // With a query: ranked as `pi-index sessions QUERY` ranks them (name,
+    // then first user message, then messages): C's first user message
+    // names tokio, A has it in messages only.
+    assert_eq!(ids(r[5]), [C, A]);
+    let cli = s
+        .cmd()
+        .args(["sessions", "tokio", "--json", "--index"])
+        .arg(s.index())
+        .output()
+        .unwrap();
+    let cli_ids: Vec<String> = crate::util::json_lines(&cli)
+        .iter()
+        .map(|v| v["session_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids(r[5]), cli_ids, "the same rows as the command line's");
     let mut order: Vec<String> = Vec::new();
     for (id, _) in lines(r[9]) {
         if !order.contains(&id) {
             order.push(id);
         }
     }
-    assert_eq!(ids(r[5]), order);
     assert_eq!(
         set(order.iter().map(|o| (o.clone(), 0)).collect()),
         set(vec![at(A, 0), at(C, 0)])

@@ -60,18 +60,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     if super::hint_if_empty(&pi, &searcher) {
         return Ok(EXIT_OK);
     }
-    let keep = |s: &SessionRow| {
-        if let Some(d) = &dir {
-            let cwd = s.cwd.as_deref().unwrap_or("");
-            let below = cwd
-                .strip_prefix(d.as_str())
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || d == "/");
-            if !below {
-                return false;
-            }
-        }
-        since.is_none_or(|t| s.last_ms.is_some_and(|l| l >= t))
-    };
+    let keep = |s: &SessionRow| s.selected(dir.as_deref(), since);
     if !args.query.is_empty() {
         return found(&args, &pi, &searcher, keep);
     }

@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::state::{Refresh, Snapshot};
-use crate::search::query::{normalize_dir, parse_when, Filters, Key, Now};
-use crate::search::{LookupError, SearchRequest, SearchResult, SessionRow, Sort, StoredDoc};
+use crate::search::query::{normalize_dir, parse_when, Filters, Key, Now, Warning};
+use crate::search::{
+    LookupError, SearchRequest, SearchResult, SessionQuery, SessionRow, Sort, StoredDoc,
+};
 
 /// Most hits (search) or sessions (sessions) one call returns.
 pub const MAX_LIMIT: u64 = 50;
@@ -36,8 +38,6 @@ pub const MAX_TEXT_CHARS: usize = 2000;
 pub const MAX_NAME_CHARS: usize = 300;
 /// Characters of a snippet.
 pub const SNIPPET_CHARS: usize = 200;
-/// Matching messages `sessions` ranks sessions by, when given a query.
-pub const SESSION_RANK_DEPTH: usize = 200;
 
 /// Arguments of `search`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -241,8 +241,9 @@ pub struct SessionsArgs {
 pub struct SessionsOutput {
     /// The sessions.
     pub sessions: Vec<SessionOut>,
-    /// How many sessions qualified in all (with a query: among the sessions
-    /// of the 200 best matching messages).
+    /// How many sessions qualified in all (with a query: sessions whose
+    /// name, first user message or messages match, ranked in that order
+    /// as `pi-index sessions QUERY` ranks them).
     pub total: u64,
     /// Pass this as `offset` to get the next sessions; absent when there
     /// are no more.
@@ -279,10 +280,11 @@ pub struct SessionOut {
     pub last: Option<String>,
     /// Indexed messages.
     pub messages: u64,
-    /// With a query: how many of the best matching messages are in it.
+    /// With a query: how many of its messages match.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matches: Option<u64>,
-    /// With a query: its best matching message.
+    /// With a query: its best matching message (none when only its name
+    /// or first user message matched).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub best: Option<BestHit>,
 }
@@ -384,8 +386,11 @@ fn filters(
 }
 
 fn warnings(r: &SearchResult) -> Vec<String> {
-    r.warnings
-        .iter()
+    query_warnings(&r.warnings)
+}
+
+fn query_warnings(list: &[Warning]) -> Vec<String> {
+    list.iter()
         .map(|w| format!("query position {}: {}", w.position, w.message))
         .collect()
 }
@@ -581,72 +586,48 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
         .map(|s| parse_when(s, &now))
         .transpose()
         .map_err(|e| format!("since: {e}"))?;
+    let dir = args.cwd.as_deref().map(normalize_dir);
+    // `cwd` and `since` select sessions (at or below the directory, active
+    // since then), with a query as without, as `pi-index sessions` does.
+    let keep = |s: &SessionRow| s.selected(dir.as_deref(), since);
     let mut warn = Vec::new();
     // (summary, matches, best hit), in the order to return them.
     let mut picked: Vec<(SessionRow, Option<u64>, Option<BestHit>)> = Vec::new();
     match args.query.as_deref().filter(|q| !q.trim().is_empty()) {
         Some(q) => {
-            let req = SearchRequest {
+            // Ranked as `pi-index sessions QUERY` ranks them (names, then
+            // titles, then messages): the library's session search.
+            let req = SessionQuery {
                 query: q.to_owned(),
-                filters: filters(&None, &args.cwd, &args.since, &None, &now)?,
-                sort: Sort::Relevance,
-                limit: SESSION_RANK_DEPTH,
-                offset: 0,
+                filters: Filters::default(),
+                // `keep` selects among the rows: ask for them all.
+                limit: usize::try_from(snap.searcher.num_docs()).unwrap_or(usize::MAX),
                 snippet_chars: SNIPPET_CHARS,
                 now,
             };
-            let result = snap
+            let found = snap
                 .pi
-                .search(&snap.searcher, &req)
+                .search_sessions(&snap.searcher, &req)
                 .map_err(|e| e.to_string())?;
-            warn = warnings(&result);
-            let mut order: Vec<(String, u64, BestHit)> = Vec::new();
-            for h in result.hits {
-                match order.iter_mut().find(|(p, _, _)| *p == h.doc.path) {
-                    Some(e) => e.1 += 1,
-                    None => order.push((
-                        h.doc.path.clone(),
-                        1,
-                        BestHit {
-                            line: h.doc.line,
-                            role: h.doc.role.as_str().to_owned(),
-                            snippet: h.snippet,
-                        },
-                    )),
-                }
-            }
-            for (path, n, best) in order {
-                if let Some(s) = snap
-                    .pi
-                    .session_by_path(&snap.searcher, &path)
-                    .map_err(|e| e.to_string())?
-                {
-                    picked.push((s, Some(n), Some(best)));
-                }
+            warn = query_warnings(&found.warnings);
+            for h in found.hits.into_iter().filter(|h| keep(&h.session)) {
+                let best = h.hit.map(|hit| BestHit {
+                    line: hit.doc.line,
+                    role: hit.doc.role.as_str().to_owned(),
+                    snippet: hit.snippet,
+                });
+                picked.push((h.session, Some(h.matches), best));
             }
         }
         None => {
-            let dir = args.cwd.as_deref().map(normalize_dir);
             for s in snap
                 .pi
                 .sessions(&snap.searcher)
                 .map_err(|e| e.to_string())?
             {
-                if let Some(d) = &dir {
-                    let below = s
-                        .cwd
-                        .as_deref()
-                        .unwrap_or("")
-                        .strip_prefix(d.as_str())
-                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || d == "/");
-                    if !below {
-                        continue;
-                    }
+                if keep(&s) {
+                    picked.push((s, None, None));
                 }
-                if since.is_some_and(|t| s.last_ms.is_none_or(|l| l < t)) {
-                    continue;
-                }
-                picked.push((s, None, None));
             }
         }
     }

@@ -483,6 +483,21 @@ pub struct SessionRow {
 }
 
 impl SessionRow {
+    /// Whether the session ran at or below `dir` (normalized, see
+    /// [`crate::search::query::normalize_dir`]) and was active at or after
+    /// `since` (ms): what `sessions --cwd --since` and the MCP `sessions`
+    /// tool select. `None` selects everything.
+    pub fn selected(&self, dir: Option<&str>, since: Option<i64>) -> bool {
+        let below = dir.is_none_or(|d| {
+            self.cwd
+                .as_deref()
+                .unwrap_or("")
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || d == "/")
+        });
+        below && since.is_none_or(|t| self.last_ms.is_some_and(|l| l >= t))
+    }
+
     /// The name, else the title, else the id.
     pub fn label(&self) -> &str {
         self.session_name
