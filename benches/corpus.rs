@@ -9,6 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pi_index::pi::Kinds;
+use pi_index::pipeline::{build, BuildOptions};
+
 /// The corpus size asked for.
 pub fn size() -> String {
     std::env::var("PI_INDEX_BENCH_SIZE").unwrap_or_else(|_| "64MB".into())
@@ -39,6 +42,34 @@ pub fn corpus() -> PathBuf {
             .expect("python3 runs scripts/gen-corpus.py");
         assert!(status.success(), "corpus generation failed");
         std::fs::write(dir.join(".complete"), b"").unwrap();
+    }
+    dir
+}
+
+/// The index the search and picker benches read: `$PI_INDEX_BENCH_INDEX`,
+/// else one built once from [`corpus`] into `target/bench-index-<size>`.
+#[allow(dead_code)] // not every bench that includes this file reads an index
+pub fn index() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_INDEX") {
+        return PathBuf::from(dir);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target").join(format!("bench-index-{}", size()));
+    if !dir.join("meta.json").exists() {
+        build(
+            &BuildOptions {
+                roots: vec![corpus()],
+                index_dir: dir.clone(),
+                kinds: Kinds::default(),
+                threads: 2,
+                memory_budget: 64 << 20,
+                full: false,
+                prune: false,
+                locations: Vec::new(),
+            },
+            &|_| {},
+        )
+        .unwrap();
     }
     dir
 }

@@ -28,7 +28,7 @@ mod pick_drive;
 use pick_drive::{Driver, SCENARIOS};
 
 fn keystroke(c: &mut Criterion) {
-    let dir = pick_drive::index(corpus::corpus, &corpus::size());
+    let dir = corpus::index();
     let mut g = c.benchmark_group("pick_keystroke_to_frame");
     for (name, query) in SCENARIOS {
         let (prefix, last) = query.split_at(query.len() - 1);

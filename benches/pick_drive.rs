@@ -6,17 +6,14 @@
 //! `benches/pick.rs` (criterion) and `examples/pick_latency.rs` (median
 //! and p99 of every keystroke).
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-use pi_index::pi::Kinds;
 use pi_index::pick::app::App;
 use pi_index::pick::{settle, View};
-use pi_index::pipeline::{build, BuildOptions};
 
 /// The queries typed: one, two and three words, and one with filters.
 pub const SCENARIOS: [(&str, &str); 4] = [
@@ -28,35 +25,6 @@ pub const SCENARIOS: [(&str, &str); 4] = [
 
 /// The terminal drawn into: wide and tall enough for the preview.
 pub const SIZE: (u16, u16) = (120, 40);
-
-/// The index the picker reads: `$PI_INDEX_BENCH_INDEX`, else one built
-/// once from the bench corpus (see `corpus.rs`) into
-/// `target/bench-index-<size>`, as `benches/search.rs` does.
-#[allow(dead_code)] // the example takes its index as an argument
-pub fn index(corpus: impl FnOnce() -> PathBuf, size: &str) -> PathBuf {
-    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_INDEX") {
-        return PathBuf::from(dir);
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target").join(format!("bench-index-{size}"));
-    if !dir.join("meta.json").exists() {
-        build(
-            &BuildOptions {
-                roots: vec![corpus()],
-                index_dir: dir.clone(),
-                kinds: Kinds::default(),
-                threads: 2,
-                memory_budget: 64 << 20,
-                full: false,
-                prune: false,
-                locations: Vec::new(),
-            },
-            &|_| {},
-        )
-        .expect("build the bench index");
-    }
-    dir
-}
 
 /// A picker, its index and its terminal.
 pub struct Driver {

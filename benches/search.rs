@@ -14,44 +14,14 @@
 // held to printing through pi_index::output (clippy.toml).
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
-use std::path::{Path, PathBuf};
-
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use pi_index::index::PiIndex;
-use pi_index::pi::Kinds;
-use pi_index::pipeline::{build, BuildOptions};
 use pi_index::search::query::Filters;
 use pi_index::search::{SearchRequest, Sort};
 
 #[path = "corpus.rs"]
 mod corpus;
-use corpus::{corpus, size};
-
-fn index() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PI_INDEX_BENCH_INDEX") {
-        return PathBuf::from(dir);
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target").join(format!("bench-index-{}", size()));
-    if !dir.join("meta.json").exists() {
-        build(
-            &BuildOptions {
-                roots: vec![corpus()],
-                index_dir: dir.clone(),
-                kinds: Kinds::default(),
-                threads: 2,
-                memory_budget: 64 << 20,
-                full: false,
-                prune: false,
-                locations: Vec::new(),
-            },
-            &|_| {},
-        )
-        .unwrap();
-    }
-    dir
-}
 
 fn request(query: &str, sort: Sort) -> SearchRequest {
     SearchRequest {
@@ -66,7 +36,7 @@ fn request(query: &str, sort: Sort) -> SearchRequest {
 }
 
 fn search(c: &mut Criterion) {
-    let pi = PiIndex::open(&index()).unwrap();
+    let pi = PiIndex::open(&corpus::index()).unwrap();
     let searcher = pi.searcher().unwrap();
     let mut g = c.benchmark_group("search_20_hits");
     for (name, query, sort) in [
