@@ -20,7 +20,7 @@ fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() 
     }
     let t = Setup::new();
     assert!(!t.s.index().exists());
-    let tmux = Tmux::start(&t.root(), 120, 30, &t.script("", Run::default()));
+    let tmux = t.pick("", 120, 30);
     let screen = tmux.wait_for("the listing of 3 sessions", |s| {
         prompt(s).ends_with("3 sessions") && s.contains("zqgone where did the project go")
     });
@@ -99,12 +99,7 @@ fn pick_json_prints_the_chosen_hit() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(
-        &t.root(),
-        100,
-        30,
-        &t.script("--json inotify", Run::default()),
-    );
+    let tmux = t.pick("--json inotify", 100, 30);
     tmux.wait_for("alpha's answer found", |s| {
         s.lines().any(|l| l.contains("[assistant] Because inotify"))
     });
@@ -125,7 +120,7 @@ fn pick_esc_exits_1_and_ctrl_c_exits_130_with_the_terminal_restored() {
     for (key, code) in [("Escape", 1), ("C-c", 130)] {
         let t = Setup::new();
         t.build();
-        let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", Run::default()));
+        let tmux = t.pick("", 100, 30);
         tmux.wait_for("the listing", |s| prompt(s).ends_with("3 sessions"));
         tmux.type_text("zq");
         tmux.wait_for("the query typed", |s| prompt(s).starts_with("> zq"));
@@ -147,7 +142,7 @@ fn pick_on_a_60x15_terminal_folds_the_preview_away() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 60, 15, &t.script("--print", Run::default()));
+    let tmux = t.pick("--print", 60, 15);
     let screen = tmux.wait_for("the listing, three rows", |s| {
         prompt(s).ends_with("3 sessions") && s.lines().filter(|l| l.contains("zq")).count() == 3
     });
@@ -179,12 +174,7 @@ fn pick_starts_pi_here_when_the_sessions_directory_is_gone_and_says_so() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(
-        &t.root(),
-        100,
-        30,
-        &t.script("--no-refresh zqgone", Run::default()),
-    );
+    let tmux = t.pick("--no-refresh zqgone", 100, 30);
     tmux.wait_for("gone found", |s| {
         s.lines().any(|l| l.starts_with("> zqgone where"))
     });
@@ -247,7 +237,7 @@ fn pick_restores_the_terminal_when_killed_by_a_signal() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("", Run::default()));
+    let tmux = t.pick("", 100, 30);
     tmux.wait_for("the listing", |s| prompt(s).ends_with("3 sessions"));
     // The script wrote the picker's pid (a shell that became it by exec).
     let pid = t.file("pid").trim().to_owned();
@@ -281,7 +271,7 @@ fn pick_brings_the_index_up_to_date_when_it_opens() {
         ),
     )
     .unwrap();
-    let tmux = Tmux::start(&t.root(), 100, 30, &t.script("--print", Run::default()));
+    let tmux = t.pick("--print", 100, 30);
     // The new session is listed, first (the newest). A refresh this
     // small usually ends before the first frame; on a loaded machine it
     // may go on behind the picker, which then lists the session when it
@@ -310,7 +300,7 @@ fn pick_redraws_on_resize_and_folds_the_preview_when_narrow() {
     }
     let t = Setup::new();
     t.build();
-    let tmux = Tmux::start(&t.root(), 120, 30, &t.script("zqbeta", Run::default()));
+    let tmux = t.pick("zqbeta", 120, 30);
     let preview = |s: &str| s.contains('│') && s.contains("First the changelog");
     tmux.wait_for("beta and its preview", |s| {
         s.lines().any(|l| l.starts_with("> zqbeta")) && preview(s)

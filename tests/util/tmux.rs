@@ -265,6 +265,12 @@ impl Setup {
         self.s.build(&[&self.sessions], &[]);
     }
 
+    /// `pi-index pick ARGS` started in a `w` x `h` tmux terminal, as
+    /// [`Run::default`] says.
+    pub fn pick(&self, args: &str, w: u16, h: u16) -> Tmux {
+        Tmux::start(&self.root(), w, h, &self.script(args, Run::default()))
+    }
+
     /// A script that runs `pi-index pick ARGS` in `here` (stdout and
     /// stderr to files, the exit status and `stty -a` after it), as `run`
     /// says.
