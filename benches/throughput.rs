@@ -203,7 +203,7 @@ fn stages(c: &mut Criterion) {
             },
             |(dir, docs)| {
                 let store = IndexStore::open_or_create(&dir.path().join("index"), false).unwrap();
-                let w = store.writer(THREADS, 64 << 20, false).unwrap();
+                let w = store.writer(THREADS, 64 << 20).unwrap();
                 pool.install(|| {
                     sessions.par_iter().zip(docs).for_each(|((s, path), docs)| {
                         w.add_documents(&SessionMeta::of(s, path), docs).unwrap();

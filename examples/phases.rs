@@ -75,7 +75,7 @@ fn main() {
         let (docs, index_cpu, index_wall) = timed(|| {
             let store = IndexStore::open_or_create(&scratch.path().join("index"), false)
                 .expect("open index");
-            let writer = store.writer(THREADS, MEMORY, false).expect("writer");
+            let writer = store.writer(THREADS, MEMORY).expect("writer");
             pool.install(|| {
                 sessions.par_iter().for_each(|(s, path)| {
                     writer

@@ -385,7 +385,7 @@ fn run_shape(name: &str, sessions: &[(Session, String)], pool: &rayon::ThreadPoo
     let docs = pool.install(|| match name {
         "today" => {
             let store = IndexStore::open_or_create(&dir, false).expect("open index");
-            let writer = store.writer(THREADS, MEMORY, false).expect("writer");
+            let writer = store.writer(THREADS, MEMORY).expect("writer");
             sessions.par_iter().for_each(|(s, path)| {
                 writer
                     .add_documents(&SessionMeta::of(s, path), s.documents.clone())

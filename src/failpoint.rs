@@ -10,6 +10,13 @@
 //!   placed; the tests kill a build at each of them and check that the
 //!   index still opens, shows the last committed state, and that the next
 //!   build completes it with no duplicate and no missing document.
+//! - `PI_INDEX_TEST_PAUSE_AT=<point>:<flag>` makes a build wait at that
+//!   point until the file `<flag>` exists (it creates `<flag>.reached`
+//!   when it gets there): a test puts two builds in a known order.
+//! - `PI_INDEX_TEST_NO_REPLAN` makes a build that finds another commit
+//!   once it holds the lock go on with its old plan, and
+//!   `PI_INDEX_TEST_DROP_LAST=<name>` drops the last document of the
+//!   file with that name: the damage `pi-index check` must find.
 //! - `PI_INDEX_TEST_VANISH=<name>` deletes the file with that name right
 //!   after discovery found it, and `PI_INDEX_TEST_SHRINK=<name>` truncates
 //!   it to nothing right after it is mapped. Other processes (Pi itself) do
@@ -40,6 +47,53 @@ pub(crate) fn point(_name: &str) {
                 eprintln!("pi-index: crashing at {_name} (PI_INDEX_CRASH_AT)");
             }
             std::process::abort();
+        }
+    }
+}
+
+/// Wait at this point if `PI_INDEX_TEST_PAUSE_AT` is `<point>:<flag>`:
+/// create `<flag>.reached`, then wait until `<flag>` exists (at most two
+/// minutes). Two processes are put in a known order this way, without
+/// any test depending on timing.
+#[inline]
+pub(crate) fn pause(_name: &str) {
+    #[cfg(feature = "failpoints")]
+    if let Ok(set) = std::env::var("PI_INDEX_TEST_PAUSE_AT") {
+        if let Some((point, flag)) = set.split_once(':') {
+            if point == _name {
+                let flag = std::path::Path::new(flag);
+                let mut reached = flag.as_os_str().to_owned();
+                reached.push(".reached");
+                let _ = std::fs::write(&reached, b"");
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+                while !flag.exists() && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
+        }
+    }
+}
+
+/// Whether `PI_INDEX_TEST_NO_REPLAN` is set: a build that finds another
+/// commit once it holds the lock goes on with its old plan, as builds did
+/// before they planned again (the doubles `check` must find).
+#[inline]
+pub(crate) fn no_replan() -> bool {
+    #[cfg(feature = "failpoints")]
+    if std::env::var_os("PI_INDEX_TEST_NO_REPLAN").is_some() {
+        return true;
+    }
+    false
+}
+
+/// Drop the last of `docs` if `PI_INDEX_TEST_DROP_LAST` names the file at
+/// `path` (documents `check` must find missing).
+#[inline]
+pub(crate) fn drop_last<T>(_path: &std::path::Path, _docs: &mut Vec<T>) {
+    #[cfg(feature = "failpoints")]
+    if let Some(name) = std::env::var_os("PI_INDEX_TEST_DROP_LAST") {
+        if _path.file_name() == Some(name.as_os_str()) {
+            _docs.pop();
         }
     }
 }

@@ -86,7 +86,8 @@ fn a_build_killed_with_sigkill_at_any_moment_is_recovered() {
 }
 
 #[test]
-fn a_second_writer_is_refused_and_searches_never_wait() {
+fn a_second_writer_waits_for_the_first_says_so_and_searches_never_wait() {
+    use std::io::BufRead;
     let s = Scratch::new();
     let dir = fixture_copy(&s);
     s.build(&[&dir], &[]);
@@ -102,23 +103,31 @@ fn a_second_writer_is_refused_and_searches_never_wait() {
     // Nothing changed: no lock needed, the build succeeds.
     let r = s.build(&[&dir], &[]);
     assert_eq!(r["files_unchanged"], 3);
-    // Something changed: refused with a clear message.
+    // Something changed: the build waits for the lock, and says so.
     change(&dir);
-    let out = run(&mut s.build_cmd(&[&dir]));
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let mut waiting = s
+        .build_cmd(&[&dir])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(waiting.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
     assert!(
-        err.contains("another `pi-index build` is writing the index"),
-        "{err}"
+        first.contains("waiting for another build to finish writing"),
+        "{first}"
     );
-    // Searches do not take the lock.
+    // Searches do not take the lock: they answer from the last commit.
     assert!(!hits(&s, "notify").is_empty());
     assert!(hits(&s, "zqcrashprobe").is_empty());
 
-    // The lock file stays behind, as after a killed build; its lock is gone.
+    // The lock released (the lock file stays behind, as after a killed
+    // build), the waiting build goes on and indexes the change.
     drop(lock);
+    let out = waiting.wait_with_output().unwrap();
+    assert!(out.status.success());
     assert!(s.index().join(".tantivy-writer.lock").exists());
-    s.build(&[&dir], &[]);
     assert_eq!(hits(&s, "zqcrashprobe").len(), 1);
 }
 

@@ -266,3 +266,143 @@ fn a_panic_in_the_picker_restores_the_terminal_on_either_thread() {
         drop(tmux);
     }
 }
+
+/// Waits (with a deadline) until `path` exists: the other process reached
+/// its pause point.
+fn wait_for(path: &std::path::Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_build_that_planned_before_another_committed_indexes_nothing_twice() {
+    use util::concurrent::{check, documents, fresh_documents};
+    let t = setup();
+    t.build(&[]);
+    append(
+        &t.file,
+        &(user("b1", Some("a2"), 2, "second question zqtwice") + "\n"),
+    );
+    // Build A plans (it sees the appended line as new), then waits before
+    // taking the writer; build B indexes the same line and commits; then
+    // A goes on.
+    let flag = t.s.dir.path().join("go");
+    let a =
+        t.s.build_cmd(&[&t.sessions])
+            .env(
+                "PI_INDEX_TEST_PAUSE_AT",
+                format!("before-writer:{}", flag.display()),
+            )
+            .arg("--json")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    wait_for(&t.s.dir.path().join("go.reached"));
+    let b = t.build(&[]);
+    assert_eq!(b["files_grown"], 1, "{b}");
+    assert_eq!(b["messages_indexed"], 1, "{b}");
+    std::fs::write(&flag, b"").unwrap();
+    let out = a.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Planned again under the lock, against B's commit: nothing left to do.
+    assert_eq!(a["messages_indexed"], 0, "{a}");
+    assert_eq!(a["files_unchanged"], 2, "{a}");
+
+    assert_eq!(t.s.search_json("zqtwice", &[]).len(), 1);
+    let (code, report) = check(&t.s, &[&t.sessions], &[]);
+    assert_eq!(
+        (code, &report["doubled"]),
+        (0, &serde_json::json!(0)),
+        "{report}"
+    );
+    let other = t.sessions.join("--home-u-inc--/other.jsonl");
+    let files = [t.file.as_path(), other.as_path()];
+    assert_eq!(
+        documents(&t.s, &files),
+        fresh_documents(&[&t.sessions], &files)
+    );
+}
+
+#[test]
+fn check_finds_doubled_and_missing_documents_and_repair_mends_them() {
+    use util::concurrent::{check, documents, fresh_documents};
+    let t = setup();
+    t.build(&[]);
+    append(
+        &t.file,
+        &(user("b1", Some("a2"), 2, "second question zqtwice") + "\n"),
+    );
+    // As builds were before they planned again under the lock: A indexes
+    // the line B already committed.
+    let flag = t.s.dir.path().join("go");
+    let a =
+        t.s.build_cmd(&[&t.sessions])
+            .env(
+                "PI_INDEX_TEST_PAUSE_AT",
+                format!("before-writer:{}", flag.display()),
+            )
+            .env("PI_INDEX_TEST_NO_REPLAN", "1")
+            .arg("-q")
+            .spawn()
+            .unwrap();
+    wait_for(&t.s.dir.path().join("go.reached"));
+    t.build(&[]);
+    std::fs::write(&flag, b"").unwrap();
+    assert!(a.wait_with_output().unwrap().status.success());
+    assert_eq!(
+        t.s.search_json("zqtwice", &[]).len(),
+        2,
+        "the double is there"
+    );
+
+    let (code, report) = check(&t.s, &[&t.sessions], &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["doubled"], 1, "{report}");
+    assert_eq!(report["missing"], 0, "{report}");
+    assert_eq!(report["defects"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["defects"][0]["path"], t.file.to_str().unwrap());
+
+    // A second file loses its last document as it is indexed.
+    let other = t.sessions.join("--home-u-inc--/other.jsonl");
+    append(
+        &other,
+        &(user("c1", None, 3, "third question zqmissing") + "\n"),
+    );
+    t.s.report(
+        t.s.build_cmd(&[&t.sessions])
+            .env("PI_INDEX_TEST_DROP_LAST", "other.jsonl"),
+    );
+    assert!(t.s.search_json("zqmissing", &[]).is_empty());
+    let (code, report) = check(&t.s, &[&t.sessions], &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        (&report["doubled"], &report["missing"]),
+        (&serde_json::json!(1), &serde_json::json!(1)),
+        "{report}"
+    );
+
+    let (code, report) = check(&t.s, &[&t.sessions], &["--repair"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["repaired"], 2, "{report}");
+    assert_eq!(report["doubled"], 0, "{report}");
+    assert_eq!(t.s.search_json("zqtwice", &[]).len(), 1);
+    assert_eq!(t.s.search_json("zqmissing", &[]).len(), 1);
+    let files = [t.file.as_path(), other.as_path()];
+    assert_eq!(
+        documents(&t.s, &files),
+        fresh_documents(&[&t.sessions], &files)
+    );
+}

@@ -11,6 +11,8 @@
 mod util;
 
 mod build;
+mod check;
+mod concurrency;
 mod corpus;
 mod crash;
 mod format_rules;

@@ -9,9 +9,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pi_index::discover::{default_locations, named_locations};
+use pi_index::index::IndexError;
 use pi_index::pi::giant::max_document_bytes;
 use pi_index::pi::Kinds;
-use pi_index::pipeline::{build, BuildOptions, BuildReport};
+use pi_index::pipeline::{build, BuildError, BuildOptions, BuildReport};
 
 use super::{output, EXIT_OK};
 
@@ -79,11 +80,22 @@ fn parse_kinds(s: &str) -> Result<Kinds, String> {
     Kinds::parse(s)
 }
 
-/// Run `build`.
-pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
-    let mut warnings = Vec::new();
-    let mut notes = Vec::new();
-    let (roots, locations) = if args.paths.is_empty() {
+/// Where a build reads sessions from, and what to say about it.
+pub(super) struct Sources {
+    /// The files and directories to read.
+    pub(super) roots: Vec<PathBuf>,
+    /// Where they come from and why.
+    pub(super) locations: Vec<pi_index::discover::Location>,
+    /// Said on stderr unless quiet.
+    pub(super) warnings: Vec<String>,
+    /// Said on stderr unless quiet.
+    pub(super) notes: Vec<String>,
+}
+
+/// The roots of `paths`, or Pi's session directories when there are none
+/// (an error when no such directory exists, or a named path does not).
+pub(super) fn sources(paths: &[PathBuf]) -> anyhow::Result<Sources> {
+    if paths.is_empty() {
         let defaults = default_locations();
         let roots = defaults.roots();
         if roots.is_empty() {
@@ -93,17 +105,34 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
                 list.join(", ")
             );
         }
-        warnings = defaults.warnings;
-        notes = defaults.notes;
-        (roots, defaults.locations)
-    } else {
-        for p in &args.paths {
-            if !p.exists() {
-                bail!("{}: no such file or directory", p.display());
-            }
+        return Ok(Sources {
+            roots,
+            locations: defaults.locations,
+            warnings: defaults.warnings,
+            notes: defaults.notes,
+        });
+    }
+    for p in paths {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
         }
-        (args.paths.clone(), named_locations(&args.paths))
-    };
+    }
+    Ok(Sources {
+        roots: paths.to_vec(),
+        locations: named_locations(paths),
+        warnings: Vec::new(),
+        notes: Vec::new(),
+    })
+}
+
+/// Run `build`.
+pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
+    let Sources {
+        roots,
+        locations,
+        warnings,
+        notes,
+    } = sources(&args.paths)?;
     let threads = args
         .threads
         .map(usize::from)
@@ -134,7 +163,28 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     } else {
         ProgressBar::hidden()
     };
-    let report = build(&opts, &|bytes| bar.inc(bytes));
+    // Another build writing (the MCP server's refresh, the picker's, a
+    // second shell) is waited for, as cargo waits for its lock; this one
+    // then plans again from what that one committed.
+    let mut said = false;
+    let report = loop {
+        match build(&opts, &|bytes| bar.inc(bytes)) {
+            Err(BuildError::Index(IndexError::Busy(_))) => {
+                if !said && !args.quiet {
+                    bar.suspend(|| {
+                        let _ = writeln!(
+                            output::stderr(),
+                            "pi-index: waiting for another build to finish writing {}",
+                            index_dir.display()
+                        );
+                    });
+                    said = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other,
+        }
+    };
     bar.finish_and_clear();
     let report = report?;
 

@@ -2,6 +2,7 @@
 //! place that knows about terminals, colours and exit codes.
 
 mod build;
+mod check;
 mod mcp;
 mod output;
 mod pick;
@@ -58,6 +59,9 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Show what the index holds.
     Stats(stats::StatsArgs),
+    /// Compare the index with the session files (exit 1 when they
+    /// differ); --repair mends it incrementally.
+    Check(check::CheckArgs),
     /// Search as you type in a full-screen picker; Enter resumes the
     /// session in Pi.
     Pick(pick::PickArgs),
@@ -93,6 +97,7 @@ pub fn run() -> ExitCode {
         Command::Show(args) => dir().and_then(|d| show::run(args, &d)),
         Command::Sessions(args) => dir().and_then(|d| sessions::run(args, &d)),
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
+        Command::Check(args) => dir().and_then(|d| check::run(args, &d)),
         Command::Pick(args) => dir().and_then(|d| pick::run(args, &d)),
         Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
         Command::Completions { shell } => {

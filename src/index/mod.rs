@@ -244,6 +244,12 @@ pub(crate) fn entry_query(fields: &Fields, sess: u64, offset: u64) -> tantivy::q
     ])
 }
 
+/// A query matching every message document (what the write side counts
+/// after a commit, and the read side's "everything").
+pub fn all_messages(f: &Fields) -> Box<dyn tantivy::query::Query> {
+    Box::new(messages_only(f, Box::new(tantivy::query::AllQuery)))
+}
+
 /// `query`, but never a session's summary document.
 pub(crate) fn messages_only(
     fields: &Fields,

@@ -160,6 +160,11 @@ impl IndexStore {
         if dir.exists() && !dir.is_dir() {
             return Err(IndexError::NotADirectory(dir.to_owned()));
         }
+        std::fs::create_dir_all(dir).map_err(io)?;
+        // Two builds that both find no index (or an old one) must not
+        // both clear the directory and create one: the second waits, then
+        // finds the first one's index.
+        let _creating = lock_directory(dir).map_err(io)?;
         let (schema, fields) = Fields::build();
         let opened;
         let index = if dir.join("meta.json").exists() {
@@ -193,7 +198,6 @@ impl IndexStore {
                 Err(e) => return Err(e),
             }
         } else {
-            std::fs::create_dir_all(dir).map_err(io)?;
             // Empty, or left by a build killed while creating the index
             // (only tantivy's own files, no meta.json yet): start afresh.
             // Anything else is someone's directory: refuse.
@@ -212,6 +216,16 @@ impl IndexStore {
         };
         let info = pi.build_info()?;
         Ok(IndexStore { pi, info, opened })
+    }
+
+    /// An index already opened (by a reader: `check`), to read its state.
+    pub fn of(pi: PiIndex) -> IndexStore {
+        let info = pi.build_info().ok().flatten();
+        IndexStore {
+            pi,
+            info,
+            opened: Opened::Existing,
+        }
     }
 
     /// The indexed state of every session file, by path, read from fast
@@ -324,20 +338,23 @@ impl IndexStore {
         Ok(out)
     }
 
+    /// The opstamp of the last commit: what a plan made from this index
+    /// was decided against (a build that finds another one once it holds
+    /// the lock plans again).
+    pub fn committed_opstamp(&self) -> Result<u64, IndexError> {
+        Ok(self
+            .pi
+            .index
+            .load_metas()
+            .map_err(|e| tantivy_err(&self.pi.dir, e))?
+            .opstamp)
+    }
+
     /// Start writing: `threads` parsing threads each fill their own
     /// segment writer with a share of `memory_budget` bytes. Fails with
-    /// [`IndexError::Busy`] while another build writes.
-    ///
-    /// An `incremental` build only merges the small segments it and its
-    /// predecessors wrote, never the large ones of a full build: merging a
-    /// few thousand documents took 0.2-1.1 s and made appending one message
-    /// (otherwise ~50 ms over 1 GB) unpredictable.
-    pub fn writer(
-        self,
-        threads: usize,
-        memory_budget: usize,
-        incremental: bool,
-    ) -> Result<IndexBuilder, IndexError> {
+    /// [`IndexError::Busy`] while another build writes; once this returns,
+    /// no other build commits until the builder is committed or dropped.
+    pub fn writer(&self, threads: usize, memory_budget: usize) -> Result<IndexBuilder, IndexError> {
         // Each segment writer needs tantivy's minimum, so a small budget
         // gets fewer of them rather than more memory than it allows; and
         // none gets more than tantivy takes (a larger budget cannot be
@@ -352,12 +369,8 @@ impl IndexStore {
             .index
             .writer_with_num_threads(1, MIN_THREAD_BUDGET)
             .map_err(|e| tantivy_err(&self.pi.dir, e))?;
-        if incremental {
-            let mut policy = tantivy::merge_policy::LogMergePolicy::default();
-            policy.set_max_docs_before_merge(SMALL_SEGMENT_DOCS);
-            policy.set_min_layer_size(100);
-            writer.set_merge_policy(Box::new(policy));
-        }
+        // Read under the lock: the segments of the commit this build's
+        // will replace.
         let committed = self
             .pi
             .index
@@ -368,7 +381,7 @@ impl IndexStore {
         Ok(IndexBuilder {
             committed: std::sync::Arc::new(committed),
             fields: self.pi.fields,
-            pi: self.pi,
+            pi: self.pi.clone(),
             writer,
             budget: per_thread,
             slots: (0..threads).map(|_| Mutex::new(None)).collect(),
@@ -412,6 +425,17 @@ pub struct IndexBuilder {
 impl IndexBuilder {
     fn err(&self, e: tantivy::TantivyError) -> IndexError {
         tantivy_err(&self.pi.dir, e)
+    }
+
+    /// Merge only the small segments this and earlier incremental builds
+    /// wrote, never the large ones of a full build: merging a few thousand
+    /// documents took 0.2-1.1 s and made appending one message (otherwise
+    /// ~50 ms over 1 GB) unpredictable.
+    pub fn merge_small_segments_only(&self) {
+        let mut policy = tantivy::merge_policy::LogMergePolicy::default();
+        policy.set_max_docs_before_merge(SMALL_SEGMENT_DOCS);
+        policy.set_min_layer_size(100);
+        self.writer.set_merge_policy(Box::new(policy));
     }
 
     /// Queue a delete of documents of the last commit.
@@ -458,6 +482,12 @@ impl IndexBuilder {
             self.delete_committed(entry_query(&self.fields, key, offset))?;
         }
         Ok(())
+    }
+
+    /// Remove every document of the session with key `sess` (documents
+    /// left without a record: `check --repair`).
+    pub fn delete_session_key(&self, sess: u64) -> Result<(), IndexError> {
+        self.delete_committed(sess_query(&self.fields, sess))
     }
 
     /// Remove the record of the file at `path`.
@@ -647,7 +677,7 @@ impl IndexBuilder {
         );
         info.sessions = searcher.search(&sessions, &Count).map_err(err)? as u64;
         info.documents = searcher
-            .search(&*crate::search::hits::all_messages(&self.fields), &Count)
+            .search(&*super::all_messages(&self.fields), &Count)
             .map_err(err)? as u64;
         Ok(info)
     }
@@ -722,6 +752,25 @@ fn readable(dir: &Path, index: &Index) -> Result<(), IndexError> {
         .map_err(|e| tantivy_err(dir, e))?;
     drop(reader.searcher());
     Ok(())
+}
+
+/// An exclusive `flock` of the directory `dir` itself, held until the
+/// returned file is dropped: while a build opens or creates an index.
+fn lock_directory(dir: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::File::open(dir)?;
+    #[cfg(unix)]
+    loop {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(file)
 }
 
 /// Whether `dir` holds nothing but files tantivy writes.

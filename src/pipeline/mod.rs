@@ -12,221 +12,215 @@
 //!
 //! - `report`: the options and what a build reports;
 //! - `parse`: one file's entries, parsed in chunks;
+//! - `plan`: what changed since the last commit, decided under the
+//!   writer's lock when another build committed meanwhile;
 //! - `update`: one file's update of the index (new, grown or rewritten);
 //! - `moves`: files that moved, and files outside the build's roots;
 //! - this module: the build loop over every file.
 
+mod check;
 mod moves;
 mod parse;
+mod plan;
 mod report;
 mod update;
 
+pub use check::{check, CheckReport, FileDefects, CHECK_LIST_CAP};
 pub use parse::{parse_session, read_session};
 pub use report::{
     BuildError, BuildOptions, BuildReport, DamageReport, Moved, NotIndexed, Rebuild, StaleRoot,
     Timings, TruncationReport, DAMAGE_LIST_CAP,
 };
 
-use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
-use crate::discover::{discover, Candidate, Problem};
-use crate::index::writer::{IndexStore, Opened};
+use crate::discover::{discover, Discovered, Problem};
+use crate::index::writer::{IndexBuilder, IndexStore};
 use crate::index::{BuildInfo, IndexError};
+use plan::Plan;
 use update::{process, How, Outcome, Work};
 
 /// Run a build: incremental unless `opts.full`, the index is new, or it
 /// was built with other kinds or another schema.
+///
+/// The stages, in order: open the index, discover the files, plan what
+/// changed, take the writer (and plan again if another build committed
+/// meanwhile), parse and index, commit, report.
 pub fn build(
     opts: &BuildOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<BuildReport, BuildError> {
+    run(opts, &CheckReport::default(), progress)
+}
+
+/// An incremental build that also mends what [`check`] found: the files
+/// with defects are read again from their first byte (whatever the index
+/// held of them is replaced), and documents without a session record are
+/// removed (`pi-index check --repair`). Everything else is left as an
+/// incremental build leaves it.
+pub fn repair(
+    opts: &BuildOptions,
+    found: &CheckReport,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<BuildReport, BuildError> {
+    run(opts, found, progress)
+}
+
+fn run(
+    opts: &BuildOptions,
+    repair: &CheckReport,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<BuildReport, BuildError> {
     let started = Instant::now();
-    let threads = opts.threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("pi-index-parse-{i}"))
-        .build()
-        .map_err(|source| BuildError::Threads { threads, source })?;
-
+    let pool = parse_pool(opts.threads)?;
     let store = IndexStore::open_or_create(&opts.index_dir, opts.full)?;
-    let kinds_list = opts.kinds.to_list();
-    let rebuild = match (&store.opened, &store.info) {
-        (Opened::New, _) => Some(Rebuild::NewIndex),
-        (Opened::SchemaChanged, _) => Some(Rebuild::SchemaChanged),
-        (Opened::Recovered, _) => Some(Rebuild::Recovered),
-        _ if opts.full => Some(Rebuild::Full),
-        (_, None) => Some(Rebuild::Unfinished),
-        (_, Some(info)) if info.kinds != kinds_list => Some(Rebuild::KindsChanged {
-            from: info.kinds.clone(),
-            to: kinds_list.clone(),
-        }),
-        _ => None,
-    };
-    let states = if rebuild.is_none() {
-        store.file_states()?
-    } else {
-        HashMap::new()
-    };
-
-    let found = discover(&opts.roots);
-    for c in &found.files {
-        crate::failpoint::disturb(crate::failpoint::Disturb::Vanish, &c.path);
-    }
+    let found = discover_files(&opts.roots);
     let discovered = Instant::now();
-    let mut report = BuildReport {
-        files_scanned: found.files.len() as u64,
-        kinds: kinds_list.clone(),
-        rebuilt: rebuild.clone(),
-        ..BuildReport::default()
-    };
-    for Problem { path, error } in found.problems {
-        report.errors.push(NotIndexed {
-            path: path.to_string_lossy().into_owned(),
-            reason: error,
-        });
-    }
-    for Problem { path, error } in found.skipped {
-        report.skipped.push(NotIndexed {
-            path: path.to_string_lossy().into_owned(),
-            reason: error,
-        });
-    }
-
-    // Files indexed before and not found now: moved, gone, or outside
-    // this build's roots (kept, unless --prune).
-    let seen: std::collections::HashSet<String> = found
-        .files
-        .iter()
-        .map(|c| c.path.to_string_lossy().into_owned())
-        .collect();
-    let roots = moves::canonical_roots(&opts.roots);
-    let vanished: Vec<&str> = states
-        .keys()
-        .filter(|p| !seen.contains(*p) && !Path::new(p).exists())
-        .map(String::as_str)
-        .collect();
-    let moved = if vanished.is_empty() {
-        Vec::new()
-    } else {
-        let fresh: Vec<&Candidate> = found
-            .files
-            .iter()
-            .filter(|c| !states.contains_key(c.path.to_string_lossy().as_ref()))
-            .collect();
-        if fresh.is_empty() {
-            Vec::new()
-        } else {
-            moves::find_moves(&vanished, &fresh, &states, &store.pi, &store.pi.searcher()?)?
-        }
-    };
-    let moved_from: std::collections::HashSet<&str> =
-        moved.iter().map(|(from, _)| from.as_str()).collect();
-    let deleted: Vec<&str> = vanished
-        .iter()
-        .copied()
-        .filter(|p| !moved_from.contains(p) && moves::under_roots(&roots, p))
-        .collect();
-    let stale: std::collections::HashSet<&str> = states
-        .keys()
-        .map(String::as_str)
-        .filter(|p| !seen.contains(*p) && !moved_from.contains(p) && !moves::under_roots(&roots, p))
-        .collect();
-    if !stale.is_empty() {
-        let by_root = store.file_roots(&stale)?;
-        let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
-        for p in &stale {
-            let root = by_root
-                .get(*p)
-                .cloned()
-                .unwrap_or_else(|| "(unknown)".into());
-            *counts.entry(root).or_default() += 1;
-        }
-        report.stale_roots = counts
-            .into_iter()
-            .map(|(root, sessions)| StaleRoot {
-                root,
-                sessions,
-                pruned: opts.prune,
-            })
-            .collect();
-    }
-    let pruned: Vec<&str> = if opts.prune {
-        stale.iter().copied().collect()
-    } else {
-        Vec::new()
-    };
-    report.files_stale = stale.len() as u64;
-    report.files_pruned = pruned.len() as u64;
-    report.files_moved = moved.len() as u64;
-    report.moved = moved
-        .iter()
-        .map(|(from, to)| Moved {
-            from: from.clone(),
-            to: to.clone(),
-        })
-        .collect();
-    report.roots = opts.locations.clone();
-    let unchanged = |c: &Candidate| {
-        states
-            .get(c.path.to_string_lossy().as_ref())
-            .is_some_and(|st| st.unchanged(&c.identity))
-    };
-    let work_files: Vec<&Candidate> = found.files.iter().filter(|c| !unchanged(c)).collect();
-    report.files_unchanged = (found.files.len() - work_files.len()) as u64;
-    report.files_deleted = deleted.len() as u64;
-    // Where sessions were read from is recorded for `stats`: a build that
-    // reads other places commits even when no file changed.
-    let same_roots = store
-        .info
-        .as_ref()
-        .is_some_and(|i| i.roots == opts.locations);
-
-    if rebuild.is_none()
-        && work_files.is_empty()
-        && deleted.is_empty()
-        && moved.is_empty()
-        && pruned.is_empty()
-        && same_roots
-    {
+    let mut plan = Plan::make(&store, opts, &found, repair)?;
+    if plan.is_empty() {
         // Nothing changed: no writer, no lock, no commit.
-        report.sessions = states.len() as u64;
-        finish_report(&mut report, started, discovered, discovered, None);
-        return Ok(report);
+        return Ok(unchanged_report(opts, &found, &plan, started, discovered));
     }
 
     crate::failpoint::point("before-writer");
+    crate::failpoint::pause("before-writer");
+    let index = store.writer(opts.threads.max(1), opts.memory_budget)?;
+    if store.committed_opstamp()? != plan.seen && !crate::failpoint::no_replan() {
+        // Another build committed between our plan and our lock: what it
+        // indexed must not be indexed again, so decide again, under the
+        // lock, against the commit ours will replace.
+        plan = Plan::make(&store, opts, &found, repair)?;
+        if plan.is_empty() {
+            drop(index);
+            return Ok(unchanged_report(opts, &found, &plan, started, discovered));
+        }
+    }
+    if plan.rebuild.is_none() {
+        index.merge_small_segments_only();
+    }
+    let outcomes = match parse_and_index(&pool, &store, &index, &plan, &found, opts, progress) {
+        Ok(outcomes) => outcomes,
+        Err(e) => return Err(index.abandon(e).into()),
+    };
+    let parsed = Instant::now();
+    let mut report = planned_report(opts, &found, &plan);
+    add_outcomes(&mut report, &found, outcomes);
+
+    crate::failpoint::point("before-commit");
+    let committing = Instant::now();
+    let info: BuildInfo = index.commit(&opts.kinds.to_list(), now_ms(), &opts.locations)?;
+    report.sessions = info.sessions;
+    finish_report(&mut report, started, discovered, parsed, Some(committing));
+    Ok(report)
+}
+
+/// The pool the files are parsed (and indexed) on.
+fn parse_pool(threads: usize) -> Result<rayon::ThreadPool, BuildError> {
+    let threads = threads.max(1);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("pi-index-parse-{i}"))
+        .build()
+        .map_err(|source| BuildError::Threads { threads, source })
+}
+
+/// The candidate files below `roots` (disturbed by fault injection in
+/// tests).
+fn discover_files(roots: &[std::path::PathBuf]) -> Discovered {
+    let found = discover(roots);
+    for c in &found.files {
+        crate::failpoint::disturb(crate::failpoint::Disturb::Vanish, &c.path);
+    }
+    found
+}
+
+/// What the plan alone says: the counts known before any file is read.
+fn planned_report(opts: &BuildOptions, found: &Discovered, plan: &Plan) -> BuildReport {
+    let not_indexed = |problems: &[Problem]| {
+        problems
+            .iter()
+            .map(|Problem { path, error }| NotIndexed {
+                path: path.to_string_lossy().into_owned(),
+                reason: error.clone(),
+            })
+            .collect()
+    };
+    BuildReport {
+        files_scanned: found.files.len() as u64,
+        kinds: opts.kinds.to_list(),
+        rebuilt: plan.rebuild.clone(),
+        errors: not_indexed(&found.problems),
+        skipped: not_indexed(&found.skipped),
+        stale_roots: plan.stale_roots.clone(),
+        files_stale: plan.stale,
+        files_pruned: plan.pruned.len() as u64,
+        files_moved: plan.moved.len() as u64,
+        moved: plan.moves(),
+        roots: opts.locations.clone(),
+        files_unchanged: plan.unchanged,
+        files_deleted: plan.deleted.len() as u64,
+        ..BuildReport::default()
+    }
+}
+
+/// The report of a build that found nothing to write.
+fn unchanged_report(
+    opts: &BuildOptions,
+    found: &Discovered,
+    plan: &Plan,
+    started: Instant,
+    discovered: Instant,
+) -> BuildReport {
+    let mut report = planned_report(opts, found, plan);
+    report.sessions = plan.states.len() as u64;
+    finish_report(&mut report, started, discovered, discovered, None);
+    report
+}
+
+/// Remove what the plan removes, then read every file of its work on the
+/// pool, largest first, queueing documents as each file is done. A file
+/// whose reading panics is withdrawn and reported; an error of the index
+/// itself abandons the build.
+fn parse_and_index(
+    pool: &rayon::ThreadPool,
+    store: &IndexStore,
+    index: &IndexBuilder,
+    plan: &Plan,
+    found: &Discovered,
+    opts: &BuildOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<(usize, Outcome)>, IndexError> {
     let searcher = store.pi.searcher()?;
-    let pi = store.pi.clone();
-    let index = store.writer(threads, opts.memory_budget, rebuild.is_none())?;
-    if rebuild.is_some() {
+    if plan.rebuild.is_some() {
         index.delete_all()?;
     }
-    for p in deleted.iter().chain(&pruned).chain(moved_from.iter()) {
+    for p in plan.removed() {
         index.delete_path(p)?;
+    }
+    for &key in &plan.orphans {
+        index.delete_session_key(key)?;
     }
     let work = Work {
         kinds: opts.kinds,
-        index: &index,
+        index,
         searcher: &searcher,
-        pi: &pi,
-        states: &states,
+        pi: &store.pi,
+        states: &plan.states,
     };
-    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(work_files.len()));
+    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(plan.work.len()));
     let first_error: Mutex<Option<IndexError>> = Mutex::new(None);
     // Largest files first, each its own job: a thread left without work
     // takes the next file, however the sizes fall (rayon otherwise hands
     // each thread runs of neighbouring files, and a run of one project's
     // big files ended a 1 GB build on one core for 1.4 s of its 2.4).
-    let mut order: Vec<usize> = (0..work_files.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(work_files[i].len));
+    let mut order = plan.work.clone();
+    order.sort_by_key(|&i| std::cmp::Reverse(found.files[i].len));
     pool.install(|| {
         order.par_iter().with_max_len(1).for_each(|&i| {
-            let c = work_files[i];
+            let c = &found.files[i];
             // A bug in reading one file must not take the build down: the
             // file's queued documents are withdrawn and it is reported.
             let outcome =
@@ -257,18 +251,23 @@ pub fn build(
             progress(c.len);
         });
     });
-    let parsed = Instant::now();
     if let Some(e) = first_error.into_inner().expect("error lock") {
-        return Err(index.abandon(e).into());
+        return Err(e);
     }
     let mut results = results.into_inner().expect("results lock");
     results.sort_by_key(|(i, _)| *i);
+    Ok(results)
+}
 
+/// Count what each file's reading did into the report, and list its
+/// damage, recoveries and truncations (each list in path and line order,
+/// capped).
+fn add_outcomes(report: &mut BuildReport, found: &Discovered, outcomes: Vec<(usize, Outcome)>) {
     let mut damaged = Vec::new();
     let mut recovered_lines = Vec::new();
     let mut truncated: Vec<TruncationReport> = Vec::new();
-    for (i, outcome) in results {
-        let path = work_files[i].path.to_string_lossy().into_owned();
+    for (i, outcome) in outcomes {
+        let path = found.files[i].path.to_string_lossy().into_owned();
         match outcome {
             Outcome::Indexed {
                 how,
@@ -316,26 +315,28 @@ pub fn build(
             }
         }
     }
-    damaged.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
-    report.damaged_more = damaged.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
-    damaged.truncate(DAMAGE_LIST_CAP);
+    report.damaged_more = capped(&mut damaged, |a, b| {
+        (&a.path, a.line).cmp(&(&b.path, b.line))
+    });
     report.damaged = damaged;
-    recovered_lines.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
-    report.recovered_more = recovered_lines.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
-    recovered_lines.truncate(DAMAGE_LIST_CAP);
+    report.recovered_more = capped(&mut recovered_lines, |a, b| {
+        (&a.path, a.line).cmp(&(&b.path, b.line))
+    });
     report.recovered = recovered_lines;
-    truncated.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
-    report.messages_truncated_more = truncated.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
-    truncated.truncate(DAMAGE_LIST_CAP);
+    report.messages_truncated_more = capped(&mut truncated, |a, b| {
+        (&a.path, a.line).cmp(&(&b.path, b.line))
+    });
     report.messages_truncated = truncated;
     report.rejected.sort_by(|a, b| a.path.cmp(&b.path));
+}
 
-    crate::failpoint::point("before-commit");
-    let committing = Instant::now();
-    let info: BuildInfo = index.commit(&kinds_list, now_ms(), &opts.locations)?;
-    report.sessions = info.sessions;
-    finish_report(&mut report, started, discovered, parsed, Some(committing));
-    Ok(report)
+/// Sort `list` in `order` and keep its first [`DAMAGE_LIST_CAP`]; returns
+/// how many were left out.
+fn capped<T>(list: &mut Vec<T>, order: impl Fn(&T, &T) -> std::cmp::Ordering) -> u64 {
+    list.sort_by(order);
+    let more = list.len().saturating_sub(DAMAGE_LIST_CAP) as u64;
+    list.truncate(DAMAGE_LIST_CAP);
+    more
 }
 
 fn finish_report(

@@ -76,6 +76,23 @@ pub(super) fn parse_mapped(
     (session, complete as u64)
 }
 
+/// Parse the complete lines of a mapped session that end at or before
+/// byte `to`, as a fresh build of those bytes would (`check`).
+pub(super) fn parse_prefix(
+    map: &MappedFile,
+    header: Header,
+    first: &FirstLine,
+    kinds: Kinds,
+    to: u64,
+) -> Session {
+    let bytes = map.bytes();
+    let end = (to as usize).min(bytes.len());
+    let complete = complete_len(&bytes[..end]);
+    let start = (first.end as usize).min(complete);
+    let all = parse_range(map, start, complete, header.version, kinds, false);
+    Session::finish(header, all, first.number + 1)
+}
+
 /// Parse `from..to` of a mapped file (complete lines) in chunks, in
 /// parallel when there are several.
 fn parse_range(

@@ -153,6 +153,8 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     }
     models.sort_unstable();
     models.dedup();
+    let mut documents = documents;
+    crate::failpoint::drop_last(&c.path, &mut documents);
     let count = documents.len() as u64;
     w.index.add_documents(&meta, documents)?;
     crate::failpoint::panic_on(&c.path);

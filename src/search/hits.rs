@@ -5,13 +5,13 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{AllQuery, Query};
+use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
 use super::snippet::{head, Snippets};
-use crate::index::{messages_only, tantivy_err, Fields, IndexError, PiIndex};
+use crate::index::{tantivy_err, Fields, IndexError, PiIndex};
 
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -264,7 +264,4 @@ fn lead(text: &str, chars: usize) -> String {
     }
 }
 
-/// A query matching every message document.
-pub fn all_messages(f: &Fields) -> Box<dyn Query> {
-    Box::new(messages_only(f, Box::new(AllQuery)))
-}
+pub use crate::index::all_messages;

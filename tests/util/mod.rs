@@ -176,6 +176,7 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
     panic!("{} has no line {line}", path.display());
 }
 
+pub mod concurrent;
 pub mod crash;
 pub mod incremental;
 pub mod reference;

@@ -1,0 +1,234 @@
+//! What a build has to do: the files it found compared with what the
+//! index holds of them (new, grown, rewritten, moved, gone, outside the
+//! build's roots), and whether the whole index is rebuilt.
+//!
+//! A plan is made from one committed state of the index, and names that
+//! state ([`Plan::seen`]). A build first plans without any lock (a build
+//! with nothing to do never takes one); one with work takes the writer's
+//! lock and, if another build committed since its plan was made, plans
+//! again under the lock, so that what it indexes is decided against the
+//! state its commit replaces. Two builds at once therefore never both
+//! index the same appended lines.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use super::check::CheckReport;
+use super::moves;
+use super::report::{BuildOptions, Moved, Rebuild, StaleRoot};
+use crate::discover::{Candidate, Discovered};
+use crate::index::state::FileState;
+use crate::index::writer::{IndexStore, Opened};
+use crate::index::IndexError;
+
+/// A build's work, decided against one committed state of the index.
+pub(super) struct Plan {
+    /// Why the whole index is rebuilt, if it is.
+    pub(super) rebuild: Option<Rebuild>,
+    /// The opstamp of the commit the plan was made from.
+    pub(super) seen: u64,
+    /// The indexed state of every file (empty for a rebuild).
+    pub(super) states: HashMap<String, FileState>,
+    /// Indices into the discovered files of those to read.
+    pub(super) work: Vec<usize>,
+    /// Files found unchanged.
+    pub(super) unchanged: u64,
+    /// Indexed files gone from under the build's roots.
+    pub(super) deleted: Vec<String>,
+    /// Indexed files outside every root, removed (`--prune`).
+    pub(super) pruned: Vec<String>,
+    /// Indexed files outside every root (kept unless pruned).
+    pub(super) stale: u64,
+    /// Indexed sessions outside every root, by root.
+    pub(super) stale_roots: Vec<StaleRoot>,
+    /// Files that moved: `(from, to)`.
+    pub(super) moved: Vec<(String, String)>,
+    /// Whether the index records the same roots as this build's.
+    pub(super) same_roots: bool,
+    /// Files whose documents are replaced whatever their state says
+    /// (`check --repair`), and documents of files no longer indexed.
+    pub(super) repair: Vec<String>,
+    /// Keys of sessions whose documents have no record (`check --repair`).
+    pub(super) orphans: Vec<u64>,
+}
+
+impl Plan {
+    /// Compare what `found` holds with the last commit of `store`. The
+    /// files with defects of `check` are read again from their first
+    /// byte, and its orphans removed.
+    pub(super) fn make(
+        store: &IndexStore,
+        opts: &BuildOptions,
+        found: &Discovered,
+        check: &CheckReport,
+    ) -> Result<Plan, IndexError> {
+        // The commit the states below are read from, or a later one; a
+        // build that finds the index at another commit once it holds the
+        // lock plans again.
+        let seen = store.committed_opstamp()?;
+        let info = store.pi.build_info()?;
+        let kinds = opts.kinds.to_list();
+        let rebuild = match (&store.opened, &info) {
+            (Opened::New, None) => Some(Rebuild::NewIndex),
+            (Opened::SchemaChanged, None) => Some(Rebuild::SchemaChanged),
+            (Opened::Recovered, None) => Some(Rebuild::Recovered),
+            _ if opts.full => Some(Rebuild::Full),
+            (_, None) => Some(Rebuild::Unfinished),
+            (_, Some(info)) if info.kinds != kinds => Some(Rebuild::KindsChanged {
+                from: info.kinds.clone(),
+                to: kinds,
+            }),
+            _ => None,
+        };
+        let mut states = if rebuild.is_none() {
+            store.file_states()?
+        } else {
+            HashMap::new()
+        };
+        let seen_paths: HashSet<String> = found
+            .files
+            .iter()
+            .map(|c| c.path.to_string_lossy().into_owned())
+            .collect();
+        // A file repaired is read as if new: its old documents go first.
+        // (A rebuild reads every file anyway.)
+        let (mut repair, orphans) = if rebuild.is_none() {
+            (check.defective_paths.clone(), check.orphan_keys.clone())
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        // Only what this build reads again, or what is gone: a session
+        // kept from a directory it does not read is not lost to a repair.
+        repair.retain(|p| seen_paths.contains(p) || !Path::new(p).exists());
+        let forced: HashSet<&str> = repair.iter().map(String::as_str).collect();
+        for p in &repair {
+            states.remove(p);
+        }
+
+        // Files indexed before and not found now: moved, gone, or outside
+        // this build's roots (kept, unless --prune).
+        let roots = moves::canonical_roots(&opts.roots);
+        let vanished: Vec<&str> = states
+            .keys()
+            .filter(|p| !seen_paths.contains(*p) && !Path::new(p).exists())
+            .map(String::as_str)
+            .collect();
+        let moved = if vanished.is_empty() {
+            Vec::new()
+        } else {
+            let fresh: Vec<&Candidate> = found
+                .files
+                .iter()
+                .filter(|c| !states.contains_key(c.path.to_string_lossy().as_ref()))
+                .collect();
+            if fresh.is_empty() {
+                Vec::new()
+            } else {
+                moves::find_moves(&vanished, &fresh, &states, &store.pi, &store.pi.searcher()?)?
+            }
+        };
+        let moved_from: HashSet<&str> = moved.iter().map(|(from, _)| from.as_str()).collect();
+        let deleted: Vec<String> = vanished
+            .iter()
+            .copied()
+            .filter(|p| !moved_from.contains(p) && moves::under_roots(&roots, p))
+            .map(str::to_owned)
+            .collect();
+        let stale: HashSet<&str> = states
+            .keys()
+            .map(String::as_str)
+            .filter(|p| {
+                !seen_paths.contains(*p)
+                    && !moved_from.contains(p)
+                    && !moves::under_roots(&roots, p)
+            })
+            .collect();
+        let mut stale_roots = Vec::new();
+        if !stale.is_empty() {
+            let by_root = store.file_roots(&stale)?;
+            let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+            for p in &stale {
+                let root = by_root
+                    .get(*p)
+                    .cloned()
+                    .unwrap_or_else(|| "(unknown)".into());
+                *counts.entry(root).or_default() += 1;
+            }
+            stale_roots = counts
+                .into_iter()
+                .map(|(root, sessions)| StaleRoot {
+                    root,
+                    sessions,
+                    pruned: opts.prune,
+                })
+                .collect();
+        }
+        let pruned: Vec<String> = if opts.prune {
+            stale.iter().map(|p| (*p).to_owned()).collect()
+        } else {
+            Vec::new()
+        };
+        let unchanged = |c: &Candidate| {
+            let path = c.path.to_string_lossy();
+            !forced.contains(path.as_ref())
+                && states
+                    .get(path.as_ref())
+                    .is_some_and(|st| st.unchanged(&c.identity))
+        };
+        let work: Vec<usize> = (0..found.files.len())
+            .filter(|&i| !unchanged(&found.files[i]))
+            .collect();
+        // Where sessions were read from is recorded for `stats`: a build
+        // that reads other places commits even when no file changed.
+        let same_roots = info.as_ref().is_some_and(|i| i.roots == opts.locations);
+        Ok(Plan {
+            rebuild,
+            seen,
+            unchanged: (found.files.len() - work.len()) as u64,
+            work,
+            deleted,
+            pruned,
+            stale: stale.len() as u64,
+            stale_roots,
+            moved,
+            same_roots,
+            states,
+            repair,
+            orphans,
+        })
+    }
+
+    /// Whether the build has nothing to write.
+    pub(super) fn is_empty(&self) -> bool {
+        self.rebuild.is_none()
+            && self.work.is_empty()
+            && self.deleted.is_empty()
+            && self.moved.is_empty()
+            && self.pruned.is_empty()
+            && self.repair.is_empty()
+            && self.orphans.is_empty()
+            && self.same_roots
+    }
+
+    /// Every indexed file whose documents go before anything is added:
+    /// deleted, pruned, moved away from, or repaired.
+    pub(super) fn removed(&self) -> impl Iterator<Item = &str> {
+        self.deleted
+            .iter()
+            .chain(&self.pruned)
+            .chain(&self.repair)
+            .map(String::as_str)
+            .chain(self.moved.iter().map(|(from, _)| from.as_str()))
+    }
+
+    /// The moves, as reported.
+    pub(super) fn moves(&self) -> Vec<Moved> {
+        self.moved
+            .iter()
+            .map(|(from, to)| Moved {
+                from: from.clone(),
+                to: to.clone(),
+            })
+            .collect()
+    }
+}
