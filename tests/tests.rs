@@ -10,6 +10,7 @@
 
 mod util;
 
+mod architecture;
 mod build;
 mod check;
 mod concurrency;

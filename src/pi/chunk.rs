@@ -7,62 +7,10 @@ use super::document::{Damage, Truncation};
 use super::entry::{peek, peek_links, LineParser, Peek};
 use super::extract::{extract_line, EntryMeta, ModelName};
 use super::giant::{self, max_document_bytes, End};
+use super::parsed::{LineCtx, Link, ParsedChunk, PendingDoc};
 use super::{glued, repair};
 use super::{Document, Kinds, Role};
 use crate::source::{Lines, Release, KEEP_PAGES};
-
-/// Tree links of one entry, as byte ranges into the chunk's id arena.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Link {
-    pub(super) id: Option<(u32, u32)>,
-    pub(super) parent: Option<(u32, u32)>,
-    /// Byte offset of the entry's line in its file.
-    pub(super) offset: u64,
-}
-
-/// A `context_edit` entry: its link, its target's id (a range of the id
-/// arena) and the replacement's text (`None`: the target is omitted).
-#[derive(Debug)]
-pub(super) struct EditEntry {
-    pub(super) link: u32,
-    pub(super) target: (u32, u32),
-    pub(super) replacement: Option<String>,
-}
-
-/// A document before the whole file is known: its line number is relative
-/// to its chunk, its entry is an index into the chunk's links, and its
-/// model may still have to be inherited.
-#[derive(Debug)]
-pub(super) struct PendingDoc {
-    pub(super) doc: Document,
-    pub(super) link: u32,
-    pub(super) inherit_model: bool,
-}
-
-/// What one chunk of a file yielded. Line numbers inside are relative to
-/// the chunk (its first line is 0) until [`Session::finish`](super::Session::finish).
-#[derive(Debug, Default)]
-pub struct ParsedChunk {
-    pub(super) docs: Vec<PendingDoc>,
-    pub(super) links: Vec<Link>,
-    pub(super) arena: String,
-    pub(super) model_changes: Vec<(u64, String)>,
-    pub(super) names: Vec<(u64, Option<String>)>,
-    pub(super) edits: Vec<EditEntry>,
-    pub(super) damage: Vec<Damage>,
-    /// Lines that held several entries glued together, split and read.
-    pub(super) recovered: Vec<Damage>,
-    /// Lines whose text was indexed only in part.
-    pub(super) truncated: Vec<Truncation>,
-    /// A document of the line being read was cut to
-    /// [`max_document_bytes`].
-    capped: bool,
-    /// Lines in the chunk, blank ones included.
-    pub lines: u64,
-    /// Bytes of the lines that were fully parsed (the rest were skipped by
-    /// the prefix scan or blank).
-    pub bytes_parsed: u64,
-}
 
 /// Parses chunks of one file's entries. Holds the per-thread buffers; make
 /// one per thread (or per task) and reuse it.
@@ -78,22 +26,6 @@ impl Default for ChunkParser {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// The link of a document whose line was repaired: it has no place in the
-/// tree, so it is never on the active branch.
-pub(super) const NO_LINK: u32 = u32::MAX;
-
-/// Context for extracting one line's documents.
-#[derive(Clone, Copy)]
-pub(super) struct LineCtx {
-    pub(super) kinds: Kinds,
-    pub(super) line: u64,
-    pub(super) offset: u64,
-    /// Only links and session facts are wanted: no documents.
-    pub(super) links_only: bool,
-    /// A repaired line: documents, but no place in the tree.
-    pub(super) recovered: bool,
 }
 
 impl ChunkParser {

@@ -6,8 +6,8 @@
 use simd_json::prelude::*;
 use simd_json::tape::{Array, Object, Value};
 
-use super::chunk::{EditEntry, LineCtx, ParsedChunk, NO_LINK};
 use super::entry::role_is_indexed;
+use super::parsed::{EditEntry, LineCtx, ParsedChunk, NO_LINK};
 use super::time::parse_iso_millis;
 use super::Role;
 

@@ -8,6 +8,7 @@
 //!   counted.
 //! - [`extract`]: from entries to documents, following the rules of the
 //!   format page exactly, plus the session facts (model, name) they carry.
+//! - [`parsed`]: what the loop gathers and the rules fill, below both.
 //! - [`session`]: a file's chunks put back together: line numbers, the
 //!   active branch, the model in effect, the final name.
 //! - [`repair`]: a line cut short, closed so what was written is read.
@@ -29,6 +30,7 @@ pub mod extract;
 pub mod fingerprint;
 pub mod giant;
 pub mod glued;
+pub mod parsed;
 pub mod repair;
 pub mod session;
 pub mod skim;
@@ -37,9 +39,10 @@ pub mod time;
 use std::fmt;
 use std::str::FromStr;
 
-pub use chunk::{ChunkParser, ParsedChunk};
+pub use chunk::ChunkParser;
 pub use document::{Damage, Document, Edited, Truncation};
 pub use fingerprint::{fingerprint, Header, Rejection};
+pub use parsed::ParsedChunk;
 pub use session::Session;
 
 /// The role of an indexed document: who said it, or what kind of text it is.

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use super::branch;
-use super::chunk::{ParsedChunk, NO_LINK};
 use super::document::{Damage, Edited, Truncation};
 use super::fingerprint::Header;
+use super::parsed::{ParsedChunk, NO_LINK};
 use super::Document;
 
 /// A whole session: its header and the parsed chunks of its entries, in

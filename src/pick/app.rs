@@ -172,7 +172,7 @@ pub struct App {
     pub(super) preview_scroll: Option<usize>,
     pub(super) preview_page: usize,
     pub(super) preview_target: usize,
-    pub(super) preview_lines: Option<super::view::PreviewLines>,
+    pub(super) preview_lines: Option<super::wrapped::PreviewLines>,
     preview_asked: u64,
     pending_preview: Option<PreviewJob>,
 

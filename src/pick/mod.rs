@@ -36,6 +36,7 @@ pub mod rows;
 pub mod text;
 pub mod view;
 pub mod worker;
+pub mod wrapped;
 
 use std::sync::{Arc, OnceLock};
 

@@ -25,24 +25,14 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::app::{App, Focus, IndexState, SessionHits};
-use super::preview::{Preview, PreviewKey};
+use super::preview::Preview;
 use super::rows::Row;
 use super::text::{
     clean, date, directory, fit, sanitized_lines, short_time, snippet_spans, thousands, width,
     word_line,
 };
+use super::wrapped::PreviewLines;
 use crate::search::{Hit, Matched};
-
-/// The preview as drawn lines, kept while its message and width stay.
-pub struct PreviewLines {
-    key: PreviewKey,
-    width: u16,
-    lines: Vec<Line<'static>>,
-    /// The line each message starts on.
-    starts: Vec<usize>,
-    /// The target message's.
-    target: usize,
-}
 
 /// Characters of one message the preview wraps and shows; the rest is
 /// said to be there (a tool result can be megabytes).
