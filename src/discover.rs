@@ -437,6 +437,43 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
     out
 }
 
+/// Discovery of what changed below `roots`: the `*.jsonl` files among
+/// `changed` and below the directories among them, each with the root it
+/// lies under (what a watcher saw change; a path that no longer exists is
+/// left out, and a directory with no session in it is no problem here).
+pub fn discover_changed(roots: &[PathBuf], changed: &[PathBuf]) -> Discovered {
+    let roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
+        .collect();
+    let named: Vec<PathBuf> = changed
+        .iter()
+        .filter(|p| is_jsonl(p) || p.is_dir())
+        .filter(|p| p.exists())
+        .cloned()
+        .collect();
+    let mut found = discover(&named);
+    found
+        .skipped
+        .retain(|p| !p.error.starts_with("a directory with no *.jsonl file"));
+    let mut shared: Vec<std::sync::Arc<Path>> = roots
+        .iter()
+        .map(|r| std::sync::Arc::from(r.as_path()))
+        .collect();
+    // The deepest root first: a root inside another is its own.
+    shared.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
+    found
+        .files
+        .retain_mut(|c| match shared.iter().find(|r| c.path.starts_with(r)) {
+            Some(r) => {
+                c.root = r.clone();
+                true
+            }
+            None => false,
+        });
+    found
+}
+
 fn is_jsonl(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "jsonl")
 }

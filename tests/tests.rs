@@ -31,3 +31,4 @@ mod pick_app;
 mod query;
 mod search;
 mod sessions_search;
+mod watch;

@@ -53,7 +53,23 @@ pub fn build(
     opts: &BuildOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<BuildReport, BuildError> {
-    run(opts, &CheckReport::default(), progress)
+    run(opts, None, &CheckReport::default(), progress)
+}
+
+/// An incremental build that looks only at `changed`: session files and
+/// directories below `opts.roots` that a watcher saw change
+/// ([`crate::watch`]). Those that exist are read as `build` reads them
+/// (new, grown, rewritten; a directory is walked); those indexed that no
+/// longer exist are removed, or moved when a file of the same session
+/// appeared among `changed`. Nothing else is walked or stat'ed, so its
+/// cost is what changed, not the corpus. A rebuild (a new index, other
+/// kinds) still reads every file.
+pub fn build_changed(
+    opts: &BuildOptions,
+    changed: &[std::path::PathBuf],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<BuildReport, BuildError> {
+    run(opts, Some(changed), &CheckReport::default(), progress)
 }
 
 /// An incremental build that also mends what [`check`] found: the files
@@ -66,20 +82,34 @@ pub fn repair(
     found: &CheckReport,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<BuildReport, BuildError> {
-    run(opts, found, progress)
+    run(opts, None, found, progress)
 }
 
 fn run(
     opts: &BuildOptions,
+    changed: Option<&[std::path::PathBuf]>,
     repair: &CheckReport,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<BuildReport, BuildError> {
     let started = Instant::now();
     let pool = parse_pool(opts.threads)?;
     let store = IndexStore::open_or_create(&opts.index_dir, opts.full)?;
-    let found = discover_files(&opts.roots);
+    // A partial build of a new index, or of one built otherwise, would
+    // leave most files out: it reads them all.
+    let changed = changed.filter(|_| {
+        !opts.full
+            && store.opened == crate::index::writer::Opened::Existing
+            && store
+                .info
+                .as_ref()
+                .is_some_and(|i| i.kinds == opts.kinds.to_list())
+    });
+    let found = match changed {
+        Some(paths) => crate::discover::discover_changed(&opts.roots, paths),
+        None => discover_files(&opts.roots),
+    };
     let discovered = Instant::now();
-    let mut plan = Plan::make(&store, opts, &found, repair)?;
+    let mut plan = Plan::make(&store, opts, &found, changed, repair)?;
     if plan.is_empty() {
         // Nothing changed: no writer, no lock, no commit.
         return Ok(unchanged_report(opts, &found, &plan, started, discovered));
@@ -92,7 +122,7 @@ fn run(
         // Another build committed between our plan and our lock: what it
         // indexed must not be indexed again, so decide again, under the
         // lock, against the commit ours will replace.
-        plan = Plan::make(&store, opts, &found, repair)?;
+        plan = Plan::make(&store, opts, &found, changed, repair)?;
         if plan.is_empty() {
             drop(index);
             return Ok(unchanged_report(opts, &found, &plan, started, discovered));

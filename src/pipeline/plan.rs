@@ -53,13 +53,16 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// Compare what `found` holds with the last commit of `store`. The
-    /// files with defects of `check` are read again from their first
-    /// byte, and its orphans removed.
+    /// Compare what `found` holds with the last commit of `store`. With
+    /// `changed`, `found` holds only what a watcher saw change, and only
+    /// the indexed files among `changed` (or below a directory of it) can
+    /// be gone. The files with defects of `check` are read again from
+    /// their first byte, and its orphans removed.
     pub(super) fn make(
         store: &IndexStore,
         opts: &BuildOptions,
         found: &Discovered,
+        changed: Option<&[std::path::PathBuf]>,
         check: &CheckReport,
     ) -> Result<Plan, IndexError> {
         // The commit the states below are read from, or a later one; a
@@ -108,9 +111,11 @@ impl Plan {
         // Files indexed before and not found now: moved, gone, or outside
         // this build's roots (kept, unless --prune).
         let roots = moves::canonical_roots(&opts.roots);
+        let in_scope =
+            |p: &str| changed.is_none_or(|c| c.iter().any(|x| Path::new(p).starts_with(x)));
         let vanished: Vec<&str> = states
             .keys()
-            .filter(|p| !seen_paths.contains(*p) && !Path::new(p).exists())
+            .filter(|p| in_scope(p) && !seen_paths.contains(*p) && !Path::new(p).exists())
             .map(String::as_str)
             .collect();
         let moved = if vanished.is_empty() {
