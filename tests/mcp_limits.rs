@@ -482,3 +482,351 @@ fn search_n_0_is_an_error_that_says_at_least_1() {
     );
     assert!(out.stdout.is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// Streamable HTTP, spoken by hand on 127.0.0.1
+
+/// `pi-index mcp --transport http` on a free port, with `extra` flags.
+struct Http {
+    child: Child,
+    addr: std::net::SocketAddr,
+}
+
+impl Http {
+    fn start(s: &Scratch, dir: &Path, extra: &[&str]) -> Http {
+        raise_fd_limit();
+        let mut child = Command::new(BIN)
+            .arg("mcp")
+            .args(server_args(s, dir))
+            .args(["--transport", "http", "--port", "0"])
+            .args(extra)
+            .env("HOME", s.home())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let url = first
+            .trim()
+            .strip_prefix("pi-index: MCP (streamable HTTP) at http://")
+            .and_then(|u| u.strip_suffix("/mcp"))
+            .unwrap_or_else(|| panic!("no URL on stderr: {first:?}"));
+        Http {
+            addr: url.parse().unwrap(),
+            child,
+        }
+    }
+
+    /// One request on a connection of its own: (status, headers in lower
+    /// case, body).
+    fn request(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut c = Conn::open(self.addr);
+        c.send(method, headers, body);
+        c.reply()
+    }
+
+    /// POST a JSON-RPC message (with the headers MCP wants and `extra`).
+    fn post(&self, extra: &[(&str, &str)], body: &str) -> Reply {
+        let mut headers = vec![
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+        ];
+        headers.extend_from_slice(extra);
+        self.request("POST", &headers, body)
+    }
+
+    /// A new session's id.
+    fn initialize(&self) -> String {
+        let r = self.post(&[], INITIALIZE);
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.header("mcp-session-id").expect("a session id").to_owned()
+    }
+
+    /// The descriptors the server holds.
+    fn fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+            .unwrap()
+            .count()
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+
+/// 800 sockets in this process and as many in the server: more than a
+/// default soft limit of 1,024 leaves to the tests running beside.
+fn raise_fd_limit() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain calls on a struct this function owns.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max.min(65536);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+/// An HTTP/1.1 connection, kept alive between requests.
+struct Conn {
+    read: BufReader<std::net::TcpStream>,
+    write: std::net::TcpStream,
+}
+
+impl Conn {
+    fn open(addr: std::net::SocketAddr) -> Conn {
+        let s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        Conn {
+            read: BufReader::new(s.try_clone().unwrap()),
+            write: s,
+        }
+    }
+
+    fn send(&mut self, method: &str, headers: &[(&str, &str)], body: &str) {
+        let mut req = format!("{method} /mcp HTTP/1.1\r\n");
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            req.push_str("host: 127.0.0.1\r\n");
+        }
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+        self.write.write_all(req.as_bytes()).unwrap();
+    }
+
+    /// The next response, its body read whole (by length, or chunk by
+    /// chunk to the last).
+    fn reply(&mut self) -> Reply {
+        let mut line = String::new();
+        self.read.read_line(&mut line).unwrap();
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status line: {line:?}"));
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            self.read.read_line(&mut line).unwrap();
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            let (k, v) = l.split_once(':').unwrap();
+            headers.push((k.to_ascii_lowercase(), v.trim().to_owned()));
+        }
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let mut body = Vec::new();
+        if get("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+            loop {
+                line.clear();
+                self.read.read_line(&mut line).unwrap();
+                let n = usize::from_str_radix(line.trim(), 16).unwrap();
+                let mut chunk = vec![0; n + 2];
+                std::io::Read::read_exact(&mut self.read, &mut chunk).unwrap();
+                if n == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..n]);
+            }
+        } else if let Some(n) = get("content-length").and_then(|v| v.parse().ok()) {
+            body = vec![0; n];
+            std::io::Read::read_exact(&mut self.read, &mut body).unwrap();
+        }
+        Reply {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        }
+    }
+}
+
+#[test]
+fn http_checks_host_and_origin_and_answers_what_is_not_a_message_with_400() {
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let http = Http::start(&s, &dir, &[]);
+    for (header, value) in [
+        ("origin", "http://evil.example"),
+        ("origin", "http://127.0.0.1.evil.example:8080"),
+        ("origin", "null"),
+        ("host", "evil.example"),
+        ("host", "localhost.evil.example:80"),
+    ] {
+        let r = http.post(&[(header, value)], INITIALIZE);
+        assert_eq!(r.status, 403, "{header}: {value}: {}", r.body);
+        assert!(r.body.starts_with("Forbidden: the "), "{}", r.body);
+    }
+    // No Origin (any client that is not a browser), or a loopback one.
+    for origin in [
+        None,
+        Some("http://localhost:5173"),
+        Some("http://127.0.0.1"),
+        Some("http://[::1]:8080"),
+    ] {
+        let headers: Vec<(&str, &str)> = origin.map(|o| ("origin", o)).into_iter().collect();
+        let r = http.post(&headers, INITIALIZE);
+        assert_eq!(r.status, 200, "{origin:?}: {}", r.body);
+    }
+
+    let bad = |body: &str| -> (i64, Value) {
+        let r = http.post(&[], body);
+        assert_eq!(r.status, 400, "{body:.80}: {}", r.body);
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        let v = r.json();
+        (v["error"]["code"].as_i64().unwrap(), v["id"].clone())
+    };
+    assert_eq!(bad("{not json"), (-32700, Value::Null));
+    assert_eq!(bad(&format!("[{PING}]")), (-32600, Value::Null));
+    assert_eq!(
+        bad(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","limit":1e309}}}"#
+        ),
+        (-32602, json!(9))
+    );
+
+    // A session: deleted once, then unknown.
+    let id = http.initialize();
+    let session = [("mcp-session-id", id.as_str())];
+    assert_eq!(http.post(&session, PING).status, 200);
+    let r = http.request("DELETE", &session, "");
+    assert!(
+        r.status == 200 || r.status == 202,
+        "{} {}",
+        r.status,
+        r.body
+    );
+    let again = http.request("DELETE", &session, "");
+    assert_eq!(again.status, 404, "{}", again.body);
+    assert_eq!(http.post(&session, PING).status, 404);
+    let unknown = [("mcp-session-id", "no-such-session")];
+    assert_eq!(http.post(&unknown, PING).status, 404);
+    assert_eq!(http.request("DELETE", &unknown, "").status, 404);
+}
+
+#[test]
+fn http_sessions_are_capped_and_expire_when_idle() {
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let http = Http::start(&s, &dir, &["--max-sessions", "5", "--idle-timeout", "1"]);
+    let ids: Vec<String> = (0..8).map(|_| http.initialize()).collect();
+    let ping = |id: &str| http.post(&[("mcp-session-id", id)], PING).status;
+    // The newest five live; the three oldest were closed for them.
+    for id in &ids[3..] {
+        assert_eq!(ping(id), 200);
+    }
+    for id in &ids[..3] {
+        assert_eq!(ping(id), 404);
+    }
+    // Left alone, a session expires. Each probe waits longer than the
+    // idle time first, as a probe is a use.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        std::thread::sleep(Duration::from_millis(1500));
+        if ping(&ids[7]) == 404 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the session never expired");
+    }
+}
+
+#[test]
+fn http_10000_initializes_without_delete_stay_under_100_mb() {
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let http = Http::start(&s, &dir, &[]);
+    let mut c = Conn::open(http.addr);
+    for i in 0..10_000 {
+        c.send(
+            "POST",
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+            ],
+            INITIALIZE,
+        );
+        let r = c.reply();
+        assert_eq!(r.status, 200, "initialize {i}: {}", r.body);
+    }
+    let peak = status_bytes(http.child.id(), "VmHWM");
+    assert!(peak < 100 << 20, "the server peaked at {} MB", peak >> 20);
+}
+
+#[test]
+fn http_half_sent_requests_are_closed_and_their_descriptors_freed() {
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let http = Http::start(&s, &dir, &["--request-timeout", "1"]);
+    // A whole request first: the server at rest, as it will be after.
+    assert_eq!(http.post(&[], INITIALIZE).status, 200);
+    let idle = http.fds();
+    let mut held = Vec::new();
+    for i in 0..800 {
+        let mut s = std::net::TcpStream::connect(http.addr).unwrap();
+        let part = if i % 2 == 0 {
+            // Headers cut short.
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: appl".to_owned()
+        } else {
+            // Headers whole, a tenth of the body.
+            format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{}", INITIALIZE.len(), &INITIALIZE[..15])
+        };
+        s.write_all(part.as_bytes()).unwrap();
+        held.push(s);
+    }
+    // The client keeps every socket open: the server must let go.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut now = http.fds();
+    while now > idle {
+        assert!(
+            Instant::now() < deadline,
+            "{now} descriptors held, {idle} at rest"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        now = http.fds();
+    }
+    // A body that did not come was answered 408.
+    let mut r = BufReader::new(&held[1]);
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 408"), "{line:?}");
+    // And the server still answers.
+    assert_eq!(http.post(&[], INITIALIZE).status, 200);
+}
