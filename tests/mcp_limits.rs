@@ -798,6 +798,19 @@ fn http_half_sent_requests_are_closed_and_their_descriptors_freed() {
     // A whole request first: the server at rest, as it will be after.
     assert_eq!(http.post(&[], INITIALIZE).status, 200);
     let idle = http.fds();
+    // A kept-alive connection is not a request being sent: a client that
+    // pauses past the timeout between two calls keeps its connection.
+    let mut kept = Conn::open(http.addr);
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    kept.send("POST", &headers, INITIALIZE);
+    assert_eq!(kept.reply().status, 200);
+    std::thread::sleep(Duration::from_millis(2500));
+    kept.send("POST", &headers, INITIALIZE);
+    assert_eq!(kept.reply().status, 200);
+    drop(kept);
     let mut held = Vec::new();
     for i in 0..800 {
         let mut s = std::net::TcpStream::connect(http.addr).unwrap();

@@ -9,12 +9,14 @@
 //!   sends an `Origin`, only a loopback one; anything else is `403` (the
 //!   specification: servers MUST validate Origin, against DNS rebinding).
 //!   No `Origin` (every non-browser client) is accepted.
-//! - **Whole requests, in time**: headers must arrive within
-//!   [`Limits::request_timeout`] (hyper's header read timeout, which also
-//!   closes a connection left idle that long) and a POST body within the
-//!   same time, at most [`MAX_MESSAGE_BYTES`]; else `408` or `413`, and
-//!   the connection is closed. 800 half-sent requests once held 810
-//!   descriptors for good.
+//! - **Whole requests, in time**: once the first byte of a request has
+//!   come, its headers must follow within [`Limits::request_timeout`]
+//!   ([`Watch`], a watchdog per connection) and a POST body within the
+//!   same time again, at most [`MAX_MESSAGE_BYTES`]; else the connection
+//!   is closed (a body answered `408` or `413` first). A kept-alive
+//!   connection may wait [`KEEP_ALIVE`] for its next request (hyper's
+//!   header read timeout), so a client pausing between calls keeps it.
+//!   800 half-sent requests once held 810 descriptors for good.
 //! - **Bodies that are not a message** get `400` with the JSON-RPC error
 //!   ([`super::message`]: not JSON `-32700`, a batch `-32600`, values that
 //!   cannot be read `-32602`), where rmcp answered `415`.
@@ -69,6 +71,97 @@ impl Default for Limits {
             max_sessions: 64,
             request_timeout: Duration::from_secs(5),
         }
+    }
+}
+
+/// How long a kept-alive connection may wait for its next request.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(60);
+
+/// Where a connection is in its request: whether bytes of a request have
+/// come that were not served yet, and since when.
+#[derive(Default)]
+pub struct Watch {
+    /// Since when bytes of a request not yet served have come, and
+    /// whether its body is being read (timed by the service itself,
+    /// which answers `408`).
+    state: Mutex<(Option<Instant>, bool)>,
+}
+
+impl Watch {
+    fn state(&self) -> std::sync::MutexGuard<'_, (Option<Instant>, bool)> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bytes came: a request has begun, if none had.
+    fn read(&self) {
+        let mut s = self.state();
+        if !s.1 {
+            s.0.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// The headers are in; the service reads the body (`true`) or has
+    /// read it whole (`false`).
+    fn served(&self, body: bool) {
+        *self.state() = (None, body);
+    }
+
+    /// Resolves once a request has been arriving for longer than `limit`.
+    async fn overdue(&self, limit: Duration) {
+        loop {
+            let since = self.state().0;
+            let wait = match since {
+                Some(since) if since.elapsed() >= limit => return,
+                Some(since) => limit - since.elapsed(),
+                None => limit,
+            };
+            tokio::time::sleep(wait.max(Duration::from_millis(10))).await;
+        }
+    }
+}
+
+/// A connection's stream, telling its [`Watch`] when bytes come.
+struct Watched<S> {
+    io: S,
+    watch: Arc<Watch>,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = std::pin::Pin::new(&mut self.io).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.watch.read();
+        }
+        poll
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Watched<S> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -314,6 +407,21 @@ async fn answer(
     rmcp: StreamableHttpService<Server, Sessions>,
     sessions: Arc<Sessions>,
     limits: Limits,
+    watch: Arc<Watch>,
+) -> Result<Response<Body>, Infallible> {
+    // The headers are in: the body has its own timeout.
+    watch.served(true);
+    let response = checked(req, rmcp, sessions, limits, &watch).await;
+    watch.served(false);
+    response
+}
+
+async fn checked(
+    req: Request<Incoming>,
+    rmcp: StreamableHttpService<Server, Sessions>,
+    sessions: Arc<Sessions>,
+    limits: Limits,
+    watch: &Watch,
 ) -> Result<Response<Body>, Infallible> {
     if let Some(why) = foreign(&req) {
         return Ok(closing(plain(StatusCode::FORBIDDEN, why)));
@@ -353,7 +461,7 @@ async fn answer(
             {
                 return Ok(closing(json_error(
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    message::too_long(MAX_MESSAGE_BYTES + 1),
+                    message::too_long(None),
                 )))
             }
             Ok(Err(_)) => {
@@ -367,6 +475,8 @@ async fn answer(
     } else {
         Bytes::new()
     };
+    // Read whole: the call may take its time.
+    watch.served(false);
     if parts.method == Method::POST {
         match message::parse(&bytes) {
             Ok(_) => {}
@@ -428,14 +538,25 @@ pub async fn serve(
         };
         let (rmcp, sessions) = (rmcp.clone(), sessions.clone());
         tokio::spawn(async move {
+            let watch = Arc::new(Watch::default());
+            let io = Watched {
+                io: stream,
+                watch: watch.clone(),
+            };
+            let serving = watch.clone();
             let service = hyper::service::service_fn(move |req| {
-                answer(req, rmcp.clone(), sessions.clone(), limits)
+                answer(req, rmcp.clone(), sessions.clone(), limits, serving.clone())
             });
-            let _ = hyper::server::conn::http1::Builder::new()
+            let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(limits.request_timeout)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+                .header_read_timeout(KEEP_ALIVE.max(limits.request_timeout))
+                .serve_connection(TokioIo::new(io), service);
+            // A request begun and not whole in time: the connection is
+            // dropped, and its descriptor with it.
+            tokio::select! {
+                _ = conn => {}
+                _ = watch.overdue(limits.request_timeout) => {}
+            }
         });
     }
 }

@@ -57,7 +57,7 @@ struct Probe {
 pub fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.len() > MAX_MESSAGE_BYTES {
-        return Err(Some(too_long(bytes.len())));
+        return Err(Some(too_long(Some(bytes.len()))));
     }
     let e = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(m) => return Ok(m),
@@ -110,13 +110,18 @@ pub fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
     }
 }
 
-/// The reply to a message of `len` bytes, over [`MAX_MESSAGE_BYTES`].
-pub fn too_long(len: usize) -> Value {
+/// The reply to a message over [`MAX_MESSAGE_BYTES`]: of `len` bytes,
+/// when its length is known.
+pub fn too_long(len: Option<usize>) -> Value {
+    let size = match len {
+        Some(n) => format!("{n} bytes"),
+        None => "longer".to_owned(),
+    };
     error(
         None,
         INVALID_REQUEST,
         &format!(
-            "Invalid Request: the message is {len} bytes, more than the {MAX_MESSAGE_BYTES} bytes a message may have; it was not read"
+            "Invalid Request: the message is {size}, more than the {MAX_MESSAGE_BYTES} bytes a message may have; it was not read"
         ),
     )
 }

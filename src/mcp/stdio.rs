@@ -218,7 +218,7 @@ where
                 }
                 Ok(Line::TooLong(n)) => {
                     self.line.clear();
-                    self.reply(message::too_long(n));
+                    self.reply(message::too_long(Some(n)));
                     continue;
                 }
                 Ok(Line::Whole) => {}
