@@ -226,7 +226,11 @@ impl Constraint {
                     return Err(FilterError {
                         message: format!(
                             "branch:{}: use branch:active or branch:all",
-                            shown(value).trim_matches('"')
+                            if value.chars().count() > super::limits::SHOWN_CHARS {
+                                shown(value)
+                            } else {
+                                value.to_owned()
+                            }
                         ),
                     })
                 }
@@ -549,5 +553,32 @@ mod tests {
     fn dirs_are_normalised() {
         assert_eq!(normalize_dir("/a/b/../c/"), "/a/c");
         assert_eq!(normalize_dir("/"), "/");
+    }
+
+    #[test]
+    fn a_signed_age_is_an_error_and_an_age_ago_is_not() {
+        let now = tokyo();
+        let e = parse_when("-5d", &now).unwrap_err().message;
+        assert!(
+            e.starts_with("cannot read \"-5d\" as a date (an age is how long ago, written without a sign): use a date"),
+            "{e}"
+        );
+        assert!(parse_when("+5d", &now).is_err());
+        assert_eq!(parse_when("5 days ago", &now), parse_when("5d", &now));
+    }
+
+    #[test]
+    fn long_values_are_cut_in_errors() {
+        let now = tokyo();
+        let long = "x".repeat(100_000);
+        for key in [Key::Role, Key::Branch, Key::After] {
+            let e = Constraint::parse(key, &long, &now).unwrap_err().message;
+            assert!(e.contains("(100000 characters)"), "{e:.200}");
+            assert!(e.len() < 500, "{e:.200}");
+        }
+        let e = Constraint::parse(Key::Branch, "robot", &now)
+            .unwrap_err()
+            .message;
+        assert_eq!(e, "branch:robot: use branch:active or branch:all");
     }
 }
