@@ -35,6 +35,9 @@
 //! - `PI_INDEX_TEST_ENOSPC_AFTER=<bytes>` makes writes to the index fail
 //!   with ENOSPC ("No space left on device") once the process has written
 //!   that many bytes into it, as a full disk does.
+//! - `PI_INDEX_TEST_MCP_HOLD=<path>` holds every MCP tool call until that
+//!   file exists, so a test can close the server's stdin while calls are
+//!   still running.
 
 /// Abort the process if `PI_INDEX_CRASH_AT` names this point.
 #[inline]
@@ -199,6 +202,17 @@ pub(crate) fn disturb(_what: Disturb, _path: &std::path::Path) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Wait until the file `PI_INDEX_TEST_MCP_HOLD` names exists, if it is set.
+#[inline]
+pub(crate) fn mcp_hold() {
+    #[cfg(feature = "failpoints")]
+    if let Some(path) = std::env::var_os("PI_INDEX_TEST_MCP_HOLD") {
+        while !std::path::Path::new(&path).exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
 }

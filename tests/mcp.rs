@@ -67,7 +67,7 @@ fn setup(script: &str) -> Result<PathBuf, String> {
 }
 
 /// The Python of the venv with the MCP SDK, or `None` (said why).
-fn python(test: &str) -> Option<&'static Path> {
+pub(crate) fn python(test: &str) -> Option<&'static Path> {
     static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match PY.get_or_init(|| setup("scripts/mcp/setup.sh")) {
         Ok(p) => Some(p),
@@ -133,15 +133,15 @@ fn output_within(cmd: &mut Command, secs: u64) -> Output {
 // The Python SDK
 
 /// What `client.py` reports.
-struct Client {
+pub(crate) struct Client {
     server: Value,
     tools: Vec<Value>,
-    results: Vec<Value>,
+    pub(crate) results: Vec<Value>,
 }
 
 /// Run `client.py` with `steps` against `pi-index mcp <server_args>` over
 /// stdio, with the scratch's HOME.
-fn client(py: &Path, s: &Scratch, steps: Value, server_args: &[&str]) -> Client {
+pub(crate) fn client(py: &Path, s: &Scratch, steps: Value, server_args: &[&str]) -> Client {
     let mut target = vec!["--", BIN, "mcp"];
     target.extend_from_slice(server_args);
     client_of(py, s, steps, &target)
@@ -149,7 +149,7 @@ fn client(py: &Path, s: &Scratch, steps: Value, server_args: &[&str]) -> Client 
 
 /// Run `client.py` with `steps` against `target` (`-- COMMAND...` or
 /// `--url URL`).
-fn client_of(py: &Path, s: &Scratch, steps: Value, target: &[&str]) -> Client {
+pub(crate) fn client_of(py: &Path, s: &Scratch, steps: Value, target: &[&str]) -> Client {
     let steps_file = s.dir.path().join(format!(
         "steps-{}.json",
         std::time::SystemTime::now()
@@ -191,7 +191,7 @@ fn client_of(py: &Path, s: &Scratch, steps: Value, target: &[&str]) -> Client {
 }
 
 /// A successful call's structured result (checked to equal its text).
-fn ok(r: &Value) -> &Value {
+pub(crate) fn ok(r: &Value) -> &Value {
     assert_eq!(r["is_error"], false, "expected a result, got {r}");
     let text: Value = serde_json::from_str(r["text"].as_str().unwrap()).unwrap();
     assert_eq!(text, r["structured"], "text and structured content differ");
@@ -199,7 +199,7 @@ fn ok(r: &Value) -> &Value {
 }
 
 /// A tool error's message.
-fn err(r: &Value) -> &str {
+pub(crate) fn err(r: &Value) -> &str {
     assert_eq!(r["is_error"], true, "expected a tool error, got {r}");
     r["text"].as_str().unwrap()
 }
@@ -230,7 +230,7 @@ fn at(id: &str, line: u64) -> (String, u64) {
 
 /// `fixtures/search` copied into the scratch (the server refreshes from
 /// it) and indexed there.
-fn search_fixtures(s: &Scratch) -> PathBuf {
+pub(crate) fn search_fixtures(s: &Scratch) -> PathBuf {
     let dir = s.dir.path().join("sessions");
     copy_dir(&repo().join("fixtures/search"), &dir);
     let r = s.build(&[&dir], &[]);
@@ -251,7 +251,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn server_args<'a>(s: &'a Scratch, sessions: &'a Path) -> Vec<String> {
+pub(crate) fn server_args<'a>(s: &'a Scratch, sessions: &'a Path) -> Vec<String> {
     vec![
         sessions.to_string_lossy().into_owned(),
         "--index".into(),
@@ -259,7 +259,7 @@ fn server_args<'a>(s: &'a Scratch, sessions: &'a Path) -> Vec<String> {
     ]
 }
 
-fn strs(v: &[String]) -> Vec<&str> {
+pub(crate) fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
@@ -485,17 +485,23 @@ fn python_sdk_show_and_sessions() {
             {"call": "show", "args": {"session": "aaaa0001"}},
             {"call": "show", "args": {"session": "aaaa0001", "around": 4, "context": 1}},
             {"call": "show", "args": {"session": a_path.to_string_lossy()}},
-            {"call": "show", "args": {"session": C, "around": 999}},
+            {"call": "show", "args": {"session": C, "around": 4}},
             {"call": "sessions", "args": {}},
             {"call": "sessions", "args": {"query": "tokio"}},
             {"call": "sessions", "args": {"cwd": "/home/u/alpha"}},
             {"call": "sessions", "args": {"since": "2026-02-01"}},
             {"call": "sessions", "args": {"limit": 1}},
             {"call": "search", "args": {"query": "tokio"}},
+            {"call": "show", "args": {"session": C, "around": 999}},
         ]),
         &strs(&server_args(&s, &dir)),
     );
-    let r: Vec<&Value> = c.results.iter().map(ok).collect();
+    // Past the session's end: said, as `pi-index show --around` says it.
+    assert_eq!(
+        err(&c.results[10]),
+        "line 999 is past the session's last message (line 4): give a line up to 4"
+    );
+    let r: Vec<&Value> = c.results[..10].iter().map(ok).collect();
     let msg_lines = |v: &Value| -> Vec<u64> {
         v["messages"]
             .as_array()
@@ -533,10 +539,7 @@ fn python_sdk_show_and_sessions() {
     assert_eq!(msg_lines(r[2]), [2, 3, 6, 7]);
     assert_eq!(msg_lines(r[3]), [3, 4]);
     assert_eq!(r[3]["session_name"], "Beta planning");
-    assert_eq!(
-        r[3]["more"],
-        format!("call show again with session={C} and line 999 is past the session's last message (line 4): showing the last messages")
-    );
+    assert!(r[3].get("more").is_none(), "{}", r[3]);
 
     let ids = |v: &Value| -> Vec<String> {
         v["sessions"]

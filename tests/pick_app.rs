@@ -28,12 +28,12 @@ fn view_of(s: &Scratch, dirs: &[&Path]) -> View {
     View::open(&s.index()).unwrap()
 }
 
-fn fixtures_view(s: &Scratch) -> View {
+pub(crate) fn fixtures_view(s: &Scratch) -> View {
     view_of(s, &[&search_fixtures()])
 }
 
 /// A picker over `view` with `query`, its first search answered.
-fn picker(view: &View, query: &str, colour: bool) -> App {
+pub(crate) fn picker(view: &View, query: &str, colour: bool) -> App {
     let mut app = App::new(query, false, colour);
     app.set_home(None);
     settle(&mut app, Some(view));
@@ -68,7 +68,7 @@ fn lines(buf: &Buffer) -> Vec<String> {
         .collect()
 }
 
-fn screen(app: &mut App, w: u16, h: u16) -> String {
+pub(crate) fn screen(app: &mut App, w: u16, h: u16) -> String {
     lines(&frame(app, w, h)).join("\n")
 }
 

@@ -21,6 +21,7 @@ mod hostile;
 mod incremental;
 mod locations;
 mod mcp;
+mod mcp_limits;
 mod mempalace;
 mod never_panics;
 mod paging;

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
+use std::time::Duration;
+
+use pi_index::mcp::http::Limits;
 use pi_index::mcp::{call, run_http, run_stdio, Options, State};
 use pi_index::pi::Kinds;
 
@@ -53,6 +56,21 @@ pub struct McpArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub port: u16,
 
+    /// With --transport http: close a session after this many seconds
+    /// without a request.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub idle_timeout: u64,
+
+    /// With --transport http: the most sessions alive at once (a new one
+    /// closes the least recently used).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: u64,
+
+    /// With --transport http: seconds for a request's headers, and again
+    /// for its body, to arrive; else the connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout: u64,
+
     /// Run one tool call (search, show or sessions) with --args and print
     /// its result as one JSON object, instead of serving. A tool error is
     /// printed on stderr, exit 2.
@@ -84,9 +102,14 @@ pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::Exit
         out.flush()?;
         return Ok(EXIT_OK);
     }
+    let limits = Limits {
+        idle: Duration::from_secs(args.idle_timeout),
+        max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
+        request_timeout: Duration::from_secs(args.request_timeout),
+    };
     match args.transport {
         Transport::Stdio => run_stdio(opts)?,
-        Transport::Http => run_http(opts, args.port, |addr| {
+        Transport::Http => run_http(opts, args.port, limits, |addr| {
             let _ = writeln!(
                 super::output::stderr(),
                 "pi-index: MCP (streamable HTTP) at http://{addr}/mcp"

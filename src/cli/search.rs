@@ -70,9 +70,9 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
     pub sort: SortArg,
 
-    /// How many hits to print (at most every hit: a larger N is the
-    /// number of documents in the index).
-    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    /// How many hits to print, at least 1 (at most every hit: a larger N
+    /// is the number of documents in the index).
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N", value_parser = at_least_one)]
     pub limit: usize,
 
     /// Skip this many hits first (past the last hit: nothing, exit 1).
@@ -86,6 +86,16 @@ pub struct SearchArgs {
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+}
+
+/// A count of 1 or more: `-n 0` would ask for nothing, and is an error
+/// (exit 2) rather than a search that prints nothing and exits 1.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("expected at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Run `search`.

@@ -116,14 +116,8 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     if let Some(line) = args.around {
         // Around a line: context on both sides, whatever its branch, so a
         // hit on an abandoned branch can be seen where it was said.
-        let at = docs.partition_point(|d| d.line < line);
-        let at = at.min(docs.len().saturating_sub(1));
-        let from = at.saturating_sub(args.context);
-        let to = at
-            .saturating_add(args.context)
-            .saturating_add(1)
-            .min(docs.len());
-        docs = docs[from..to].to_vec();
+        let window = pi_index::search::around::around(&docs, line, args.context)?;
+        docs = docs[window].to_vec();
     } else if args.branch == Branch::Active {
         docs.retain(|d| d.active);
     }

@@ -10,6 +10,9 @@
 //!   lock, no write), its reader kept open and reloaded after a commit;
 //! - [`tools`]: the three tools' arguments, results and work, bounded
 //!   whatever the corpus;
+//! - [`stdio`] and [`http`]: the transports, in front of rmcp's, so that
+//!   every request gets an answer and none can exhaust the server
+//!   ([`message`]: what an unreadable message is answered);
 //! - this module: the tools as the protocol sees them (names, descriptions,
 //!   schemas), and serving them over stdio or streamable HTTP (127.0.0.1
 //!   only).
@@ -28,7 +31,10 @@
 //! println!("{hits}");
 //! ```
 
+pub mod http;
+pub mod message;
 pub mod state;
+pub mod stdio;
 pub mod tools;
 
 use std::sync::Arc;
@@ -53,14 +59,22 @@ const INSTRUCTIONS: &str = "pi-index searches every past session of the Pi codin
 #[derive(Clone)]
 pub struct Server {
     state: Arc<State>,
+    calls: Arc<tokio::sync::Semaphore>,
     tool_router: ToolRouter<Server>,
 }
+
+/// Tool calls run at once; more wait their turn. Each is bounded (a query
+/// of at most [`crate::search::query::MAX_QUERY_BYTES`], at most
+/// [`tools::MAX_LIMIT`] hits), so this bounds the memory of all of them:
+/// eight pipelined calls once took 5.7 GB.
+pub const MAX_CONCURRENT_CALLS: usize = 4;
 
 impl Server {
     /// A server over `opts`' index.
     pub fn new(opts: Options) -> Server {
         Server {
             state: Arc::new(State::new(opts)),
+            calls: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
             tool_router: Self::tool_router(),
         }
     }
@@ -69,7 +83,14 @@ impl Server {
     /// block), as the protocol's result.
     async fn run(&self, tool: &'static str, args: JsonObject) -> CallToolResult {
         let state = self.state.clone();
-        let done = tokio::task::spawn_blocking(move || call_value(&state, tool, args)).await;
+        // The semaphore is never closed, so this always gets a permit.
+        let permit = self.calls.clone().acquire_owned().await;
+        let done = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            crate::failpoint::mcp_hold();
+            call_value(&state, tool, args)
+        })
+        .await;
         match done {
             Ok(Ok(value)) => CallToolResult::structured(value),
             Ok(Err(message)) => CallToolResult::error(vec![ContentBlock::text(message)]),
@@ -171,6 +192,7 @@ fn call_value(state: &State, tool: &str, args: JsonObject) -> Result<Value, Stri
     match tool {
         "search" => {
             let args: SearchArgs = tools::parse_args(tool, args)?;
+            crate::search::query::limits::check(&args.query).map_err(|e| e.to_string())?;
             out(tools::search(&state.snapshot()?, args))
         }
         "show" => {
@@ -179,6 +201,9 @@ fn call_value(state: &State, tool: &str, args: JsonObject) -> Result<Value, Stri
         }
         "sessions" => {
             let args: SessionsArgs = tools::parse_args(tool, args)?;
+            if let Some(q) = &args.query {
+                crate::search::query::limits::check(q).map_err(|e| e.to_string())?;
+            }
             out(tools::sessions(&state.snapshot()?, args))
         }
         other => Err(format!(
@@ -187,11 +212,13 @@ fn call_value(state: &State, tool: &str, args: JsonObject) -> Result<Value, Stri
     }
 }
 
-/// Serve MCP over stdin and stdout until the client closes stdin. Nothing
-/// else is written to stdout.
+/// Serve MCP over stdin and stdout until the client closes stdin, every
+/// line answered ([`stdio`]); the calls still running then are answered
+/// before this returns. Nothing else is written to stdout.
 pub async fn serve_stdio(opts: Options) -> Result<(), ServeError> {
+    let (read, write) = rmcp::transport::io::stdio_pipes();
     let running = Server::new(opts)
-        .serve(rmcp::transport::io::stdio_pipes())
+        .serve(stdio::Stdio::new(read, write))
         .await
         .map_err(|e| ServeError(e.to_string()))?;
     running
@@ -214,24 +241,14 @@ pub fn run_stdio(opts: Options) -> Result<(), ServeError> {
 
 /// Serve MCP over streamable HTTP on `127.0.0.1:port` (0: any free port)
 /// until the process is stopped; `listening` is told the address once
-/// bound. Only loopback `Host`s are accepted (rmcp's default, against DNS
-/// rebinding). Every connection shares the one index state.
+/// bound. Every request is answered and no client holds more than
+/// `limits` allow ([`http`]). Every connection shares the one index state.
 pub async fn serve_http(
     opts: Options,
     port: u16,
+    limits: http::Limits,
     listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), ServeError> {
-    use hyper_util::rt::TokioIo;
-    use hyper_util::service::TowerToHyperService;
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::streamable_http_server::StreamableHttpService;
-
-    let server = Server::new(opts);
-    let service = TowerToHyperService::new(StreamableHttpService::new(
-        move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
-        Default::default(),
-    ));
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
         .await
         .map_err(|e| ServeError(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
@@ -240,20 +257,7 @@ pub async fn serve_http(
             .local_addr()
             .map_err(|e| ServeError(e.to_string()))?,
     );
-    loop {
-        let (stream, _) = match listener.accept().await {
-            Ok(s) => s,
-            // A connection that failed before it was accepted (reset,
-            // too many open files) costs only itself.
-            Err(_) => continue,
-        };
-        let service = service.clone();
-        tokio::spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    http::serve(Server::new(opts), listener, limits).await
 }
 
 /// Serve MCP over streamable HTTP on a runtime of our own (see
@@ -261,9 +265,10 @@ pub async fn serve_http(
 pub fn run_http(
     opts: Options,
     port: u16,
+    limits: http::Limits,
     listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), ServeError> {
-    runtime()?.block_on(serve_http(opts, port, listening))
+    runtime()?.block_on(serve_http(opts, port, limits, listening))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {

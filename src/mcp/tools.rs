@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::state::{Refresh, Snapshot};
-use crate::search::query::{normalize_dir, parse_when, Filters, Key, Now, Warning};
+use crate::search::query::{normalize_dir, parse_when, shown, Filters, Key, Now, Warning};
 use crate::search::{
     LookupError, SearchRequest, SearchResult, SessionQuery, SessionRow, Sort, StoredDoc,
 };
@@ -303,14 +303,28 @@ pub struct BestHit {
 /// Deserialize `args` (the client's `arguments` object), or say what is
 /// wrong with them as the tool error.
 pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Map<String, Value>) -> Result<T, String> {
-    serde_json::from_value(Value::Object(args))
-        .map_err(|e| format!("invalid arguments for {tool}: {e}; see the tool's input schema"))
+    serde_json::from_value(Value::Object(args)).map_err(|e| {
+        // serde quotes the value it could not read, which may be anything.
+        let e = e.to_string();
+        let e = match e.char_indices().nth(super::message::MAX_ERROR_CHARS) {
+            Some((i, _)) => format!("{}…", &e[..i]),
+            None => e,
+        };
+        format!("invalid arguments for {tool}: {e}; see the tool's input schema")
+    })
 }
 
 /// A count given as an integer, an integral float (`10.0`) or a string of
 /// digits (models send all three), or the tool error naming the argument.
 fn count(name: &str, v: &Option<Value>) -> Result<Option<u64>, String> {
     let bad = |v: &Value| {
+        let v = match v {
+            Value::String(s) => shown(s),
+            v => match cut(&v.to_string(), crate::search::query::limits::SHOWN_CHARS) {
+                (c, true) => format!("{c}…"),
+                (c, false) => c,
+            },
+        };
         Err(format!(
             "{name} must be a whole number of 0 or more, not {v}"
         ))
@@ -471,20 +485,19 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
             "context {context} is more than {MAX_CONTEXT}: ask for at most {MAX_CONTEXT} messages on each side, and call show again around another line for more"
         ));
     }
-    if args.session.trim().is_empty() {
-        return Err("session is empty: give a session id (from search or sessions), a unique prefix of one, or a session file's path".into());
-    }
     let key = snap
         .pi
         .resolve_session(&snap.searcher, args.session.trim())
         .map_err(|e| match e {
             LookupError::NotFound(s) => format!(
-                "no indexed session matches {s:?}: give a session id as search or sessions return it, a unique prefix of one, or the session file's path"
+                "no indexed session matches {}: give a session id as search or sessions return it, a unique prefix of one, or the session file's path",
+                shown(&s)
             ),
             LookupError::Ambiguous { prefix, count, examples } => format!(
-                "{prefix:?} is the start of {count} session ids ({examples}): give more of the id"
+                "{} is the start of {count} session ids ({examples}): give more of the id",
+                shown(&prefix)
             ),
-            LookupError::Index(e) => e.to_string(),
+            e @ (LookupError::Empty | LookupError::Index(_)) => e.to_string(),
         })?;
     let docs = snap
         .pi
@@ -499,11 +512,9 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
         Some(line) => {
             // Around a line: both sides, whatever their branch (a hit on an
             // abandoned branch is seen where it was said).
-            let at = docs
-                .partition_point(|d| d.line < line)
-                .min(docs.len().saturating_sub(1));
-            let from = at.saturating_sub(context as usize);
-            let to = (at + context as usize + 1).min(docs.len());
+            let window = crate::search::around::around(&docs, line, context as usize)
+                .map_err(|e| e.to_string())?;
+            let (from, to) = (window.start, window.end);
             let mut notes = Vec::new();
             if from > 0 {
                 notes.push(format!(
@@ -517,10 +528,6 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
                     "later messages: around={} context={MAX_CONTEXT}",
                     docs[next].line
                 ));
-            }
-            let last_line = docs.last().map_or(0, |d| d.line);
-            if line > last_line && !docs.is_empty() {
-                notes.insert(0, format!("line {line} is past the session's last message (line {last_line}): showing the last messages"));
             }
             (
                 docs[from..to].iter().collect(),

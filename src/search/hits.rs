@@ -85,6 +85,10 @@ pub enum SearchError {
     /// nothing left to search).
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// The query is longer than a search may be
+    /// ([`super::query::limits`]).
+    #[error(transparent)]
+    TooLong(#[from] super::query::TooLong),
 }
 
 impl From<FilterError> for SearchError {
@@ -100,6 +104,7 @@ impl PiIndex {
         searcher: &Searcher,
         req: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
+        super::query::limits::check(&req.query)?;
         let mut map = FieldMap::new(self, searcher)?;
         let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
         let query = compiled.query;

@@ -4,6 +4,7 @@
 //! - [`query`]: the query language and its filters, turned into a tantivy
 //!   query.
 //! - [`hits`]: ranked hits with snippets.
+//! - [`around`](mod@around): the messages around a line of a session.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
 //! - [`sessions`]: session-level search (one row per session, for a
@@ -11,6 +12,7 @@
 //! - [`snippet`]: snippets, from a bounded window of a long text.
 //! - [`stats`]: what the index holds.
 
+pub mod around;
 pub mod column_set;
 pub mod hits;
 pub mod query;

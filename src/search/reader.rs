@@ -17,6 +17,7 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
+use super::query::shown;
 use crate::index::schema::{model_hash, SESSION_DOC};
 use crate::index::{
     all_terms, entry_query, messages_only, sess_query, tantivy_err, IndexError, PiIndex,
@@ -95,11 +96,14 @@ pub enum LookupError {
     /// The index failed.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// No session was named (an empty or blank argument).
+    #[error("no session given: name one by its id (as search and sessions give it), a unique prefix of the id, or its file's path")]
+    Empty,
     /// Nothing matches.
-    #[error("no indexed session matches {0:?}: check `pi-index sessions`, or run `pi-index build` if the session is new")]
+    #[error("no indexed session matches {}: check `pi-index sessions`, or run `pi-index build` if the session is new", shown(.0))]
     NotFound(String),
     /// A prefix matches several sessions.
-    #[error("{prefix:?} matches {count} sessions ({examples}): give more of the id")]
+    #[error("{} matches {count} sessions ({examples}): give more of the id", shown(.prefix))]
     Ambiguous {
         /// What was asked for.
         prefix: String,
@@ -130,6 +134,10 @@ impl PiIndex {
         arg: &str,
     ) -> Result<SessionKey, LookupError> {
         let f = &self.fields;
+        if arg.trim().is_empty() {
+            // Every id starts with "": never a prefix of them all.
+            return Err(LookupError::Empty);
+        }
         let as_path = Path::new(arg);
         if as_path.exists() {
             let canon = std::fs::canonicalize(as_path)

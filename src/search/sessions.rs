@@ -120,6 +120,7 @@ impl PiIndex {
         searcher: &Searcher,
         req: &SessionQuery,
     ) -> Result<SessionSearch, SearchError> {
+        super::query::limits::check(&req.query)?;
         let f = &self.fields;
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
         let mut map = FieldMap::new(self, searcher)?;

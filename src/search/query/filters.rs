@@ -48,6 +48,7 @@ impl Now {
     }
 }
 
+use super::limits::shown;
 use crate::pi::Role;
 
 /// A filter's name in the query language.
@@ -198,7 +199,17 @@ impl Constraint {
                 let mut roles = Vec::new();
                 for r in value.split(['|', ',']) {
                     let r = if r == "tools" { "tool" } else { r };
-                    roles.push(r.parse().map_err(|message| FilterError { message })?);
+                    roles.push(r.parse().map_err(|_| {
+                        let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+                        FilterError {
+                            message: format!(
+                                "unknown role {} (expected {} or {})",
+                                shown(r),
+                                names[..names.len() - 1].join(", "),
+                                names[names.len() - 1]
+                            ),
+                        }
+                    })?);
                 }
                 Constraint::Roles(roles)
             }
@@ -213,7 +224,14 @@ impl Constraint {
                 "all" | "any" => Constraint::Branch(Branches::All),
                 _ => {
                     return Err(FilterError {
-                        message: format!("branch:{value}: use branch:active or branch:all"),
+                        message: format!(
+                            "branch:{}: use branch:active or branch:all",
+                            if value.chars().count() > super::limits::SHOWN_CHARS {
+                                shown(value)
+                            } else {
+                                value.to_owned()
+                            }
+                        ),
                     })
                 }
             },
@@ -291,9 +309,10 @@ pub fn parse_when(value: &str, now: &Now) -> Result<i64, FilterError> {
     let bad = |why: Option<String>| {
         FilterError {
         message: format!(
-            "cannot read {value:?} as a date{}: use a date (2026-03-01, local midnight), a local time \
+            "cannot read {} as a date{}: use a date (2026-03-01, local midnight), a local time \
              (2026-03-01T12:00), an RFC 3339 timestamp (2026-03-01T12:00:00Z), today, yesterday, now, \
              or an age (7d, 12h, 30m, 2w, 1mo, 1y)",
+            shown(value),
             why.map(|w| format!(" ({w})")).unwrap_or_default()
         ),
     }
@@ -321,6 +340,13 @@ pub fn parse_when(value: &str, now: &Now) -> Result<i64, FilterError> {
                 }
             } else {
                 match lower.parse::<Span>() {
+                    // An age is how long ago (`7d`, `"7 days ago"`): a
+                    // sign (`-5d`) reads as a time to come or a typo.
+                    Ok(_) if v.starts_with(['-', '+']) => {
+                        return Err(bad(Some(
+                            "an age is how long ago, written without a sign".into(),
+                        )))
+                    }
                     Ok(span) => zoned(now.checked_sub(span.abs()))?,
                     Err(_) => return Err(bad(None)),
                 }
@@ -527,5 +553,32 @@ mod tests {
     fn dirs_are_normalised() {
         assert_eq!(normalize_dir("/a/b/../c/"), "/a/c");
         assert_eq!(normalize_dir("/"), "/");
+    }
+
+    #[test]
+    fn a_signed_age_is_an_error_and_an_age_ago_is_not() {
+        let now = tokyo();
+        let e = parse_when("-5d", &now).unwrap_err().message;
+        assert!(
+            e.starts_with("cannot read \"-5d\" as a date (an age is how long ago, written without a sign): use a date"),
+            "{e}"
+        );
+        assert!(parse_when("+5d", &now).is_err());
+        assert_eq!(parse_when("5 days ago", &now), parse_when("5d", &now));
+    }
+
+    #[test]
+    fn long_values_are_cut_in_errors() {
+        let now = tokyo();
+        let long = "x".repeat(100_000);
+        for key in [Key::Role, Key::Branch, Key::After] {
+            let e = Constraint::parse(key, &long, &now).unwrap_err().message;
+            assert!(e.contains("(100000 characters)"), "{e:.200}");
+            assert!(e.len() < 500, "{e:.200}");
+        }
+        let e = Constraint::parse(Key::Branch, "robot", &now)
+            .unwrap_err()
+            .message;
+        assert_eq!(e, "branch:robot: use branch:active or branch:all");
     }
 }

@@ -6,6 +6,7 @@
 //!   made on the way ([`Warning`]); knows nothing of the index.
 //! - [`filters`]: a filter's value to a typed [`Constraint`] (roles,
 //!   directories, session ids, models, times, branches).
+//! - [`limits`]: how long a query may be, checked before it is parsed.
 //! - [`compile`](mod@compile): the tree and the flags to one tantivy
 //!   query; the analyzer decides about words, and [`FieldMap`] is the one
 //!   place that names the schema's fields.
@@ -23,9 +24,11 @@
 pub mod compile;
 pub mod filters;
 pub mod grammar;
+pub mod limits;
 
 pub use compile::{compile, Compiled, FieldMap, QueryError, Scope};
 pub use filters::{
     normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key, Now,
 };
 pub use grammar::{Warning, MAX_DEPTH};
+pub use limits::{shown, TooLong, MAX_QUERY_BYTES, MAX_QUERY_WORDS};

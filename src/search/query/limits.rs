@@ -1,0 +1,162 @@
+//! How long a query may be, checked before it is parsed, and how a value
+//! from a request is shown in an error message.
+//!
+//! Every word of a query becomes at least one term query, and tantivy
+//! holds a scorer, a block of postings and (for phrases) positions for
+//! each: memory grows with the words, not with the index. Unchecked, a
+//! query of 15,000 words took 371 MB and one of 200,000 words 4.8 GB.
+//! [`check`] bounds a query's length in bytes and in words; the library's
+//! searches ([`crate::index::PiIndex::search`] and
+//! [`crate::index::PiIndex::search_sessions`]) call it before anything
+//! else, so the command line, the picker and the MCP server share the one
+//! definition. A query within the limits costs a few MB.
+//!
+//! A value a request carries may be anything, a 100,000-character word
+//! too: [`shown`] is how an error message quotes one, cut short.
+
+/// The most bytes a query may have (UTF-8). A question pasted whole, an
+/// error line and a path or two fit many times over.
+pub const MAX_QUERY_BYTES: usize = 4096;
+
+/// The most words a query may have: runs of letters and digits, which is
+/// about how many terms the tokenizer makes of it (`serde_json::from_str`
+/// is three words). Lucene's default clause limit is 1,024; a query is
+/// typed or written by a model, and 256 words is a long paragraph.
+pub const MAX_QUERY_WORDS: usize = 256;
+
+/// Characters of a value quoted in an error message before it is cut.
+pub const SHOWN_CHARS: usize = 60;
+
+/// A query over [`MAX_QUERY_BYTES`] or [`MAX_QUERY_WORDS`]. The message
+/// gives the limits and the query's size, never the query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooLong {
+    /// The query's length in bytes.
+    pub bytes: usize,
+    /// Its words, counted up to one past [`MAX_QUERY_WORDS`] (so
+    /// `MAX_QUERY_WORDS + 1` means "more than the limit").
+    pub words: usize,
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let words = if self.words > MAX_QUERY_WORDS {
+            format!("more than {MAX_QUERY_WORDS} words")
+        } else if self.words == 1 {
+            "1 word".to_owned()
+        } else {
+            format!("{} words", self.words)
+        };
+        write!(
+            f,
+            "the query is too long ({} bytes, {words}): a query may have at most \
+             {MAX_QUERY_BYTES} bytes and {MAX_QUERY_WORDS} words; keep the words that set what \
+             you look for apart (a name, an error's distinctive words) and leave out the rest",
+            self.bytes
+        )
+    }
+}
+
+impl std::error::Error for TooLong {}
+
+/// Whether `query` is within [`MAX_QUERY_BYTES`] and [`MAX_QUERY_WORDS`].
+/// Costs one pass over at most `MAX_QUERY_BYTES` bytes: a longer query is
+/// refused by its length, its words counted only that far, so a 1.4 MB
+/// query costs no more to refuse than a long one.
+pub fn check(query: &str) -> Result<(), TooLong> {
+    let bytes = query.len();
+    let mut end = bytes.min(MAX_QUERY_BYTES + 1);
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    let words = words(&query[..end], MAX_QUERY_WORDS + 1);
+    if bytes <= MAX_QUERY_BYTES && words <= MAX_QUERY_WORDS {
+        return Ok(());
+    }
+    Err(TooLong { bytes, words })
+}
+
+/// Runs of letters and digits in `s`, counting up to `stop`.
+fn words(s: &str, stop: usize) -> usize {
+    let mut n = 0;
+    let mut inside = false;
+    for c in s.chars() {
+        let word = c.is_alphanumeric();
+        if word && !inside {
+            n += 1;
+            if n >= stop {
+                return n;
+            }
+        }
+        inside = word;
+    }
+    n
+}
+
+/// `value` as an error message quotes it: in double quotes, escaped as
+/// Rust's `{:?}` does, and cut after [`SHOWN_CHARS`] characters with how
+/// long it was (`"aaaa…" (100000 characters)`).
+pub fn shown(value: &str) -> String {
+    match value.char_indices().nth(SHOWN_CHARS) {
+        None => format!("{value:?}"),
+        Some((i, _)) => format!(
+            "{:?} ({} characters)",
+            format!("{}…", &value[..i]),
+            value.chars().count()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_within_the_limits_passes() {
+        assert_eq!(check(""), Ok(()));
+        assert_eq!(check("tokio runtime role:user after:7d"), Ok(()));
+        let words = vec!["w"; MAX_QUERY_WORDS].join(" ");
+        assert_eq!(check(&words), Ok(()));
+        assert_eq!(check(&"x".repeat(MAX_QUERY_BYTES)), Ok(()));
+    }
+
+    #[test]
+    fn too_many_words_or_bytes_is_refused_with_the_limits_and_no_query() {
+        let words = vec!["w"; MAX_QUERY_WORDS + 1].join(" ");
+        let e = check(&words).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the query is too long (513 bytes, more than 256 words): a query may have at most \
+             4096 bytes and 256 words; keep the words that set what you look for apart (a name, \
+             an error's distinctive words) and leave out the rest"
+        );
+        // `serde_json::from_str` is three words, as the tokenizer sees it.
+        assert_eq!(check(&"a_".repeat(200)), Ok(()));
+        assert_eq!(
+            check(&"a_".repeat(300)).unwrap_err().words,
+            MAX_QUERY_WORDS + 1
+        );
+        let long = "y".repeat(100_000);
+        let e = check(&long).unwrap_err();
+        assert_eq!((e.bytes, e.words), (100_000, 1));
+        assert!(!e.to_string().contains("yyy"), "{e}");
+        assert!(e
+            .to_string()
+            .starts_with("the query is too long (100000 bytes, 1 word)"));
+    }
+
+    #[test]
+    fn a_long_value_is_shown_cut_with_its_length() {
+        assert_eq!(shown("abc"), "\"abc\"");
+        let long = "é".repeat(100_000);
+        let s = shown(&long);
+        assert_eq!(
+            s,
+            format!("\"{}…\" (100000 characters)", "é".repeat(SHOWN_CHARS))
+        );
+        assert_eq!(
+            shown(&"x".repeat(SHOWN_CHARS)),
+            format!("\"{}\"", "x".repeat(60))
+        );
+    }
+}
