@@ -26,5 +26,6 @@ mod pi16;
 mod pick;
 mod pick_app;
 mod query;
+mod recall;
 mod search;
 mod sessions_search;

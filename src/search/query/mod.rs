@@ -21,6 +21,7 @@
 //! ```
 
 pub mod compile;
+pub mod expand;
 pub mod filters;
 pub mod grammar;
 
