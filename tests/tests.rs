@@ -28,4 +28,5 @@ mod pick_app;
 mod query;
 mod recall;
 mod search;
+mod sessions_limit;
 mod sessions_search;
