@@ -22,7 +22,8 @@ use super::EXIT_OK;
 pub struct SessionsArgs {
     /// Find sessions: the query language of `search` (name:WORDS too),
     /// ranked by the session's name, its first user message and its
-    /// matching messages. Without it: every session, newest first.
+    /// matching messages. Without it: the sessions newest first (the
+    /// first N of `-n`, or `--all`).
     #[arg(value_name = "QUERY")]
     pub query: Vec<String>,
 

@@ -460,6 +460,113 @@ mod tests {
         out
     }
 
+    use tantivy::schema::{Schema, TextFieldIndexing, TextOptions};
+    use tantivy::{doc, Index};
+
+    /// A searcher over one document per text, tokenized as pi-index does.
+    fn index_of(texts: &[&str]) -> (Index, Field) {
+        let mut b = Schema::builder();
+        let opts = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer("code")
+                .set_index_option(tantivy::schema::IndexRecordOption::WithFreqsAndPositions),
+        );
+        let field = b.add_text_field("text", opts);
+        let index = Index::create_in_ram(b.build());
+        index
+            .tokenizers()
+            .register("code", crate::index::tokenizer::analyzer());
+        let mut w = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for t in texts {
+            w.add_document(doc!(field => *t)).unwrap();
+        }
+        w.commit().unwrap();
+        (index, field)
+    }
+
+    fn forms(texts: &[&str], query: &[(usize, usize, &str)]) -> Vec<Vec<String>> {
+        let (index, field) = index_of(texts);
+        let searcher = index.reader().unwrap().searcher();
+        let mut dict = Dictionary::new(&searcher, field);
+        let toks: Vec<(usize, usize, String)> = query
+            .iter()
+            .map(|(p, e, t)| (*p, *e, t.to_string()))
+            .collect();
+        alternatives(&Typed::of(&toks), &mut dict)
+            .into_iter()
+            .map(|f| f.into_iter().map(|(_, t)| t).collect())
+            .collect()
+    }
+
+    /// Filler documents, so that no word of a test is in a quarter of them.
+    fn with_filler<'a>(texts: &[&'a str]) -> Vec<&'a str> {
+        let mut all = texts.to_vec();
+        all.extend(std::iter::repeat_n("nothing else here", 40));
+        all
+    }
+
+    #[test]
+    fn a_word_that_is_not_a_term_is_cut_into_terms() {
+        let texts = with_filler(&["Call JoinHandle::is_finished first", "from_utf8 works"]);
+        assert_eq!(
+            forms(&texts, &[(0, 10, "isfinished")]),
+            [["is", "finished"]]
+        );
+        assert_eq!(forms(&texts, &[(0, 8, "fromutf8")]), [["from", "utf8"]]);
+        // A camelCase whole inside a phrase is cut too: its next part is
+        // one position further than the phrase of the whole would look.
+        assert_eq!(
+            forms(
+                &texts,
+                &[(0, 10, "joinhandle"), (1, 13, "is"), (2, 22, "finished")]
+            ),
+            [["join", "handle", "is", "finished"]]
+        );
+        // Nothing to cut into: nothing else to search.
+        assert!(forms(&texts, &[(0, 9, "zzzzqqqqq")]).is_empty());
+    }
+
+    #[test]
+    fn a_common_word_is_not_cut_into_common_ones() {
+        // `into` occurs in fewer documents than `in` and `to`, but those
+        // are in more than a quarter of them.
+        let mut texts = vec!["go in to it"; 30];
+        texts.extend(["read into it"; 5]);
+        texts.extend(["nothing else here"; 20]);
+        assert!(forms(&texts, &[(0, 4, "into")]).is_empty());
+        // A word more frequent than a piece is a word, not a compound.
+        let texts = with_filler(&["information", "information", "formation in"]);
+        assert!(forms(&texts, &[(0, 11, "information")]).is_empty());
+    }
+
+    #[test]
+    fn single_letters_are_pieces_only_at_the_ends() {
+        let texts = with_filler(&["CCtx::load and clock_t and a_b_c", "ab"]);
+        assert_eq!(forms(&texts, &[(0, 4, "cctx")]), [["c", "ctx"]]);
+        assert_eq!(forms(&texts, &[(0, 6, "clockt")]), [["clock", "t"]]);
+        // `abc`: `a` `b` `c` would need a letter in the middle.
+        assert_eq!(forms(&texts, &[(0, 3, "abc")]), [["ab", "c"]]);
+    }
+
+    #[test]
+    fn parts_and_wholes_of_what_the_analyzer_gives() {
+        let mut analyzer = crate::index::tokenizer::analyzer();
+        let mut toks = Vec::new();
+        analyzer
+            .token_stream("JoinHandle::is_finished")
+            .process(&mut |t| toks.push((t.position, t.offset_to, t.text.clone())));
+        let typed = Typed::of(&toks);
+        let parts: Vec<(usize, &str)> = typed.parts.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        assert_eq!(
+            parts,
+            [(0, "join"), (1, "handle"), (2, "is"), (3, "finished")]
+        );
+        assert_eq!(typed.wholes, [(0, 2, "joinhandle".to_owned())]);
+        let lower = Typed::of(&[(0, 10, "joinhandle".to_owned())]);
+        assert!(lower.wholes.is_empty());
+        assert_eq!(lower.parts, [(0, "joinhandle".to_owned())]);
+    }
+
     #[test]
     fn the_walk_finds_exactly_the_terms_that_start_the_word() {
         let terms = [
