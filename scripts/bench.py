@@ -516,7 +516,7 @@ def main():
     if "sessions" in groups:
         log("== list sessions")
         ensure_index()
-        base = Row("sessions", pi_cmd("sessions", "sessions", "--index", index, "--json"), throughput=False)
+        base = Row("sessions", pi_cmd("sessions", "sessions", "--all", "--index", index, "--json"), throughput=False)
         rows.append(base)
         lister = os.path.join(ROOT, "scripts", "alternatives", "pi_list.mjs")
         old_node = shutil.which("node") or node22

@@ -8,7 +8,8 @@ Writes Pi session files (JSON Lines, format described in
 
 Usage:
     python3 scripts/gen-corpus.py --out DIR --size 200MB --seed 42 [--projects N]
-                                  [--damage RATE] [--json] [--force]
+                                  [--damage RATE] [--text-share realistic|heavy|FRACTION]
+                                  [--json] [--force]
 
 Same seed and size give byte-identical output. Sizes are decimal
 (KB = 1000 B, MB = 10^6 B, GB = 10^9 B); KiB/MiB/GiB are binary.
@@ -36,6 +37,12 @@ ES = json.encoder.encode_basestring   # a str as a JSON string literal, same as 
 
 # Planted tokens all start with this prefix; nothing else in the corpus may contain it.
 RARE = "zq"
+
+# --text-share: None is the realistic mix (the generator as it always was; user and assistant text
+# ~6% of the bytes), else the fraction of each session's bytes to make user and assistant text by
+# lengthening the assistant's replies (agents that explain at length, heavy chat users).
+TEXT_SHARES = {"realistic": None, "heavy": 0.10}
+TEXT_SHARE = None
 
 # ---------------------------------------------------------------------------
 # Vocabularies (hand written; never contain the rare prefix)
@@ -1316,6 +1323,7 @@ class Session:
         self.named = False
         self.max_line = 6_000_000 if self.target >= 8_000_000 else max(4000, self.target // 5)
         self.n_user = self.n_assist = self.n_tool = self.n_bash = 0
+        self.text_chars = 0             # user and assistant text written (before planting)
         self.huge_p = 0.0004 if self.target >= 4_000_000 else 0.0  # rare multi-MB tool output
         # sessions of 8 MB+ get at least one multi-MB tool output line
         self.force_huge_at = self.r.uniform(0.1, 0.8) * self.target if self.target >= 8_000_000 else float("inf")
@@ -1481,6 +1489,16 @@ class Session:
             parts.append(self.pick(EMOJI))
         return "\n\n".join(parts)
 
+    def more_text(self, t: str, cap: int) -> str:
+        """--text-share: lengthen a final reply with more paragraphs until the session's user and assistant
+        text reaches the share of its bytes (the line's JSON and the usage around it counted roughly)."""
+        P, n = self.P, 0
+        while n < 40 and len(t) < cap and \
+                self.text_chars + len(t) < TEXT_SHARE * (self.size + 1.15 * len(t) + 600):
+            t += "\n\n" + (self.pick(P.paras) if P.real else " ".join(self.r.choices(P.assist_s, k=self.ri(2, 6))))
+            n += 1
+        return t
+
     def thinking_text(self):
         r = self.r
         sel = r.choices(self.P.think_s, k=min(80, 1 + int(r.expovariate(1 / 10))))
@@ -1523,6 +1541,7 @@ class Session:
         idx, eid = self.add_msg('{"role":"user","content":%s,"timestamp":%d}' % (content, msg_ts), "user",
                                 bool(text.strip()))
         self.n_user += 1
+        self.text_chars += len(text)
         self.elig.append((idx, "user_string" if string else "user", "content" if string else "text", text))
         self.turns.append((eid, parent, idx))
 
@@ -1536,6 +1555,7 @@ class Session:
                 ',"errorMessage":' + ES(err) if err else "", msg_ts))
         idx, _ = self.add_msg(m, "assistant", bool("\n".join(texts).strip()))
         self.n_assist += 1
+        self.text_chars += sum(map(len, texts))
         for t in texts:
             self.elig.append((idx, "assistant", "text", t))
         return idx
@@ -1740,6 +1760,8 @@ class Session:
             b, chars = self.think_block()
             blocks.append(b)
         t = self.final_text(cap)
+        if TEXT_SHARE is not None:
+            t = self.more_text(t, cap)
         blocks.append('{"type":"text","text":' + ES(t) + "}")
         self.assistant_msg(blocks, [t], chars + len(t), "stop")
 
@@ -1980,7 +2002,20 @@ class VocabMeter:
 # Driver
 # ---------------------------------------------------------------------------
 
+def parse_share(s: str):
+    if s in TEXT_SHARES:
+        return TEXT_SHARES[s]
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r}: give realistic, heavy or a fraction such as 0.12")
+    if not 0.0 < v < 0.9:
+        raise argparse.ArgumentTypeError(f"{s}: a fraction of the bytes above 0 and below 0.9")
+    return v
+
+
 def main():
+    global TEXT_SHARE
     ap = argparse.ArgumentParser(description="Generate a deterministic corpus of Pi session files.")
     ap.add_argument("--out", required=True, help="output directory (created; must be empty unless --force)")
     ap.add_argument("--size", type=parse_size, default=parse_size("200MB"),
@@ -1998,9 +2033,14 @@ def main():
                          "(repeatable)")
     ap.add_argument("--source-bytes", type=parse_size, default=SRC_MAX_TOTAL,
                     help="with --vocab real: read at most this many bytes of sources (default 64MB)")
+    ap.add_argument("--text-share", type=parse_share, default=None, metavar="SHARE",
+                    help="how much of the corpus is user and assistant text: realistic (default: the mix this "
+                         "generator always made, ~6%% of the bytes), heavy (10%%: agents that explain at length, "
+                         "heavy chat users), or a fraction such as 0.12; replies are lengthened to reach it")
     ap.add_argument("--json", action="store_true", help="print a JSON manifest on stdout")
     ap.add_argument("--force", action="store_true", help="write into a non-empty output directory")
     a = ap.parse_args()
+    TEXT_SHARE = a.text_share
     if not 0.0 <= a.damage < 1.0:
         ap.error("--damage must be in [0, 1)")
     t0 = time.time()
@@ -2083,7 +2123,7 @@ def main():
     planted, phrases, hidden, damaged = [], {}, [], []
     voc = VocabMeter()
     tot = {"files": 0, "bytes": 0, "lines": 0, "user": 0, "assistant": 0, "toolResult": 0, "bashExecution": 0,
-           "docs": 0, "docs_active": 0, "versions": {"1": 0, "2": 0, "3": 0}, "branched": 0, "compactions": 0}
+           "docs": 0, "docs_active": 0, "text": 0, "versions": {"1": 0, "2": 0, "3": 0}, "branched": 0, "compactions": 0}
     largest = []
     written = 0
     remaining_plan = sum(p.target for p in plans)
@@ -2186,6 +2226,7 @@ def main():
         tot["assistant"] += s.n_assist
         tot["toolResult"] += s.n_tool
         tot["bashExecution"] += s.n_bash
+        tot["text"] += s.text_chars
         tot["versions"][str(s.v)] += 1
         tot["branched"] += 1 if (s.v >= 2 and not all(active)) else 0
         tot["compactions"] += sum(1 for m in meta if m[2] == "compaction")
@@ -2215,12 +2256,16 @@ def main():
     print(f"gen-corpus: {tot['files']} files, {tot['bytes']:,} bytes (requested {total:,}, "
           f"{(tot['bytes'] - total) / total * 100:+.2f}%), {tot['lines']:,} lines, {nproj} projects, "
           f"{dt:.1f} s ({t_pools:.1f} s of it reading sources and building pools), "
-          f"{tot['bytes'] / 1e6 / max(dt, 1e-9):.1f} MB/s, vocab {a.vocab}"
+          f"{tot['bytes'] / 1e6 / max(dt, 1e-9):.1f} MB/s, vocab {a.vocab}, "
+          f"user and assistant text {tot['text'] / max(1, tot['bytes']) * 100:.1f}% of the bytes"
+          + (f" (--text-share {a.text_share})" if a.text_share is not None else "")
           + (f", {len(damaged)} damaged lines" if a.damage else "")
           + (f", UNPLANTED: {missing}" if missing else ""), file=sys.stderr)
     if a.json:
         manifest = {
             "generator": "scripts/gen-corpus.py", "seed": a.seed, "requestedBytes": total, "damageRate": a.damage,
+            "textShare": {"requested": "realistic" if a.text_share is None else a.text_share,
+                          "userAssistantTextChars": tot["text"]},
             "totals": {"files": tot["files"], "bytes": tot["bytes"], "lines": tot["lines"], "projects": nproj,
                        "sessionsByVersion": tot["versions"], "branchedSessions": tot["branched"],
                        "compactions": tot["compactions"],

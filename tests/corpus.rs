@@ -11,12 +11,17 @@ use std::process::Command;
 use crate::util::Scratch;
 
 fn generate(dir: &Path, size: &str, seed: &str) -> serde_json::Value {
+    generate_with(dir, size, seed, &[])
+}
+
+fn generate_with(dir: &Path, size: &str, seed: &str, extra: &[&str]) -> serde_json::Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-corpus.py");
     let out = Command::new("python3")
         .arg(script)
         .arg("--out")
         .arg(dir)
         .args(["--size", size, "--seed", seed, "--json"])
+        .args(extra)
         .output()
         .expect("python3 runs the corpus generator");
     assert!(
@@ -109,4 +114,30 @@ fn opt_in_kinds_find_what_the_default_leaves_out() {
             "{token} ({kind}) as {want}: {hits:?}"
         );
     }
+}
+
+/// The share of a corpus's bytes that is user and assistant text, as its
+/// manifest says.
+fn text_share(manifest: &serde_json::Value) -> f64 {
+    manifest["textShare"]["userAssistantTextChars"]
+        .as_f64()
+        .unwrap()
+        / manifest["totals"]["bytes"].as_f64().unwrap()
+}
+
+#[test]
+fn a_text_heavy_corpus_has_the_share_it_asks_for_and_is_indexed_exactly() {
+    let s = Scratch::new();
+    let heavy = s.dir.path().join("heavy");
+    let manifest = generate_with(&heavy, "3MB", "11", &["--text-share", "heavy"]);
+    assert_eq!(manifest["textShare"]["requested"], 0.1);
+    let share = text_share(&manifest);
+    assert!((0.09..0.13).contains(&share), "heavy: {share}");
+    let report = s.build(&[&heavy], &[]);
+    assert_eq!(report["messages_indexed"], manifest["totals"]["documents"]);
+    assert_eq!(report["bytes_read"], manifest["totals"]["bytes"]);
+    // The default is the realistic mix, with less text.
+    let plain = generate(&s.dir.path().join("plain"), "3MB", "11");
+    assert_eq!(plain["textShare"]["requested"], "realistic");
+    assert!(text_share(&plain) < share - 0.02, "{}", text_share(&plain));
 }

@@ -158,7 +158,7 @@ fn fixture() -> &'static Fixture {
         );
         let out = run(s
             .cmd()
-            .args(["sessions", "--json", "--index"])
+            .args(["sessions", "--all", "--json", "--index"])
             .arg(s.index()));
         assert!(out.status.success());
         let mut docs = Vec::new();

@@ -30,6 +30,8 @@ mod pi16;
 mod pick;
 mod pick_app;
 mod query;
+mod recall;
 mod search;
+mod sessions_limit;
 mod sessions_search;
 mod watch;

@@ -22,13 +22,20 @@ use super::EXIT_OK;
 pub struct SessionsArgs {
     /// Find sessions: the query language of `search` (name:WORDS too),
     /// ranked by the session's name, its first user message and its
-    /// matching messages. Without it: every session, newest first.
+    /// matching messages. Without it: the sessions newest first (the
+    /// first N of `-n`, or `--all`).
     #[arg(value_name = "QUERY")]
     pub query: Vec<String>,
 
-    /// With a QUERY: how many sessions to print.
-    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    /// How many sessions to print (the newest, or the best found by a
+    /// QUERY); at least 1.
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N", value_parser = at_least_one)]
     pub limit: usize,
+
+    /// Print every session (or every one a QUERY finds), not only the
+    /// first N.
+    #[arg(long, conflicts_with = "limit")]
+    pub all: bool,
 
     /// Only sessions whose directory is DIR or below it.
     #[arg(long, value_name = "DIR")]
@@ -45,6 +52,27 @@ pub struct SessionsArgs {
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+}
+
+/// `-n`'s value: a count of at least 1 (0 would print nothing; `--all`
+/// prints everything).
+fn at_least_one(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(0) => Err("-n takes at least 1 (or use --all to print every session)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("-n takes a whole number of sessions, at least 1 (or use --all)".into()),
+    }
+}
+
+impl SessionsArgs {
+    /// How many sessions to print at most.
+    fn shown(&self) -> usize {
+        if self.all {
+            usize::MAX
+        } else {
+            self.limit
+        }
+    }
 }
 
 /// Run `sessions`.
@@ -67,10 +95,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     let sessions = pi.sessions(&searcher)?;
     let mut json = args.json.then(output::json_stdout);
     let mut out = output::stdout(!args.json && args.color.enabled());
-    for s in &sessions {
-        if !keep(s) {
-            continue;
-        }
+    for s in sessions.iter().filter(|s| keep(s)).take(args.shown()) {
         if let Some(json) = &mut json {
             json.line(s)?;
         } else {
@@ -120,7 +145,7 @@ fn found(
         .hits
         .iter()
         .filter(|h| keep(&h.session))
-        .take(args.limit)
+        .take(args.shown())
         .collect();
     if args.json {
         let mut out = output::json_stdout();

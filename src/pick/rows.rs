@@ -91,9 +91,9 @@ pub struct Rows {
     pub warnings: Vec<Warning>,
 }
 
-/// The rows for `query`: every session newest first when it is empty
-/// (read once per view of the index), else the session-level search's
-/// best `limit`.
+/// The rows for `query`: the `limit` newest sessions when it is empty
+/// (all of them read once per view of the index; `total` says how many
+/// there are), else the session-level search's best `limit`.
 pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, SearchError> {
     let (pi, searcher) = (&view.pi, &view.searcher);
     if query.is_listing() {
@@ -102,6 +102,7 @@ pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, 
             total: sessions.len(),
             rows: sessions
                 .iter()
+                .take(limit)
                 .map(|s| Row {
                     session: s.clone(),
                     matched: None,

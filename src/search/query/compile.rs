@@ -21,13 +21,14 @@ use std::ops::Bound;
 
 use tantivy::collector::DocSetCollector;
 use tantivy::query::{
-    AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhrasePrefixQuery, PhraseQuery,
-    Query, RangeQuery, TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, Occur, PhrasePrefixQuery,
+    PhraseQuery, Query, RangeQuery, TermQuery,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Searcher, Term};
 
+use super::expand::{alternatives, Dictionary, Typed};
 use super::filters::{Branches, Constraint, FilterError, Filters, Now};
 use super::grammar::{self, Ast, Leaf, TooDeep, Warning};
 use crate::index::schema::{model_hash, SESSION_DOC};
@@ -49,6 +50,9 @@ pub struct FieldMap<'a> {
     /// before edits existed).
     text_fields: Vec<tantivy::schema::Field>,
     scope: Scope,
+    /// Each text field's term dictionaries, for the other ways a word
+    /// may be typed ([`super::expand`]); opened when first needed.
+    dictionaries: Vec<(tantivy::schema::Field, Dictionary<'a>)>,
 }
 
 /// Which documents a compiled query selects.
@@ -90,6 +94,7 @@ impl<'a> FieldMap<'a> {
             analyzer,
             text_fields,
             scope: Scope::Messages,
+            dictionaries: Vec::new(),
         })
     }
 
@@ -126,10 +131,24 @@ impl<'a> FieldMap<'a> {
         while let Some(t) = stream.next() {
             out.push(QTok {
                 position: t.position,
+                to: t.offset_to,
                 text: t.text.clone(),
             });
         }
         out
+    }
+
+    /// The term dictionaries of `field`.
+    fn dictionary(&mut self, field: tantivy::schema::Field) -> &mut Dictionary<'a> {
+        let at = match self.dictionaries.iter().position(|(f, _)| *f == field) {
+            Some(at) => at,
+            None => {
+                self.dictionaries
+                    .push((field, Dictionary::new(self.searcher, field)));
+                self.dictionaries.len() - 1
+            }
+        };
+        &mut self.dictionaries[at].1
     }
 
     /// A token of a text field.
@@ -516,9 +535,11 @@ fn any(mut qs: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     }
 }
 
-/// A query token: its position and text.
+/// A query token: its position, where it ends in the query text, and
+/// its text.
 struct QTok {
     position: usize,
+    to: usize,
     text: String,
 }
 
@@ -528,9 +549,45 @@ struct QTok {
 /// their relative positions, which is exactly how the indexed text reads:
 /// a compound is found whole, inside a longer one, or written with other
 /// joiners.
+///
+/// The other ways the text may be typed ([`super::expand`]: a hump-split
+/// word whole, a word cut into the terms it is made of) are OR'd with it,
+/// each scoring [`OTHER_FORMS_BOOST`] of what one word of it would, so
+/// that the exact form ranks first.
 fn text_query(text: &str, field: tantivy::schema::Field, map: &mut FieldMap<'_>) -> Box<dyn Query> {
     let toks = map.tokens(text);
-    let mut parts = phrase_terms(&toks, field, map);
+    let exact = terms_query(phrase_terms(&toks, field, map));
+    let typed = Typed::of(
+        &toks
+            .iter()
+            .map(|t| (t.position, t.to, t.text.clone()))
+            .collect::<Vec<_>>(),
+    );
+    let others = alternatives(&typed, map.dictionary(field));
+    if others.is_empty() {
+        return exact;
+    }
+    let mut clauses = vec![(Occur::Should, exact)];
+    for alt in others {
+        // A phrase scores about the sum of its terms' weights: divided by
+        // their number, it weighs as one word does.
+        let boost = OTHER_FORMS_BOOST / alt.len() as f32;
+        let terms = alt
+            .into_iter()
+            .map(|(at, t)| (at, map.text_term(field, &t)))
+            .collect();
+        let q: Box<dyn Query> = Box::new(BoostQuery::new(terms_query(terms), boost));
+        clauses.push((Occur::Should, q));
+    }
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// What a match through another form of the words scores, relative to
+/// a match of the exact form (per term of the other form).
+pub const OTHER_FORMS_BOOST: f32 = 0.5;
+
+/// One term, or the phrase of several at their relative positions.
+fn terms_query(mut parts: Vec<(usize, Term)>) -> Box<dyn Query> {
     match parts.len() {
         0 => Box::new(EmptyQuery),
         1 => Box::new(TermQuery::new(

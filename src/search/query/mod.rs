@@ -22,6 +22,7 @@
 //! ```
 
 pub mod compile;
+pub mod expand;
 pub mod filters;
 pub mod grammar;
 pub mod limits;
