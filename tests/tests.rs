@@ -13,6 +13,7 @@ mod util;
 mod build;
 mod corpus;
 mod crash;
+mod forks;
 mod format_rules;
 mod hostile;
 mod incremental;

@@ -4,6 +4,8 @@
 //! - [`query`]: the query language and its filters, turned into a tantivy
 //!   query.
 //! - [`hits`]: ranked hits with snippets.
+//! - [`family`]: which session was forked from which.
+//! - [`copies`]: one hit for a message copied into forks.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
 //! - [`sessions`]: session-level search (one row per session, for a
@@ -12,6 +14,8 @@
 //! - [`stats`]: what the index holds.
 
 pub mod column_set;
+pub mod copies;
+pub mod family;
 pub mod hits;
 pub mod query;
 pub mod reader;
