@@ -546,3 +546,33 @@ fn pi16_forks_are_one_hit_and_know_their_parent() {
         "{text}"
     );
 }
+
+#[test]
+fn sessions_query_rows_say_where_else_their_hit_is() {
+    let s = built();
+    let rows = sessions(&s, &["zqforkshared"]);
+    let copies = |id: &str| -> Vec<String> {
+        let row = rows.iter().find(|r| r["session_id"] == id).unwrap();
+        row["hit"]["copies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["session_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(rows.len(), 3);
+    assert_eq!(copies(PARENT), [id(INFERRED), id(EDITED)]);
+    assert_eq!(copies(INFERRED), [id(PARENT), id(EDITED)]);
+    assert_eq!(copies(EDITED), [id(PARENT), id(INFERRED)]);
+    let out = run(s
+        .cmd()
+        .args(["sessions", "--color", "never", "--index"])
+        .arg(s.index())
+        .arg("zqforkshared"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.matches("line 2 [also in 2 forks]: ").count(),
+        3,
+        "{text}"
+    );
+}

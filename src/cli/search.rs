@@ -280,12 +280,4 @@ fn print_grouped<W: Write>(
     Ok(())
 }
 
-/// "[also in 3 forks]": how a hit says that forks hold the same message
-/// (`--copies` shows each as its own hit).
-pub fn also_in(copies: usize) -> Option<String> {
-    match copies {
-        0 => None,
-        1 => Some("[also in 1 fork]".into()),
-        n => Some(format!("[also in {n} forks]")),
-    }
-}
+pub use pi_index::search::copies::also_in;

@@ -176,7 +176,12 @@ fn found(
             write!(out, "    ")?;
             if let Some(hit) = &h.hit {
                 out.paint(Paint::Role, &format!("[{}]", hit.doc.role))?;
-                write!(out, " line {}: ", hit.doc.line)?;
+                write!(out, " line {}", hit.doc.line)?;
+                if let Some(also) = super::search::also_in(hit.copies.len()) {
+                    write!(out, " ")?;
+                    out.paint(Paint::Dim, &also)?;
+                }
+                write!(out, ": ")?;
             }
             highlight(&mut out, &h.snippet, &h.highlights)?;
             writeln!(out)?;

@@ -168,5 +168,6 @@ pub fn session_hits(
     };
     let mut hits = pi.search(searcher, &req)?.hits;
     hits.retain(|h| h.doc.path == session.path);
+    pi.fill_copies(searcher, &mut hits.iter_mut().collect::<Vec<_>>())?;
     Ok(hits)
 }

@@ -38,6 +38,17 @@ pub struct CopyRef {
     pub line: u64,
 }
 
+/// "[also in 3 forks]": how a hit with `copies` copies says that other
+/// sessions of its family hold the same message (text output, the
+/// picker).
+pub fn also_in(copies: usize) -> Option<String> {
+    match copies {
+        0 => None,
+        1 => Some("[also in 1 fork]".into()),
+        n => Some(format!("[also in {n} forks]")),
+    }
+}
+
 /// A hit before it is read: where, its sort key, and its copies.
 #[derive(Clone, Debug)]
 pub(crate) struct Ranked {
@@ -308,4 +319,74 @@ pub(crate) fn copies_in(
     let groups: std::collections::HashSet<(u64, u64)> =
         stash.iter().map(|s| (s.family, s.copy)).collect();
     Ok((stash.len() - groups.len()) as u64)
+}
+
+impl PiIndex {
+    /// Fill in each hit's `copies`: the other sessions of its family
+    /// holding the same message (the same entry id and text), whatever
+    /// they matched. For lists that show one hit per session (the
+    /// picker, `sessions QUERY`), where a search's own merging does not
+    /// apply. One scan of the copy column for all the hits; nothing when
+    /// the index has no families.
+    pub fn fill_copies(
+        &self,
+        searcher: &Searcher,
+        hits: &mut [&mut super::Hit],
+    ) -> Result<(), IndexError> {
+        use crate::index::lineage::copy_key;
+        let families = self.families(searcher)?;
+        if !families.any() {
+            return Ok(());
+        }
+        let mut want = Vec::new();
+        for (i, h) in hits.iter().enumerate() {
+            let sess = crate::index::schema::session_key(&h.doc.path);
+            let (Some(family), Some(id)) = (families.family_of(sess), h.doc.entry_id.as_deref())
+            else {
+                continue;
+            };
+            want.push((i, family, copy_key(id, &h.doc.text), sess));
+        }
+        if want.is_empty() {
+            return Ok(());
+        }
+        let err = |e| tantivy_err(&self.dir, e);
+        let query =
+            super::column_set::ColumnSetQuery::new("copy", want.iter().map(|w| w.2).collect());
+        let mut addrs: Vec<DocAddress> = searcher
+            .search(&query, &tantivy::collector::DocSetCollector)
+            .map_err(err)?
+            .into_iter()
+            .collect();
+        addrs.sort_unstable();
+        let mut found: HashMap<u64, Vec<(u64, DocAddress)>> = HashMap::new();
+        let mut columns: Option<(u32, Column<u64>, Column<u64>)> = None;
+        for a in addrs {
+            if columns.as_ref().is_none_or(|c| c.0 != a.segment_ord) {
+                let ff = searcher.segment_reader(a.segment_ord).fast_fields();
+                columns = Some((
+                    a.segment_ord,
+                    ff.u64("sess").map_err(err)?,
+                    ff.u64("copy").map_err(err)?,
+                ));
+            }
+            let (_, sess, copy) = columns.as_ref().expect("opened above");
+            if let (Some(s), Some(c)) = (sess.first(a.doc_id), copy.first(a.doc_id)) {
+                found.entry(c).or_default().push((s, a));
+            }
+        }
+        let mut reader = super::reader::MessageReader::new(self, searcher);
+        for (i, family, copy, sess) in want {
+            let mut others: Vec<(u64, DocAddress)> = found
+                .get(&copy)
+                .into_iter()
+                .flatten()
+                .filter(|(s, _)| *s != sess && families.family_of(*s) == Some(family))
+                .copied()
+                .collect();
+            others.sort_by_key(|(s, a)| (families.age(*s), *a));
+            hits[i].copies = read_copies(self, searcher, &mut reader, &others)?;
+        }
+        Ok(())
+    }
 }
