@@ -576,3 +576,48 @@ fn sessions_query_rows_say_where_else_their_hit_is() {
         "{text}"
     );
 }
+
+#[test]
+fn parents_that_name_each_other_are_one_family_and_nothing_loops() {
+    // Edited by hand (or by a tool): each header names the other file.
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    let write = |path: &Path, id: &str, other: &Path, day: u32| {
+        let msg = |eid: &str, text: &str| {
+            format!(
+                r#"{{"type":"message","id":"{eid}","parentId":null,"timestamp":"2026-04-0{day}T10:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":0}}}}"#
+            )
+        };
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-04-0{day}T10:00:00.000Z","cwd":"/home/u/loop","parentSession":"{}"}}"#,
+            other.display()
+        );
+        fs::write(
+            path,
+            format!(
+                "{header}\n{}\n",
+                msg("9c000001", "the same first question zqforkloop")
+            ),
+        )
+        .unwrap();
+    };
+    write(&a, "loop-a", &b, 1);
+    write(&b, "loop-b", &a, 2);
+    s.build(&[&dir], &[]);
+    // One message in one family: one hit, at the older session.
+    assert_eq!(
+        hits(&s, "zqforkloop", &[]),
+        [(id("loop-a"), 2, vec![(id("loop-b"), 2)])]
+    );
+    let out = run(s
+        .cmd()
+        .args(["sessions", "--threads", "--color", "never", "--index"])
+        .arg(s.index()));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let out = run(s.cmd().args(["show", "loop-a", "--index"]).arg(s.index()));
+    assert_eq!(out.status.code(), Some(0));
+}
