@@ -22,7 +22,7 @@ use tantivy::columnar::Column;
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader};
 
-use super::family::Families;
+use super::family::{Families, KeyMap};
 use super::hits::Sort;
 use super::query::FieldMap;
 use crate::index::{tantivy_err, IndexError, PiIndex};
@@ -72,14 +72,14 @@ struct Stashed {
 /// set aside.
 struct Split<C> {
     inner: C,
-    families: Arc<HashMap<u64, u64>>,
+    families: Arc<KeyMap<u64, u64>>,
 }
 
 struct SplitSegment<S> {
     inner: S,
     sess: Column<u64>,
     copy: Option<Column<u64>>,
-    families: Arc<HashMap<u64, u64>>,
+    families: Arc<KeyMap<u64, u64>>,
     ord: u32,
     /// The last session seen and its family: a session's documents are
     /// mostly neighbours.
@@ -221,7 +221,7 @@ pub(crate) fn ranked(
         }
     };
 
-    let mut groups: HashMap<(u64, u64), Vec<Stashed>> = HashMap::new();
+    let mut groups: KeyMap<(u64, u64), Vec<Stashed>> = KeyMap::default();
     for s in stash {
         groups.entry((s.family, s.copy)).or_default().push(s);
     }
@@ -359,7 +359,7 @@ impl PiIndex {
             .into_iter()
             .collect();
         addrs.sort_unstable();
-        let mut found: HashMap<u64, Vec<(u64, DocAddress)>> = HashMap::new();
+        let mut found: KeyMap<u64, Vec<(u64, DocAddress)>> = KeyMap::default();
         let mut columns: Option<(u32, Column<u64>, Column<u64>)> = None;
         for a in addrs {
             if columns.as_ref().is_none_or(|c| c.0 != a.segment_ord) {

@@ -22,6 +22,7 @@
 //! an index where no session has a relative searches as before.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 use tantivy::schema::IndexRecordOption;
@@ -31,6 +32,31 @@ use crate::index::schema::SESSION_DOC;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
 use super::reader::SessionRow;
+
+/// A map keyed by session keys (or other hashes already spread over 64
+/// bits), with a hasher that only mixes them: the maps of a search are
+/// built and probed once per session or per matching document.
+pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
+/// The hasher of [`KeyMap`]: a multiply per word hashed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
 
 /// How a session's parent is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -105,9 +131,9 @@ struct Member {
 /// Every family of an index, for one searcher.
 #[derive(Clone, Debug, Default)]
 pub struct Families {
-    members: HashMap<u64, Member>,
+    members: KeyMap<u64, Member>,
     /// The families that have at least two indexed sessions.
-    shared: HashMap<u64, usize>,
+    shared: KeyMap<u64, usize>,
 }
 
 impl PiIndex {
@@ -119,21 +145,23 @@ impl PiIndex {
         if records.is_empty() {
             return Ok(f);
         }
-        let by_key: HashMap<u64, usize> = records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.key, i))
-            .collect();
         // Older first; ties by key: the same order for every build.
         let order = |i: usize| (records[i].started, records[i].key);
+        // Only stated parents need the sessions by key and by id (most
+        // indexes have none).
+        let stated = records.iter().any(|r| r.parent_key.is_some());
+        let mut by_key: KeyMap<u64, usize> = KeyMap::default();
         // Ids that name one session (a copy kept under its id makes an
         // id ambiguous: which one a fork meant cannot be told).
-        let mut by_id: HashMap<u64, Option<u64>> = HashMap::new();
-        for r in &records {
-            by_id
-                .entry(r.id)
-                .and_modify(|k| *k = None)
-                .or_insert(Some(r.key));
+        let mut by_id: KeyMap<u64, Option<u64>> = KeyMap::default();
+        if stated {
+            for (i, r) in records.iter().enumerate() {
+                by_key.insert(r.key, i);
+                by_id
+                    .entry(r.id)
+                    .and_modify(|k| *k = None)
+                    .or_insert(Some(r.key));
+            }
         }
         let mut parent: Vec<Option<(u64, Link, bool)>> = vec![None; records.len()];
         for (i, r) in records.iter().enumerate() {
@@ -149,7 +177,7 @@ impl PiIndex {
                 None => (pk, Link::Stated, false),
             });
         }
-        let mut by_head: HashMap<u64, usize> = HashMap::new();
+        let mut by_head: KeyMap<u64, usize> = KeyMap::default();
         for (i, r) in records.iter().enumerate() {
             if r.head != 0 {
                 by_head
@@ -293,7 +321,7 @@ fn member(uf: &mut UnionFind, r: &Record, parent: Option<(u64, Link)>, indexed: 
 /// Union-find over session keys; a set is named by its smallest key.
 #[derive(Default)]
 struct UnionFind {
-    up: HashMap<u64, u64>,
+    up: KeyMap<u64, u64>,
 }
 
 impl UnionFind {
@@ -343,7 +371,7 @@ impl Families {
     }
 
     /// For every session with indexed relatives: its family.
-    pub fn shared_map(&self) -> HashMap<u64, u64> {
+    pub fn shared_map(&self) -> KeyMap<u64, u64> {
         self.members
             .iter()
             .filter(|(_, m)| self.shared.contains_key(&m.family))
