@@ -621,3 +621,49 @@ fn parents_that_name_each_other_are_one_family_and_nothing_loops() {
     let out = run(s.cmd().args(["show", "loop-a", "--index"]).arg(s.index()));
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_generated_corpus_with_forks_has_one_hit_per_distinct_message() {
+    // Every linear session forked one to three times (the benchmark's
+    // share is a tenth; all of them here, so that every planted word can
+    // be copied).
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let m = crate::corpus::generate_with(&corpus, "3MB", "11", &["--fork-share", "1"]);
+    let (totals, forks) = (&m["totals"], &m["forks"]);
+    assert!(forks["forks"].as_u64().unwrap() >= 5, "{forks}");
+    let r = s.build(&[&corpus], &[]);
+    assert_eq!(
+        r["files_indexed"].as_u64().unwrap(),
+        totals["files"].as_u64().unwrap() + forks["forks"].as_u64().unwrap()
+    );
+    let copied = forks["copiedDocuments"].as_u64().unwrap();
+    assert_eq!(
+        r["messages_indexed"].as_u64().unwrap(),
+        totals["documents"].as_u64().unwrap() + copied + forks["ownDocuments"].as_u64().unwrap()
+    );
+    // Each planted word is one message: one hit, at the session it was
+    // planted in, whatever forks copied it.
+    let mut copies_seen = 0;
+    for p in m["planted"].as_array().unwrap() {
+        let token = p["token"].as_str().unwrap();
+        let got = s.search_json(token, &[]);
+        assert_eq!(got.len(), 1, "{token}: {got:?}");
+        assert!(
+            got[0]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with(p["file"].as_str().unwrap()),
+            "{token}: {got:?}"
+        );
+        assert_eq!(got[0]["line"], p["line"], "{token}");
+        let n = got[0]["copies"].as_array().unwrap().len();
+        assert_eq!(s.search_json(token, &["--copies"]).len(), 1 + n, "{token}");
+        copies_seen += n;
+    }
+    assert!(copies_seen > 0, "no planted word was copied into a fork");
+    let out = run(s.cmd().args(["stats", "--json", "--index"]).arg(s.index()));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["copies"].as_u64().unwrap(), copied, "{v}");
+    assert_eq!(v["forks"], forks["forks"], "{v}");
+}
