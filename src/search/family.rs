@@ -416,8 +416,8 @@ impl Families {
         self.members.get(&sess).map_or(&[], |m| &m.forks)
     }
 
-    /// The sessions with no indexed parent, among `keys` (what a tree of
-    /// threads starts from).
+    /// Whether `sess` has no indexed parent (a tree of threads starts
+    /// from such sessions).
     pub fn is_root(&self, sess: u64) -> bool {
         self.parent_of(sess).is_none_or(|(p, _)| p.is_none())
     }
