@@ -32,6 +32,7 @@ fn request(query: &str, sort: Sort) -> SearchRequest {
         offset: 0,
         snippet_chars: 160,
         now: pi_index::search::query::Now::system(),
+        copies: false,
     }
 }
 

@@ -2014,6 +2014,60 @@ def parse_share(s: str):
     return v
 
 
+# -- forks (--fork-share) -----------------------------------------------------
+# Heavy Pi users fork: /fork writes a new file holding the path root -> the
+# chosen entry with the original entry ids and text, and names its parent in
+# `parentSession` (an absolute path). With --fork-share F, that share of the
+# linear version 2/3 sessions gets one to three forks, each cut at a message
+# of its parent and going on with a short exchange of its own. Forks are
+# written on top of --size (the corpus without them stays byte for byte the
+# same, so published numbers stay reproducible); the manifest counts them.
+FORK_WORDS = ("fork", "branch", "retry", "instead", "alternative", "compare", "again", "variant", "other",
+              "approach", "revisit", "option")
+
+
+def write_forks(out, rel_dir, fname, lines, meta, ts_ms, seed, share):
+    """Maybe write forks of one session; returns (files, bytes, copied documents, own documents)."""
+    fr = Random(seed ^ 0xF0F0F0)
+    if fr.random() >= share:
+        return 0, 0, 0, 0
+    msgs = [li for li in range(1, len(lines)) if meta[li][3] and meta[li][0] is not None]
+    if not msgs:
+        return 0, 0, 0, 0
+    parent = os.path.abspath(os.path.join(out, rel_dir, fname))
+    files = nbytes = copied = own = 0
+    for k in range(fr.randint(1, 3)):
+        cut = fr.choice(msgs)
+        t = ts_ms + (k + 1) * 3_600_000
+        sid = uuid4(fr)
+        hdr = json.loads(lines[0])
+        hdr.update({"id": sid, "timestamp": iso(t), "parentSession": parent})
+        body = lines[1:cut + 1]
+        last = meta[cut][0]
+        extra = []
+        for role in ("user", "assistant"):
+            eid = "%08x" % fr.getrandbits(32)
+            text = " ".join(fr.choice(FORK_WORDS) for _ in range(fr.randint(4, 12)))
+            t += 1000
+            msg = {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}],
+                   "timestamp": t}
+            if role == "assistant":
+                msg.update({"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                            "stopReason": "stop"})
+            extra.append(json.dumps({"type": "message", "id": eid, "parentId": last, "timestamp": iso(t),
+                                     "message": msg}, separators=(",", ":")))
+            last = eid
+        name = iso(t - 2000).replace(":", "-").replace(".", "-") + "_" + sid + ".jsonl"
+        b = ("\n".join([json.dumps(hdr, separators=(",", ":"))] + body + extra) + "\n").encode("utf-8")
+        with open(os.path.join(out, rel_dir, name), "wb") as fh:
+            fh.write(b)
+        files += 1
+        nbytes += len(b)
+        copied += sum(1 for li in range(1, cut + 1) if meta[li][3])
+        own += 2
+    return files, nbytes, copied, own
+
+
 def main():
     global TEXT_SHARE
     ap = argparse.ArgumentParser(description="Generate a deterministic corpus of Pi session files.")
@@ -2038,11 +2092,17 @@ def main():
                          "generator always made, ~6%% of the bytes), heavy (10%%: agents that explain at length, "
                          "heavy chat users), or a fraction such as 0.12; replies are lengthened to reach it")
     ap.add_argument("--json", action="store_true", help="print a JSON manifest on stdout")
+    ap.add_argument("--fork-share", type=float, default=0.0,
+                    help="share of linear v2/v3 sessions given 1-3 forks (as /fork writes them: the path to a "
+                         "message, original ids, parentSession), written on top of --size (default 0: none)")
     ap.add_argument("--force", action="store_true", help="write into a non-empty output directory")
     a = ap.parse_args()
     TEXT_SHARE = a.text_share
     if not 0.0 <= a.damage < 1.0:
         ap.error("--damage must be in [0, 1)")
+    if not 0.0 <= a.fork_share <= 1.0:
+        ap.error("--fork-share must be in [0, 1]")
+    forks = {"sessions": 0, "forks": 0, "bytes": 0, "copiedDocuments": 0, "ownDocuments": 0}
     t0 = time.time()
     total = a.size
     out = a.out
@@ -2219,6 +2279,13 @@ def main():
                 fh.write(b)
                 nbytes += len(b)
         written += nbytes if clean_bytes is None else clean_bytes
+        if a.fork_share > 0 and s.v >= 2 and all(active) and not a.damage:
+            nf, fb, fc, fo = write_forks(out, rel_dir, fname, lines, meta, s.t, p.seed, a.fork_share)
+            forks["sessions"] += 1 if nf else 0
+            forks["forks"] += nf
+            forks["bytes"] += fb
+            forks["copiedDocuments"] += fc
+            forks["ownDocuments"] += fo
         tot["files"] += 1
         tot["bytes"] += nbytes
         tot["lines"] += len(lines)
@@ -2260,6 +2327,8 @@ def main():
           f"user and assistant text {tot['text'] / max(1, tot['bytes']) * 100:.1f}% of the bytes"
           + (f" (--text-share {a.text_share})" if a.text_share is not None else "")
           + (f", {len(damaged)} damaged lines" if a.damage else "")
+          + (f", {forks['forks']} forks of {forks['sessions']} sessions ({forks['bytes']:,} bytes more, "
+             f"{forks['copiedDocuments']:,} copied documents)" if a.fork_share else "")
           + (f", UNPLANTED: {missing}" if missing else ""), file=sys.stderr)
     if a.json:
         manifest = {
@@ -2285,6 +2354,10 @@ def main():
             "unplanted": missing,
             "damaged": damaged,
             "largestFiles": [{"file": r_, "bytes": b_} for b_, r_ in largest],
+            **({"forks": {**forks, "share": a.fork_share,
+                          "note": "forks are extra files beyond totals (which do not count them); a fork's "
+                                  "copiedDocuments repeat its parent's documents (one hit each after merging), "
+                                  "ownDocuments are its own"}} if a.fork_share else {}),
             "vocab": {"mode": a.vocab,
                       "sourceRoots": src.roots if src else [],
                       "sourceCandidates": src.candidates if src else 0,

@@ -14,7 +14,13 @@ fn generate(dir: &Path, size: &str, seed: &str) -> serde_json::Value {
     generate_with(dir, size, seed, &[])
 }
 
-fn generate_with(dir: &Path, size: &str, seed: &str, extra: &[&str]) -> serde_json::Value {
+/// The generator with more flags (`--fork-share`, …); returns the manifest.
+pub(crate) fn generate_with(
+    dir: &Path,
+    size: &str,
+    seed: &str,
+    extra: &[&str],
+) -> serde_json::Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-corpus.py");
     let out = Command::new("python3")
         .arg(script)

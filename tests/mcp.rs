@@ -342,6 +342,7 @@ fn python_sdk_lists_three_tools_with_schemas() {
         keys(hit),
         [
             "active",
+            "copies",
             "cwd",
             "entry_id",
             "line",
@@ -1426,4 +1427,68 @@ fn pi_extension_says_when_pi_index_is_missing() {
         note["message"],
         "pi-index is not installed (`pi-index` was not found): install it with `cargo install --path .` in a clone of pi-index, or set PI_INDEX_BIN to the binary's path"
     );
+}
+
+#[test]
+fn python_sdk_search_merges_copies_and_sessions_know_their_family() {
+    let Some(py) = python("python_sdk_search_merges_copies_and_sessions_know_their_family") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    copy_dir(&repo().join("fixtures/forks"), &dir);
+    s.build(&[&dir], &[]);
+    let (parent, inferred, edited) = (
+        "f0a1b2c3-0000-4000-8000-000000000001",
+        "f0a1b2c3-0000-4000-8000-0000000000aa",
+        "f0a1b2c3-0000-4000-8000-0000000000bb",
+    );
+    let c = client(
+        py,
+        &s,
+        json!([
+            {"call": "search", "args": {"query": "zqforkshared"}},
+            {"call": "sessions", "args": {}},
+        ]),
+        &strs(&server_args(&s, &dir)),
+    );
+    let r: Vec<&Value> = c.results.iter().map(ok).collect();
+    // One hit for the message and its two copies: the agent's limit is
+    // not spent on copies.
+    assert_eq!(lines(r[0]), [at(parent, 2)]);
+    assert_eq!(r[0]["total"], 1);
+    let copies: Vec<(&str, u64)> = r[0]["hits"][0]["copies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["session_id"].as_str().unwrap(),
+                c["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(copies, [(inferred, 2), (edited, 2)]);
+    let row = |id: &str| {
+        r[1]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["session_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let parent_row = row(parent);
+    let forks: Vec<&str> = parent_row["forks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["session"].as_str().unwrap())
+        .collect();
+    assert_eq!(forks, [inferred, edited]);
+    assert!(parent_row.get("parent").is_none());
+    assert_eq!(row(inferred)["parent"]["session"], parent);
+    assert_eq!(row(inferred)["parent"]["how"], "inferred");
+    assert_eq!(row(edited)["parent"]["how"], "stated");
+    assert!(row(edited).get("forks").is_none());
 }

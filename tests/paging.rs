@@ -106,7 +106,9 @@ fn ties(hits: &[Hit]) -> (usize, usize) {
 }
 
 /// One session of three messages whose text every session repeats; the
-/// times repeat every four sessions.
+/// times repeat every four sessions. Its entry ids are its own: sessions
+/// that began with the same ids and text would be one family (forks
+/// without `parentSession`), whose copies are one hit each.
 fn session(i: usize) -> String {
     let id = format!("{i:08x}-0000-4000-8000-{i:012x}");
     let sec = i % 4;
@@ -114,7 +116,7 @@ fn session(i: usize) -> String {
         let parent = if n == 1 {
             "null".to_string()
         } else {
-            format!("\"m{}\"", n - 1)
+            format!("\"{i:05x}m{}\"", n - 1)
         };
         let content = if role == "user" {
             format!("\"{text}\"")
@@ -122,7 +124,7 @@ fn session(i: usize) -> String {
             format!(r#"[{{"type":"text","text":"{text}"}}]"#)
         };
         format!(
-            r#"{{"type":"message","id":"m{n}","parentId":{parent},"timestamp":"2026-02-0{n}T10:00:0{sec}.000Z","message":{{"role":"{role}","content":{content},"timestamp":0}}}}"#
+            r#"{{"type":"message","id":"{i:05x}m{n}","parentId":{parent},"timestamp":"2026-02-0{n}T10:00:0{sec}.000Z","message":{{"role":"{role}","content":{content},"timestamp":0}}}}"#
         )
     };
     format!(

@@ -642,3 +642,34 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_hit_copied_into_forks_says_how_many_forks_hold_it() {
+    let s = Scratch::new();
+    let forks = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/forks");
+    let view = view_of(&s, &[&forks]);
+    // The parent and its two forks each hold the message: three rows
+    // (three sessions), each saying where else it is.
+    let mut app = picker(&view, "zqforkshared", false);
+    let text = screen(&mut app, 120, 30);
+    assert!(
+        text.lines().next().unwrap().ends_with("3 sessions"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("[user] [also in 2 forks] How do I retry")
+            .count(),
+        3,
+        "{text}"
+    );
+    // A message only one session holds says nothing of the kind.
+    let mut app = picker(&view, "zqforkinferredown", false);
+    let text = screen(&mut app, 120, 30);
+    assert!(!text.contains("[also in"), "{text}");
+    // Inside one session (Tab), each hit says it too.
+    let mut app = picker(&view, "zqforkanswer", false);
+    key(&mut app, &view, KeyCode::Tab);
+    assert_eq!(app.focus(), Focus::Hits);
+    let text = screen(&mut app, 80, 24);
+    assert!(text.contains("[also in 2 forks]"), "{text}");
+}

@@ -31,7 +31,7 @@ pub enum SortArg {
 pub struct SearchArgs {
     /// The query: words (ANDed), "phrases", OR (AND binds tighter),
     /// -word or NOT word, parentheses, prefix*, * for everything, and
-    /// filters role:, cwd:, session:, name:, model:, after:, before:,
+    /// filters role:, cwd:, session:, family:, name:, model:, after:, before:,
     /// branch:active, which the operators apply to like words. A query that
     /// starts with `-` goes after `--`: `pi-index search -- -flaky`.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
@@ -82,6 +82,12 @@ pub struct SearchArgs {
     /// Print JSON Lines: one hit per line, nothing else on stdout.
     #[arg(long)]
     pub json: bool,
+
+    /// Show every copy of a message copied into forks as its own hit (by
+    /// default it is one hit, at the oldest session holding it, with its
+    /// copies listed).
+    #[arg(long)]
+    pub copies: bool,
 
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -137,6 +143,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         offset: args.offset.min(docs),
         snippet_chars: 160,
         now,
+        copies: args.copies,
     };
     if super::hint_if_empty(&pi, &searcher) {
         return Ok(EXIT_NOTHING);
@@ -266,6 +273,10 @@ fn print_grouped<W: Write>(
                 write!(out, " ")?;
                 out.paint(Paint::Warn, mark)?;
             }
+            if let Some(also) = also_in(h.copies.len()) {
+                write!(out, " ")?;
+                out.paint(Paint::Dim, &also)?;
+            }
             write!(out, ": ")?;
             highlight(out, &h.snippet, &h.highlights)?;
             writeln!(out)?;
@@ -278,3 +289,5 @@ fn print_grouped<W: Write>(
     }
     Ok(())
 }
+
+pub use pi_index::search::copies::also_in;

@@ -9,6 +9,7 @@ use std::path::Path;
 use clap::Args;
 
 use pi_index::index::PiIndex;
+use pi_index::search::family::{refs_of, Families};
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
 use pi_index::search::{Matched, SessionQuery, SessionRow};
 
@@ -48,6 +49,11 @@ pub struct SessionsArgs {
     /// Print JSON Lines: one session per line.
     #[arg(long)]
     pub json: bool,
+
+    /// Draw the tree of threads: each session, then the sessions forked
+    /// from it, indented (as Pi's own "Threaded" sort in `/resume`).
+    #[arg(long, conflicts_with = "query")]
+    pub threads: bool,
 
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -92,15 +98,31 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     if !args.query.is_empty() {
         return found(&args, &pi, &searcher, keep);
     }
-    let sessions = pi.sessions(&searcher)?;
+    let mut sessions = pi.sessions(&searcher)?;
+    let families = pi.families(&searcher)?;
+    let refs = refs_of(&sessions);
+    for s in &mut sessions {
+        families.annotate(&pi, &searcher, s, &refs)?;
+    }
+    sessions.retain(keep);
+    let rows: Vec<(usize, &SessionRow)> = if args.threads {
+        threads(&sessions, &families)
+    } else {
+        sessions.iter().map(|s| (0, s)).collect()
+    };
     let mut json = args.json.then(output::json_stdout);
     let mut out = output::stdout(!args.json && args.color.enabled());
-    for s in sessions.iter().filter(|s| keep(s)).take(args.shown()) {
+    for (depth, s) in rows.into_iter().take(args.shown()) {
         if let Some(json) = &mut json {
             json.line(s)?;
         } else {
             write!(out, "{}  ", short_time(s.last.as_deref()))?;
-            out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
+            let label = if depth == 0 {
+                s.label().to_owned()
+            } else {
+                format!("{}└ {}", "  ".repeat(depth - 1), s.label())
+            };
+            out.paint(Paint::Heading, &format!("{:<60}", cut(&label, 60)))?;
             write!(out, "  ")?;
             out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
             write!(out, "  {} messages  ", s.messages)?;
@@ -141,12 +163,16 @@ fn found(
         )?;
     }
     drop(err);
-    let hits: Vec<_> = result
+    let mut hits: Vec<_> = result
         .hits
-        .iter()
+        .into_iter()
         .filter(|h| keep(&h.session))
         .take(args.shown())
         .collect();
+    let families = pi.families(searcher)?;
+    for h in &mut hits {
+        families.annotate(pi, searcher, &mut h.session, &Default::default())?;
+    }
     if args.json {
         let mut out = output::json_stdout();
         for h in &hits {
@@ -178,7 +204,12 @@ fn found(
             write!(out, "    ")?;
             if let Some(hit) = &h.hit {
                 out.paint(Paint::Role, &format!("[{}]", hit.doc.role))?;
-                write!(out, " line {}: ", hit.doc.line)?;
+                write!(out, " line {}", hit.doc.line)?;
+                if let Some(also) = super::search::also_in(hit.copies.len()) {
+                    write!(out, " ")?;
+                    out.paint(Paint::Dim, &also)?;
+                }
+                write!(out, ": ")?;
             }
             highlight(&mut out, &h.snippet, &h.highlights)?;
             writeln!(out)?;
@@ -190,4 +221,42 @@ fn found(
     } else {
         EXIT_OK
     })
+}
+
+/// The sessions as a tree of threads: each session with no parent among
+/// `rows` (in their order, newest first), then its forks below it, deeper
+/// by one, in the same order. Returns each row with its depth.
+fn threads<'a>(rows: &'a [SessionRow], families: &Families) -> Vec<(usize, &'a SessionRow)> {
+    let at: std::collections::HashMap<u64, usize> =
+        rows.iter().enumerate().map(|(i, r)| (r.key, i)).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
+    let mut roots = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        match families
+            .parent_of(r.key)
+            .and_then(|(p, _)| p)
+            .and_then(|p| at.get(&p))
+        {
+            Some(&p) if p != i => children[p].push(i),
+            _ => roots.push(i),
+        }
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    let mut seen = vec![false; rows.len()];
+    let mut stack: Vec<(usize, usize)> = roots.into_iter().rev().map(|i| (0, i)).collect();
+    while let Some((depth, i)) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        out.push((depth, &rows[i]));
+        stack.extend(children[i].iter().rev().map(|&c| (depth + 1, c)));
+    }
+    // Parents that name each other (edited by hand) have no root: shown
+    // at the top level all the same.
+    for (i, r) in rows.iter().enumerate() {
+        if !seen[i] {
+            out.push((0, r));
+        }
+    }
+    out
 }

@@ -144,6 +144,7 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
                     first.cwd.as_deref().unwrap_or("?")
                 )?;
                 writeln!(out, "file {}", first.path)?;
+                family_header(&mut out, &pi, &searcher, &first.path)?;
             }
             for d in &docs {
                 let branch = if d.active { "" } else { " (abandoned branch)" };
@@ -166,4 +167,41 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// The family lines of `show`'s header: "forked from X at entry Y" and
+/// the session's forks.
+fn family_header(
+    out: &mut impl Write,
+    pi: &PiIndex,
+    searcher: &tantivy::Searcher,
+    path: &str,
+) -> anyhow::Result<()> {
+    let Some(lineage) = pi.lineage(searcher, path)? else {
+        return Ok(());
+    };
+    if let Some(p) = &lineage.parent {
+        let how = match p.how {
+            pi_index::search::family::Link::Stated => "",
+            pi_index::search::family::Link::Inferred => {
+                " (inferred: it begins with the same entries)"
+            }
+        };
+        match &p.session {
+            Some(id) => {
+                let at = pi
+                    .fork_point(searcher, path, &p.path)?
+                    .map_or(String::new(), |e| format!(" at entry {e}"));
+                writeln!(out, "forked from {id}{at}{how}  file {}", p.path)?;
+            }
+            None => writeln!(out, "forked from {} (not indexed){how}", p.path)?,
+        }
+    }
+    if !lineage.forks.is_empty() {
+        let ids: Vec<&str> = lineage.forks.iter().map(|f| f.session.as_str()).collect();
+        let n = ids.len();
+        let forks = if n == 1 { "fork" } else { "forks" };
+        writeln!(out, "{n} {forks}: {}", ids.join(", "))?;
+    }
+    Ok(())
 }

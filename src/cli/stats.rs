@@ -36,6 +36,15 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     writeln!(out, "index      {}", stats.index)?;
     writeln!(out, "sessions   {}", stats.sessions)?;
     writeln!(out, "messages   {}", stats.messages)?;
+    if stats.copies > 0 || stats.forks > 0 {
+        writeln!(
+            out,
+            "copies     {} (copied into {} forks; {} distinct messages)",
+            stats.copies,
+            stats.forks,
+            stats.messages - stats.copies
+        )?;
+    }
     for (role, n) in &stats.messages_by_role {
         writeln!(out, "  {role:<9} {n}")?;
     }

@@ -51,6 +51,10 @@ pub struct SessionDoc {
     pub(super) last_ms: Option<i64>,
     pub(super) state: FileState,
     pub(super) root: Option<String>,
+    /// The parent's path, as the header names it.
+    pub(super) parent: Option<String>,
+    /// [`super::lineage::head_of`] the session's documents.
+    pub(super) head: u64,
 }
 
 /// A value lent to tantivy.
@@ -133,6 +137,11 @@ fn message_field(m: &MessageDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .replacement
             .as_deref()
             .map(|r| (f.replacement, PiValue::Str(r))),
+        // Only messages with an entry id can be copied into a fork.
+        11 => d
+            .entry_id
+            .as_deref()
+            .map(|id| (f.copy, PiValue::U64(super::lineage::copy_key(id, &d.text)))),
         _ => return None,
     })
 }
@@ -166,8 +175,20 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
         17 => Some((f.head_hash, PiValue::U64(st.head_hash))),
         18 => Some((f.tail_hash, PiValue::U64(st.tail_hash))),
         19 => s.root.as_deref().map(|r| (f.root, PiValue::Str(r))),
+        20 => s.parent.as_deref().map(|p| (f.parent, PiValue::Str(p))),
+        21 => s
+            .parent
+            .as_deref()
+            .map(|p| (f.parent_key, PiValue::U64(super::schema::session_key(p)))),
+        22 => Some((f.head, PiValue::U64(s.head))),
+        23 => Some((f.id_hash, PiValue::U64(super::lineage::id_hash(&s.id)))),
+        24 => s
+            .parent
+            .as_deref()
+            .and_then(super::lineage::id_in_file_name)
+            .map(|id| (f.parent_id_hash, PiValue::U64(super::lineage::id_hash(id)))),
         n => {
-            let m = s.models.get(n - 20)?;
+            let m = s.models.get(n - 25)?;
             Some((f.models, PiValue::Str(m)))
         }
     })
@@ -238,6 +259,8 @@ mod tests {
             last_ms: None,
             state: FileState::default(),
             root: None,
+            parent: None,
+            head: 0,
         }));
         let models: Vec<_> = doc
             .iter_fields_and_values()
@@ -245,6 +268,6 @@ mod tests {
             .map(|(_, v)| v.as_str().unwrap().to_owned())
             .collect();
         assert_eq!(models, ["a", "b"]);
-        assert_eq!(doc.iter_fields_and_values().count(), 20 + 2 - 5);
+        assert_eq!(doc.iter_fields_and_values().count(), 25 + 2 - 8);
     }
 }

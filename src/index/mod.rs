@@ -9,6 +9,7 @@
 //! - [`tokenizer`]: the text tokenizer, for prose and code alike.
 //! - [`writer`]: documents in, one commit per build.
 //! - [`document`]: the documents as tantivy sees them, borrowed.
+//! - [`lineage`]: the copy keys and heads that tell forks from parents.
 //! - [`state`]: what the index records of each file, to tell the next
 //!   build what changed.
 //! - `directory`: tantivy's directory on disk, with `meta.json` and
@@ -19,6 +20,7 @@
 
 mod directory;
 pub mod document;
+pub mod lineage;
 pub mod schema;
 pub mod state;
 pub mod tokenizer;

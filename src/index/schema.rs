@@ -42,7 +42,12 @@
 //! | `title` | sessions | tokenized with positions, stored | the first user message, for listings and headings, and what `sessions QUERY` ranks besides the name |
 //! | `root` | sessions | raw string, fast | the session directory (or file) the build found it under, so a later build that does not read that directory can say whose sessions it kept |
 //! | `messages` | sessions | u64 stored | how many documents the session has |
-//! | `started`, `last` | sessions | date (ms), stored | the session's start and its last document's time |
+//! | `started`, `last` | sessions | date (ms), stored (`started` also fast) | the session's start and its last document's time; a family is ordered by its members' starts |
+//! | `copy` | messages | u64 (a hash of entry id and text, [`super::lineage::copy_key`]), fast, only with an entry id | one message copied into forks is one hit: matches are merged by it within a family |
+//! | `parent` | sessions | raw term, stored, only when the header names one | the `parentSession` (v1 `branchedFrom`) path, printed when the parent is not indexed |
+//! | `parent_key` | sessions | u64 (the parent path's session key), fast, only with a parent | families are resolved from columns, without reading the doc store |
+//! | `id_hash`, `parent_id_hash` | sessions | u64 (hashes of the header id and of the id in the parent's file name), fast | a parent that moved is found by its id, from columns alone |
+//! | `head` | sessions | u64 (the first message's copy key), fast and stored | older forks without `parentSession` begin with their parent's first entries: the same head |
 //! | `file` | sessions | raw string, fast | the path again, as a column, so a build reads the state of 10,000 files without touching the doc store |
 //! | `file_dev`, `file_ino`, `file_size`, `file_mtime_ns`, `indexed_to`, `head_hash`, `tail_hash` | sessions | u64, fast | what identifies the indexed state of the file, for incremental builds |
 //!
@@ -61,7 +66,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -135,6 +140,19 @@ pub struct Fields {
     pub replacement: Field,
     /// Sessions: the root the file was found under.
     pub root: Field,
+    /// Messages: the copy key ([`super::lineage::copy_key`]).
+    pub copy: Field,
+    /// Sessions: the parent session's path, as the header names it.
+    pub parent: Field,
+    /// Sessions: the session key of that path.
+    pub parent_key: Field,
+    /// Sessions: the copy key of the first message with an entry id.
+    pub head: Field,
+    /// Sessions: [`super::lineage::id_hash`] of the header id.
+    pub id_hash: Field,
+    /// Sessions: [`super::lineage::id_hash`] of the id in the parent's
+    /// file name.
+    pub parent_id_hash: Field,
 }
 
 /// The key that joins a session file's messages to its session document:
@@ -188,7 +206,7 @@ impl Fields {
             models: b.add_text_field("models", STRING | STORED),
             title: b.add_text_field("title", tokenized(true)),
             messages: b.add_u64_field("messages", STORED),
-            started: b.add_date_field("started", ms.clone().set_stored()),
+            started: b.add_date_field("started", ms.clone().set_stored().set_fast()),
             last: b.add_date_field("last", ms.set_stored()),
             file: b.add_text_field("file", TextOptions::default().set_fast("raw")),
             file_dev: b.add_u64_field("file_dev", fast()),
@@ -201,6 +219,12 @@ impl Fields {
             edited: b.add_u64_field("edited", fast()),
             replacement: b.add_text_field("replacement", tokenized(true)),
             root: b.add_text_field("root", TextOptions::default().set_fast("raw")),
+            copy: b.add_u64_field("copy", fast()),
+            parent: b.add_text_field("parent", STRING | STORED),
+            parent_key: b.add_u64_field("parent_key", fast()),
+            head: b.add_u64_field("head", fast().set_stored()),
+            id_hash: b.add_u64_field("id_hash", fast()),
+            parent_id_hash: b.add_u64_field("parent_id_hash", fast()),
         };
         (b.build(), fields)
     }

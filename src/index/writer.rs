@@ -69,6 +69,8 @@ pub struct SessionMeta<'a> {
     /// The root (a session directory, or a file named alone) the file was
     /// found under.
     pub root: Option<&'a str>,
+    /// The parent session file the header names (`parentSession`).
+    pub parent: Option<&'a str>,
 }
 
 impl<'a> SessionMeta<'a> {
@@ -81,6 +83,7 @@ impl<'a> SessionMeta<'a> {
             name: session.name.as_deref(),
             started_ms: session.header.started_ms,
             root: None,
+            parent: session.header.parent_session.as_deref(),
         }
     }
 
@@ -105,6 +108,8 @@ pub struct SessionRecord<'a> {
     pub last_ms: Option<i64>,
     /// Every model its documents name.
     pub models: Vec<String>,
+    /// Its first message's copy key ([`super::lineage::head_of`]).
+    pub head: u64,
 }
 
 /// How a build found its index: kept (incremental), or why it starts
@@ -569,6 +574,8 @@ impl IndexBuilder {
             last_ms: rec.last_ms,
             state: rec.state,
             root: meta.root.map(str::to_owned),
+            parent: meta.parent.map(str::to_owned),
+            head: rec.head,
         })))
     }
 

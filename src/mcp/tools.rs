@@ -144,6 +144,10 @@ pub struct HitOut {
     pub text: String,
     /// True when `text` was cut: `show` gives the message whole.
     pub truncated: bool,
+    /// The same message (same entry id and text) in forks of this
+    /// session that matched too: one hit stands for them all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<crate::search::copies::CopyRef>,
 }
 
 /// Arguments of `show`.
@@ -287,6 +291,13 @@ pub struct SessionOut {
     /// or first user message matched).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub best: Option<BestHit>,
+    /// The session it was forked from (`how`: `stated` by its header, or
+    /// `inferred`; `session` absent when that file is not indexed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<crate::search::family::ParentRef>,
+    /// The sessions forked from it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forks: Vec<crate::search::family::SessionRef>,
 }
 
 /// A session's best matching message.
@@ -439,6 +450,7 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
         offset: offset as usize,
         snippet_chars: SNIPPET_CHARS,
         now,
+        copies: false,
     };
     let result = snap
         .pi
@@ -469,6 +481,7 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
                     snippet: h.snippet,
                     text,
                     truncated,
+                    copies: h.copies,
                 }
             })
             .collect(),
@@ -640,12 +653,22 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
     }
     let total = picked.len();
     let shown = (offset + limit).min(total);
+    let mut page: Vec<_> = picked.into_iter().skip(offset).take(limit).collect();
+    let families = snap
+        .pi
+        .families(&snap.searcher)
+        .map_err(|e| e.to_string())?;
+    for (s, _, _) in &mut page {
+        families
+            .annotate(&snap.pi, &snap.searcher, s, &Default::default())
+            .map_err(|e| e.to_string())?;
+    }
     Ok(SessionsOutput {
-        sessions: picked
+        sessions: page
             .into_iter()
-            .skip(offset)
-            .take(limit)
-            .map(|(s, matches, best)| SessionOut {
+            .map(|(mut s, matches, best)| SessionOut {
+                parent: s.family.as_mut().and_then(|f| f.parent.take()),
+                forks: s.family.take().map(|f| f.forks).unwrap_or_default(),
                 session_id: s.session_id,
                 path: s.path,
                 cwd: cut_name(s.cwd),

@@ -164,8 +164,11 @@ pub fn session_hits(
         offset: 0,
         snippet_chars: SNIPPET_CHARS,
         now,
+        // This session's own hits, each of them.
+        copies: true,
     };
     let mut hits = pi.search(searcher, &req)?.hits;
     hits.retain(|h| h.doc.path == session.path);
+    pi.fill_copies(searcher, &mut hits.iter_mut().collect::<Vec<_>>())?;
     Ok(hits)
 }

@@ -558,6 +558,9 @@ fn hit_lines(hit: &Hit, selected: bool, cols: usize, t: Theme) -> [Line<'static>
     if !hit.doc.active {
         first.push(Span::styled(" [abandoned branch]", t.warn()));
     }
+    if let Some(also) = also_in(hit) {
+        first.push(Span::styled(format!(" {also}"), t.dim()));
+    }
     let mut second = vec![Span::raw("    ")];
     second.extend(snippet_spans(
         &hit.snippet,
@@ -580,6 +583,9 @@ fn hit_snippet(hit: &Hit, t: Theme) -> Vec<Span<'static>> {
         spans.push(Span::styled("[abandoned branch] ", t.warn()));
     }
     spans.push(Span::styled(format!("[{}] ", hit.doc.role), t.role()));
+    if let Some(also) = also_in(hit) {
+        spans.push(Span::styled(format!("{also} "), t.dim()));
+    }
     spans.extend(snippet_spans(
         &hit.snippet,
         &hit.highlights,
@@ -587,6 +593,12 @@ fn hit_snippet(hit: &Hit, t: Theme) -> Vec<Span<'static>> {
         t.matched(),
     ));
     spans
+}
+
+/// "[also in 2 forks]" when other sessions of the hit's family hold the
+/// same message.
+fn also_in(hit: &Hit) -> Option<String> {
+    crate::search::copies::also_in(hit.copies.len())
 }
 
 fn gutter(selected: bool, t: Theme) -> Span<'static> {

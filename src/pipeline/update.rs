@@ -106,6 +106,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     let mut messages = documents.len() as u64;
     let mut last_ms = documents.iter().filter_map(|d| d.timestamp_ms).max();
     let mut models: Vec<String> = documents.iter().filter_map(|d| d.model.clone()).collect();
+    let mut head = crate::index::lineage::head_of(&documents);
     if grown.is_some() {
         how = How::Grown;
         let before = w.pi.session_by_path(w.searcher, &path_str)?;
@@ -115,6 +116,10 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
             }
             messages += b.messages;
             last_ms = last_ms.max(b.last_ms);
+            // The first message is in the part indexed before.
+            if b.head != 0 {
+                head = b.head;
+            }
             models.extend(b.models);
         }
         w.index.delete_session_record(&path_str)?;
@@ -165,6 +170,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         messages,
         last_ms,
         models,
+        head,
     })?;
     let report = |list: &[crate::pi::Damage]| {
         list.iter()

@@ -44,6 +44,10 @@ pub struct SearchRequest {
     /// Now, in the time zone that civil dates (`after:2026-03-01`,
     /// `today`) are read in; relative dates count back from it.
     pub now: super::query::Now,
+    /// Every copy of a message copied into forks as its own hit (by
+    /// default a message is one hit, with its copies listed: see
+    /// [`super::copies`]).
+    pub copies: bool,
 }
 
 /// One hit.
@@ -62,6 +66,9 @@ pub struct Hit {
     /// The hit's session, as listed (read once per session of a search).
     #[serde(skip)]
     pub session: Option<std::sync::Arc<super::reader::SessionRow>>,
+    /// The other sessions of its family holding the same message (the
+    /// same entry id and text) that matched too, oldest first.
+    pub copies: Vec<super::copies::CopyRef>,
 }
 
 /// The result of a search.
@@ -115,6 +122,31 @@ impl PiIndex {
         // a group of equal scores (the same text in many sessions) in a
         // different order at every offset. Ties of the whole key fall to
         // the document's address, ascending, which tantivy always applies.
+        // Forks hold copies of their parent's messages: merged into one
+        // hit each, unless every copy is asked for.
+        let families = if req.copies {
+            None
+        } else {
+            Some(self.families(searcher)?).filter(|f| f.any())
+        };
+        if let Some(families) = families {
+            let (ranked, total) = super::copies::ranked(
+                self, searcher, &*query, req.sort, req.limit, req.offset, &families,
+            )?;
+            let mut snippets = HitMaker::new(self, searcher, &*query, req.snippet_chars)?;
+            let mut reader = MessageReader::new(self, searcher);
+            let mut hits = Vec::with_capacity(ranked.len());
+            for r in ranked {
+                let mut hit = snippets.hit(self, &mut reader, r.addr, r.score)?;
+                hit.copies = super::copies::read_copies(self, searcher, &mut reader, &r.copies)?;
+                hits.push(hit);
+            }
+            return Ok(SearchResult {
+                hits,
+                total,
+                warnings: compiled.warnings,
+            });
+        }
         let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
         // One pass over the matches: the top hits and the total together.
         let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
@@ -256,6 +288,7 @@ impl<'a> HitMaker<'a> {
             snippet: text,
             highlights,
             session,
+            copies: Vec::new(),
         })
     }
 }

@@ -5,6 +5,8 @@
 //!   query.
 //! - [`hits`]: ranked hits with snippets.
 //! - [`around`](mod@around): the messages around a line of a session.
+//! - [`family`]: which session was forked from which.
+//! - [`copies`]: one hit for a message copied into forks.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
 //! - [`sessions`]: session-level search (one row per session, for a
@@ -14,6 +16,8 @@
 
 pub mod around;
 pub mod column_set;
+pub mod copies;
+pub mod family;
 pub mod hits;
 pub mod query;
 pub mod reader;

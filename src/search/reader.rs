@@ -488,6 +488,16 @@ pub struct SessionRow {
     /// The key that joins the session's messages to it.
     #[serde(skip)]
     pub key: u64,
+    /// The parent session file its header names (`parentSession`).
+    #[serde(skip)]
+    pub parent_path: Option<String>,
+    /// The copy key of its first message ([`crate::index::lineage`]).
+    #[serde(skip)]
+    pub head: u64,
+    /// Its place in its family, when it has relatives (filled by
+    /// [`crate::search::family::Families::annotate`]; absent otherwise).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub family: Option<crate::search::family::Lineage>,
 }
 
 impl SessionRow {
@@ -579,6 +589,9 @@ impl PiIndex {
                 .get_all(f.models)
                 .filter_map(|v| v.as_str().map(str::to_owned))
                 .collect(),
+            parent_path: s(f.parent),
+            head: d.get_first(f.head).and_then(|v| v.as_u64()).unwrap_or(0),
+            family: None,
         }
     }
 }

@@ -226,6 +226,11 @@ impl PiIndex {
                 session,
             });
         }
+        // A fork's row and its parent's may show one message: each says
+        // where else it is.
+        let mut shown: Vec<&mut super::Hit> =
+            hits.iter_mut().filter_map(|h| h.hit.as_mut()).collect();
+        self.fill_copies(searcher, &mut shown)?;
         Ok(SessionSearch {
             hits,
             total,

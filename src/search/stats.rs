@@ -32,6 +32,13 @@ pub struct Stats {
     pub sessions: u64,
     /// Documents indexed.
     pub messages: u64,
+    /// Of those, copies of a message that an older session of their
+    /// family holds (forks copy their parent's entries): `messages -
+    /// copies` distinct messages.
+    pub copies: u64,
+    /// Sessions with a parent (stated or inferred: see
+    /// [`crate::search::family`]).
+    pub forks: u64,
     /// Documents per role (roles with none are left out).
     pub messages_by_role: BTreeMap<String, u64>,
     /// Projects with the most sessions, at most 10.
@@ -91,10 +98,18 @@ impl PiIndex {
             .max()
             .map(format_millis);
         let info = self.build_info()?;
+        let families = self.families(searcher)?;
+        let copies = super::copies::copies_in(self, searcher, &families)?;
+        let forks = sessions
+            .iter()
+            .filter(|s| families.parent_of(s.key).is_some() || s.parent_path.is_some())
+            .count() as u64;
         Ok(Stats {
             index: self.dir.display().to_string(),
             sessions: sessions.len() as u64,
             messages,
+            copies,
+            forks,
             messages_by_role: by_role,
             top_projects: top,
             first,

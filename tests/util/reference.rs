@@ -106,6 +106,12 @@ impl Pi {
         self.script("write-sessions.mjs", &[out.as_os_str()], home)
     }
 
+    /// Write a session and its forks into `out` with Pi's own
+    /// `createBranchedSession` and `forkFrom`; returns the manifest.
+    pub fn write_forks(&self, out: &Path, home: &Path) -> serde_json::Value {
+        self.script("write-forks.mjs", &[out.as_os_str()], home)
+    }
+
     /// Pi's own view of each file (entries, active branch, context).
     pub fn view(&self, files: &[PathBuf], home: &Path) -> Vec<serde_json::Value> {
         let args: Vec<&std::ffi::OsStr> = files.iter().map(|f| f.as_os_str()).collect();

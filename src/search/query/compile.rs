@@ -266,6 +266,9 @@ impl<'a> FieldMap<'a> {
                 let sessions = term_prefix_range(Term::from_field_text(f.session_id, prefix));
                 (self.of_sessions(sessions)?, None)
             }
+            Constraint::Family(prefix) => {
+                super::super::family::of_family(self.pi, self.searcher, prefix)?
+            }
             Constraint::Model(fragment) => {
                 let models = self
                     .pi

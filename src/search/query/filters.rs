@@ -75,14 +75,18 @@ pub enum Key {
     Branch,
     /// `name:flaky` (words of the session's name)
     Name,
+    /// `family:019b8e` (a session, by id or id prefix, and every session
+    /// forked from it or it from)
+    Family,
 }
 
 impl Key {
     /// Every key, in the order the README lists them.
-    pub const ALL: [Key; 8] = [
+    pub const ALL: [Key; 9] = [
         Key::Role,
         Key::Cwd,
         Key::Session,
+        Key::Family,
         Key::Name,
         Key::Model,
         Key::After,
@@ -101,6 +105,7 @@ impl Key {
             "before" | "until" => Key::Before,
             "branch" => Key::Branch,
             "name" => Key::Name,
+            "family" => Key::Family,
             _ => return None,
         })
     }
@@ -116,13 +121,14 @@ impl Key {
             Key::Before => "before",
             Key::Branch => "branch",
             Key::Name => "name",
+            Key::Family => "family",
         }
     }
 
     /// Whether the filter is on a message's own facts (role, model,
     /// time, branch) rather than on its session's (directory, id, name).
     pub fn is_about_messages(self) -> bool {
-        !matches!(self, Key::Cwd | Key::Session | Key::Name)
+        !matches!(self, Key::Cwd | Key::Session | Key::Name | Key::Family)
     }
 
     fn example(self) -> &'static str {
@@ -135,6 +141,7 @@ impl Key {
             Key::Before => "before:2026-03-01",
             Key::Branch => "branch:active or branch:all",
             Key::Name => "name:flaky or name:\"socket test\"",
+            Key::Family => "family:019b8e",
         }
     }
 }
@@ -168,6 +175,9 @@ pub enum Constraint {
     Branch(Branches),
     /// Its session's name holds every one of these words (any order).
     Name(String),
+    /// Its session is the one with this id (or id prefix), or one of its
+    /// relatives (see [`crate::search::family`]).
+    Family(String),
 }
 
 /// A filter value that cannot be used.
@@ -216,6 +226,7 @@ impl Constraint {
             Key::Cwd => Constraint::Cwd(normalize_dir(value)),
             Key::Session => Constraint::Session(value.to_owned()),
             Key::Name => Constraint::Name(value.to_owned()),
+            Key::Family => Constraint::Family(value.to_owned()),
             Key::Model => Constraint::Model(value.to_lowercase()),
             Key::After => Constraint::After(parse_when(value, now)?),
             Key::Before => Constraint::Before(parse_when(value, now)?),
@@ -245,7 +256,10 @@ impl Constraint {
     pub fn is_about_messages(&self) -> bool {
         !matches!(
             self,
-            Constraint::Cwd(_) | Constraint::Session(_) | Constraint::Name(_)
+            Constraint::Cwd(_)
+                | Constraint::Session(_)
+                | Constraint::Name(_)
+                | Constraint::Family(_)
         )
     }
 }

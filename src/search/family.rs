@@ -1,0 +1,588 @@
+//! Families of sessions: which session was forked from which, resolved
+//! at read time from what each session record holds (see
+//! [`crate::index::lineage`]), so that a build never rewrites a parent
+//! when a fork appears, and the next build leaves the same families as a
+//! fresh build of the same files.
+//!
+//! A session's parent is, in this order:
+//!
+//! 1. **stated**: the file its header names (`parentSession`, v1
+//!    `branchedFrom`), found by its path, else (the parent moved) by the
+//!    session id in its file name (`<timestamp>_<id>.jsonl`), else kept as
+//!    the path alone: a parent that is not indexed still joins its forks
+//!    into one family.
+//! 2. **inferred**, for a session whose header names none: the oldest
+//!    other session that begins with the same first message (the same
+//!    entry id and the same text), as older Pi releases forked without
+//!    saying so.
+//!
+//! Resolving reads six columns of every session record and no stored
+//! document (a few tens of ns per session: an index of 10,000 sessions
+//! resolves in well under a millisecond); it runs once per search, and
+//! an index where no session has a relative searches as before.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::Serialize;
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocSet, Searcher, Term};
+
+use crate::index::schema::SESSION_DOC;
+use crate::index::{tantivy_err, IndexError, PiIndex};
+
+use super::reader::SessionRow;
+
+/// A map keyed by session keys (or other hashes already spread over 64
+/// bits), with a hasher that only mixes them: the maps of a search are
+/// built and probed once per session or per matching document.
+pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
+/// The hasher of [`KeyMap`]: a multiply per word hashed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// How a session's parent is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Link {
+    /// The header names it (`parentSession` or `branchedFrom`).
+    Stated,
+    /// The session begins with the parent's first message.
+    Inferred,
+}
+
+/// A session's parent, as `sessions --json` and `show` print it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ParentRef {
+    /// The parent's session id (null when it is not indexed).
+    pub session: Option<String>,
+    /// The parent's file: where it is indexed, else the path the header
+    /// names.
+    pub path: String,
+    /// Whether the header names it or it was inferred.
+    pub how: Link,
+}
+
+/// A session named in a family.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SessionRef {
+    /// Session id.
+    pub session: String,
+    /// Session file.
+    pub path: String,
+}
+
+/// A session's place in its family: its parent and its forks (the
+/// sessions whose parent it is), oldest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Lineage {
+    /// The parent, if it has one.
+    pub parent: Option<ParentRef>,
+    /// Its forks.
+    pub forks: Vec<SessionRef>,
+}
+
+/// What the families need of one session record.
+#[derive(Clone, Debug)]
+struct Record {
+    key: u64,
+    parent_key: Option<u64>,
+    /// The id in the parent's file name, hashed.
+    parent_id: u64,
+    /// The header id, hashed.
+    id: u64,
+    head: u64,
+    started: i64,
+}
+
+/// One session with relatives.
+#[derive(Clone, Debug)]
+struct Member {
+    /// The parent's key (a session of the index, or, stated and not
+    /// indexed, the key of the named path) and how it is known.
+    parent: Option<(u64, Link)>,
+    /// Whether the parent is a session of the index.
+    parent_indexed: bool,
+    /// The family: the smallest key of the connected sessions.
+    family: u64,
+    started: i64,
+    /// How many indexed ancestors it has.
+    depth: u32,
+    forks: Vec<u64>,
+}
+
+/// Every family of an index, for one searcher.
+#[derive(Clone, Debug, Default)]
+pub struct Families {
+    members: KeyMap<u64, Member>,
+    /// The families that have at least two indexed sessions.
+    shared: KeyMap<u64, usize>,
+}
+
+impl PiIndex {
+    /// Resolve every session's family (see the [module
+    /// documentation](self)).
+    pub fn families(&self, searcher: &Searcher) -> Result<Families, IndexError> {
+        let records = self.lineage_records(searcher)?;
+        let mut f = Families::default();
+        if records.is_empty() {
+            return Ok(f);
+        }
+        // Older first; ties by key: the same order for every build.
+        let order = |i: usize| (records[i].started, records[i].key);
+        // Only stated parents need the sessions by key and by id (most
+        // indexes have none).
+        let stated = records.iter().any(|r| r.parent_key.is_some());
+        let mut by_key: KeyMap<u64, usize> = KeyMap::default();
+        // Ids that name one session (a copy kept under its id makes an
+        // id ambiguous: which one a fork meant cannot be told).
+        let mut by_id: KeyMap<u64, Option<u64>> = KeyMap::default();
+        if stated {
+            for (i, r) in records.iter().enumerate() {
+                by_key.insert(r.key, i);
+                by_id
+                    .entry(r.id)
+                    .and_modify(|k| *k = None)
+                    .or_insert(Some(r.key));
+            }
+        }
+        let mut parent: Vec<Option<(u64, Link, bool)>> = vec![None; records.len()];
+        for (i, r) in records.iter().enumerate() {
+            let Some(pk) = r.parent_key else { continue };
+            if pk != r.key && by_key.contains_key(&pk) {
+                parent[i] = Some((pk, Link::Stated, true));
+                continue;
+            }
+            // Moved (or never at that path): by the id in its file name.
+            let found = by_id.get(&r.parent_id).copied().flatten();
+            parent[i] = Some(match found.filter(|k| *k != r.key && r.parent_id != 0) {
+                Some(k) => (k, Link::Stated, true),
+                None => (pk, Link::Stated, false),
+            });
+        }
+        let mut by_head: KeyMap<u64, usize> = KeyMap::default();
+        for (i, r) in records.iter().enumerate() {
+            if r.head != 0 {
+                by_head
+                    .entry(r.head)
+                    .and_modify(|o| {
+                        if order(i) < order(*o) {
+                            *o = i
+                        }
+                    })
+                    .or_insert(i);
+            }
+        }
+        for (i, r) in records.iter().enumerate() {
+            if parent[i].is_some() || r.head == 0 {
+                continue;
+            }
+            let oldest = by_head[&r.head];
+            if oldest != i {
+                parent[i] = Some((records[oldest].key, Link::Inferred, true));
+            }
+        }
+
+        // Families: sessions joined by their parents (a parent that is not
+        // indexed joins its forks too).
+        let mut uf = UnionFind::default();
+        for (i, r) in records.iter().enumerate() {
+            if let Some((pk, _, _)) = parent[i] {
+                uf.union(r.key, pk);
+            }
+        }
+        for (i, r) in records.iter().enumerate() {
+            let Some((pk, how, indexed)) = parent[i] else {
+                if !uf.has(r.key) {
+                    continue;
+                }
+                f.members.insert(r.key, member(&mut uf, r, None, false));
+                continue;
+            };
+            f.members
+                .insert(r.key, member(&mut uf, r, Some((pk, how)), indexed));
+        }
+        let links: Vec<(u64, u64)> = f
+            .members
+            .iter()
+            .filter(|(_, m)| m.parent_indexed)
+            .filter_map(|(k, m)| m.parent.map(|(p, _)| (p, *k)))
+            .collect();
+        for (p, child) in links {
+            if let Some(m) = f.members.get_mut(&p) {
+                m.forks.push(child);
+            }
+        }
+        let depths: Vec<(u64, u32)> = f
+            .members
+            .keys()
+            .map(|&k| {
+                let mut depth = 0;
+                let mut at = k;
+                // Parents that name each other (edited by hand) end the walk.
+                while let Some(p) = f.members.get(&at).filter(|m| m.parent_indexed) {
+                    let Some((up, _)) = p.parent else { break };
+                    depth += 1;
+                    at = up;
+                    if depth as usize > f.members.len() {
+                        break;
+                    }
+                }
+                (k, depth)
+            })
+            .collect();
+        for (k, d) in depths {
+            f.members.get_mut(&k).expect("a member").depth = d;
+        }
+        let members = f.members.clone();
+        for m in f.members.values_mut() {
+            m.forks.sort_by_key(|k| (members[k].started, *k));
+        }
+        for m in f.members.values() {
+            *f.shared.entry(m.family).or_default() += 1;
+        }
+        f.shared.retain(|_, n| *n > 1);
+        Ok(f)
+    }
+
+    /// The session record fields families are made of, from the columns.
+    fn lineage_records(&self, searcher: &Searcher) -> Result<Vec<Record>, IndexError> {
+        let err = |e| tantivy_err(&self.dir, e);
+        let f = &self.fields;
+        let term = Term::from_field_text(f.doc_type, SESSION_DOC);
+        let mut out = Vec::new();
+        for seg in searcher.segment_readers() {
+            let inv = seg.inverted_index(f.doc_type).map_err(err)?;
+            let Some(mut postings) = inv
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(|e| err(e.into()))?
+            else {
+                continue;
+            };
+            let ff = seg.fast_fields();
+            let sess = ff.u64("sess").map_err(err)?;
+            let parent = ff.column_opt::<u64>("parent_key").map_err(err)?;
+            let head = ff.column_opt::<u64>("head").map_err(err)?;
+            let id = ff.column_opt::<u64>("id_hash").map_err(err)?;
+            let parent_id = ff.column_opt::<u64>("parent_id_hash").map_err(err)?;
+            let started = ff.column_opt::<tantivy::DateTime>("started").map_err(err)?;
+            let mut doc = postings.doc();
+            while doc != tantivy::TERMINATED {
+                if seg.alive_bitset().is_none_or(|a| a.is_alive(doc)) {
+                    if let Some(key) = sess.first(doc) {
+                        out.push(Record {
+                            key,
+                            parent_key: parent.as_ref().and_then(|c| c.first(doc)),
+                            parent_id: parent_id.as_ref().and_then(|c| c.first(doc)).unwrap_or(0),
+                            id: id.as_ref().and_then(|c| c.first(doc)).unwrap_or(0),
+                            head: head.as_ref().and_then(|c| c.first(doc)).unwrap_or(0),
+                            started: started
+                                .as_ref()
+                                .and_then(|c| c.first(doc))
+                                .map_or(i64::MAX, |t| t.into_timestamp_millis()),
+                        });
+                    }
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn member(uf: &mut UnionFind, r: &Record, parent: Option<(u64, Link)>, indexed: bool) -> Member {
+    Member {
+        parent,
+        parent_indexed: indexed,
+        family: uf.find(r.key),
+        started: r.started,
+        depth: 0,
+        forks: Vec::new(),
+    }
+}
+
+/// Union-find over session keys; a set is named by its smallest key.
+#[derive(Default)]
+struct UnionFind {
+    up: KeyMap<u64, u64>,
+}
+
+impl UnionFind {
+    fn has(&self, k: u64) -> bool {
+        self.up.contains_key(&k)
+    }
+
+    fn find(&mut self, k: u64) -> u64 {
+        let mut root = k;
+        while let Some(&p) = self.up.get(&root) {
+            if p == root {
+                break;
+            }
+            root = p;
+        }
+        let mut at = k;
+        while let Some(&p) = self.up.get(&at) {
+            if p == root {
+                break;
+            }
+            self.up.insert(at, root);
+            at = p;
+        }
+        self.up.entry(root).or_insert(root);
+        root
+    }
+
+    fn union(&mut self, a: u64, b: u64) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        self.up.insert(hi, lo);
+    }
+}
+
+impl Families {
+    /// Whether any family has two indexed sessions (when none has, no
+    /// message can have a copy, and searches run as before).
+    pub fn any(&self) -> bool {
+        !self.shared.is_empty()
+    }
+
+    /// The family of the session with key `sess`, if it has indexed
+    /// relatives (a family is named by a key of one of its sessions).
+    pub fn family_of(&self, sess: u64) -> Option<u64> {
+        let m = self.members.get(&sess)?;
+        self.shared.contains_key(&m.family).then_some(m.family)
+    }
+
+    /// For every session with indexed relatives: its family.
+    pub fn shared_map(&self) -> KeyMap<u64, u64> {
+        self.members
+            .iter()
+            .filter(|(_, m)| self.shared.contains_key(&m.family))
+            .map(|(k, m)| (*k, m.family))
+            .collect()
+    }
+
+    /// Every session of the family of `sess` (itself included), oldest
+    /// first.
+    pub fn relatives(&self, sess: u64) -> Vec<u64> {
+        let Some(m) = self.members.get(&sess) else {
+            return vec![sess];
+        };
+        let mut all: Vec<(i64, u64)> = self
+            .members
+            .iter()
+            .filter(|(_, o)| o.family == m.family)
+            .map(|(k, o)| (o.started, *k))
+            .collect();
+        all.sort_unstable();
+        all.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// The order of sessions within a family: ancestors first, then
+    /// older first (ties by key). A message is shown at the first session
+    /// in this order that holds a matching copy.
+    pub fn age(&self, sess: u64) -> (u32, i64, u64) {
+        self.members
+            .get(&sess)
+            .map_or((u32::MAX, i64::MAX, sess), |m| (m.depth, m.started, sess))
+    }
+
+    /// The parent of `sess`: its key when indexed, and how it is known.
+    pub fn parent_of(&self, sess: u64) -> Option<(Option<u64>, Link)> {
+        let m = self.members.get(&sess)?;
+        let (p, how) = m.parent?;
+        Some((m.parent_indexed.then_some(p), how))
+    }
+
+    /// The forks of `sess`, oldest first.
+    pub fn forks_of(&self, sess: u64) -> &[u64] {
+        self.members.get(&sess).map_or(&[], |m| &m.forks)
+    }
+
+    /// Whether `sess` has no indexed parent (a tree of threads starts
+    /// from such sessions).
+    pub fn is_root(&self, sess: u64) -> bool {
+        self.parent_of(sess).is_none_or(|(p, _)| p.is_none())
+    }
+
+    /// Fill in `row.family` (its parent and forks), reading the relatives'
+    /// records from `rows` when there, else from the index.
+    pub fn annotate(
+        &self,
+        pi: &PiIndex,
+        searcher: &Searcher,
+        row: &mut SessionRow,
+        known: &HashMap<u64, SessionRef>,
+    ) -> Result<(), IndexError> {
+        let name = |k: u64| -> Result<Option<SessionRef>, IndexError> {
+            if let Some(r) = known.get(&k) {
+                return Ok(Some(r.clone()));
+            }
+            Ok(pi.session_by_key(searcher, k)?.map(|s| SessionRef {
+                session: s.session_id,
+                path: s.path,
+            }))
+        };
+        let parent = match self.parent_of(row.key) {
+            Some((Some(p), how)) => name(p)?.map(|r| ParentRef {
+                session: Some(r.session),
+                path: r.path,
+                how,
+            }),
+            Some((None, how)) => row.parent_path.clone().map(|path| ParentRef {
+                session: None,
+                path,
+                how,
+            }),
+            None => row.parent_path.clone().map(|path| ParentRef {
+                session: None,
+                path,
+                how: Link::Stated,
+            }),
+        };
+        let mut forks = Vec::new();
+        for &k in self.forks_of(row.key) {
+            forks.extend(name(k)?);
+        }
+        row.family = Some(Lineage { parent, forks });
+        Ok(())
+    }
+}
+
+/// The ids and paths of `rows`, by key (what [`Families::annotate`]
+/// reads relatives from before asking the index).
+pub fn refs_of(rows: &[SessionRow]) -> HashMap<u64, SessionRef> {
+    rows.iter()
+        .map(|r| {
+            (
+                r.key,
+                SessionRef {
+                    session: r.session_id.clone(),
+                    path: r.path.clone(),
+                },
+            )
+        })
+        .collect()
+}
+
+impl PiIndex {
+    /// The parent and forks of the session stored at `path` (`None`
+    /// when no such session is indexed).
+    pub fn lineage(&self, searcher: &Searcher, path: &str) -> Result<Option<Lineage>, IndexError> {
+        let Some(mut row) = self.session_by_path(searcher, path)? else {
+            return Ok(None);
+        };
+        self.families(searcher)?
+            .annotate(self, searcher, &mut row, &HashMap::new())?;
+        Ok(row.family)
+    }
+
+    /// Where the session at `path` left its parent at `parent`: the entry
+    /// id of its last message that the parent holds too (the same id and
+    /// text). `None` when they share none.
+    pub fn fork_point(
+        &self,
+        searcher: &Searcher,
+        path: &str,
+        parent: &str,
+    ) -> Result<Option<String>, IndexError> {
+        use super::reader::SessionKey;
+        use crate::index::lineage::copy_key;
+        let theirs: std::collections::HashSet<u64> = self
+            .session_documents(searcher, &SessionKey::Path(parent.to_owned()))?
+            .iter()
+            .filter_map(|d| d.entry_id.as_deref().map(|id| copy_key(id, &d.text)))
+            .collect();
+        Ok(self
+            .session_documents(searcher, &SessionKey::Path(path.to_owned()))?
+            .into_iter()
+            .rev()
+            .find(|d| {
+                d.entry_id
+                    .as_deref()
+                    .is_some_and(|id| theirs.contains(&copy_key(id, &d.text)))
+            })
+            .and_then(|d| d.entry_id))
+    }
+}
+
+/// What a `family:ID` filter keeps: the messages (and session records)
+/// of every session whose id starts with `prefix`, and of all their
+/// relatives; with a note when no session has such an id.
+pub(crate) fn of_family(
+    pi: &PiIndex,
+    searcher: &Searcher,
+    prefix: &str,
+) -> Result<(Box<dyn tantivy::query::Query>, Option<String>), IndexError> {
+    let f = &pi.fields;
+    let sessions = tantivy::query::BooleanQuery::new(vec![
+        (
+            tantivy::query::Occur::Must,
+            super::query::compile::term_prefix_range(Term::from_field_text(f.session_id, prefix)),
+        ),
+        (
+            tantivy::query::Occur::Must,
+            crate::index::term_query(f.doc_type, SESSION_DOC),
+        ),
+    ]);
+    let err = |e| tantivy_err(&pi.dir, e);
+    let found = searcher
+        .search(&sessions, &tantivy::collector::DocSetCollector)
+        .map_err(err)?;
+    let mut keys = Vec::new();
+    for a in found {
+        let col = searcher
+            .segment_reader(a.segment_ord)
+            .fast_fields()
+            .u64("sess")
+            .map_err(err)?;
+        keys.extend(col.first(a.doc_id));
+    }
+    let note = keys.is_empty().then(|| {
+        format!("no indexed session id starts with {prefix:?}: family:{prefix} matches nothing")
+    });
+    if !keys.is_empty() {
+        let families = pi.families(searcher)?;
+        let mut all = Vec::new();
+        for k in keys {
+            all.extend(families.relatives(k));
+        }
+        keys = all;
+    }
+    Ok((
+        Box::new(super::column_set::ColumnSetQuery::new("sess", keys)),
+        note,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_find_names_a_set_by_its_smallest_key() {
+        let mut uf = UnionFind::default();
+        uf.union(5, 3);
+        uf.union(9, 5);
+        assert_eq!(uf.find(9), 3);
+        assert_eq!(uf.find(3), 3);
+        assert!(!uf.has(7));
+    }
+}
