@@ -389,6 +389,10 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
             continue;
         }
         let before = out.files.len() + out.problems.len() + out.skipped.len();
+        // The walk reads directories; the files' metadata (one statx
+        // each: most of a build with nothing changed) is read after it, in
+        // parallel.
+        let mut files = Vec::new();
         for entry in WalkDir::new(root).follow_links(true) {
             match entry {
                 Ok(e) => {
@@ -402,13 +406,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
                         });
                         continue;
                     }
-                    match e.metadata() {
-                        Ok(m) => add(&mut out, &mut seen, e.path(), &m, &shared),
-                        Err(err) => out.problems.push(Problem {
-                            path: e.path().to_owned(),
-                            error: err.to_string(),
-                        }),
-                    }
+                    files.push(e.into_path());
                 }
                 Err(err) => {
                     let path = err
@@ -423,6 +421,23 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
                     };
                     out.problems.push(Problem { path, error });
                 }
+            }
+        }
+        let metas: Vec<std::io::Result<std::fs::Metadata>> = {
+            use rayon::prelude::*;
+            files
+                .par_iter()
+                .with_min_len(256)
+                .map(std::fs::metadata)
+                .collect()
+        };
+        for (path, meta) in files.iter().zip(metas) {
+            match meta {
+                Ok(m) => add(&mut out, &mut seen, path, &m, &shared),
+                Err(err) => out.problems.push(Problem {
+                    path: path.clone(),
+                    error: err.to_string(),
+                }),
             }
         }
         if out.files.len() + out.problems.len() + out.skipped.len() == before {
