@@ -29,9 +29,10 @@
 //!
 //! Segmentations are ranked by a unigram model over document
 //! frequencies, each piece costing half a rare term more (real words
-//! beat common fragments: `ints`, not `in` `ts`); single characters are
-//! pieces only first or last (`CCtx` → `c` `ctx`, `clock_t` → `clock`
-//! `t`).
+//! beat common fragments: `ints`, not `in` `ts`), and a single
+//! character neither first nor last a whole rare term more: `CCtx` is
+//! `c` `ctx` and `clock_t` `clock` `t` at once, `notanumber` `not` `a`
+//! `number` when nothing better cuts it.
 //!
 //! What it costs in precision: a cut word also finds its pieces written
 //! apart (`headermap` finds "a header map" in prose, `fromsql` finds
@@ -219,17 +220,17 @@ impl<'a> Dictionary<'a> {
             }
             let from = std::mem::take(&mut best[start]);
             for &end in &ends[start] {
-                // A piece of one character only first or last (`CCtx` is
-                // `c` `ctx`, `O_NONBLOCK` `o` `nonblock`, `clock_t`
-                // `clock` `t`): elsewhere, single letters (common in any
-                // dictionary of code) cut real words to nonsense.
-                if end - start == 1 && start > 0 && end < n {
-                    continue;
-                }
                 let df = self.freq.get(&word[start..end]).copied().unwrap_or(0);
                 // Each piece also costs half a rare term, so that real
-                // words beat common fragments (`ints`, not `in` `ts`).
-                let p = ((df as f64 + 0.5) / self.docs).ln() - 0.5 * self.docs.ln();
+                // words beat common fragments (`ints`, not `in` `ts`); a
+                // single character not first or last a whole rare term
+                // more (single letters are common in any dictionary of
+                // code, and would cut real words to nonsense; `CCtx` is
+                // `c` `ctx`, `clock_t` `clock` `t`, `not-a-number` `not`
+                // `a` `number`).
+                let inner = end - start == 1 && start > 0 && end < n;
+                let p = ((df as f64 + 0.5) / self.docs).ln()
+                    - if inner { 1.5 } else { 0.5 } * self.docs.ln();
                 for (score, cut) in &from {
                     if cut.len() == MAX_PIECES {
                         continue;
@@ -540,12 +541,19 @@ mod tests {
     }
 
     #[test]
-    fn single_letters_are_pieces_only_at_the_ends() {
-        let texts = with_filler(&["CCtx::load and clock_t and a_b_c", "ab"]);
+    fn single_letters_are_pieces_at_the_ends_before_the_middle() {
+        let texts = with_filler(&["CCtx::load and clock_t and a_b_c", "ab", "not a number"]);
         assert_eq!(forms(&texts, &[(0, 4, "cctx")]), [["c", "ctx"]]);
         assert_eq!(forms(&texts, &[(0, 6, "clockt")]), [["clock", "t"]]);
-        // `abc`: `a` `b` `c` would need a letter in the middle.
-        assert_eq!(forms(&texts, &[(0, 3, "abc")]), [["ab", "c"]]);
+        // `abc`: `a` `b` `c`, with a letter in the middle, comes last.
+        assert_eq!(
+            forms(&texts, &[(0, 3, "abc")]),
+            [vec!["ab", "c"], vec!["a", "b", "c"]]
+        );
+        assert_eq!(
+            forms(&texts, &[(0, 11, "notanumber")]),
+            [["not", "a", "number"]]
+        );
     }
 
     #[test]
