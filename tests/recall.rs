@@ -207,6 +207,54 @@ struct Tally {
     missed: Vec<String>,
 }
 
+/// `--sources DIR` for the sources of a few crates this project builds
+/// with, at the versions Cargo.lock pins: the corpus (and so the sample
+/// and the truth) is the same on every machine that built the project,
+/// whatever else its cargo registry holds.
+fn pinned_sources() -> Vec<String> {
+    const CRATES: [&str; 6] = [
+        "tantivy",
+        "tokio",
+        "rayon",
+        "serde_json",
+        "clap_builder",
+        "ratatui-widgets",
+    ];
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"))
+        .expect("Cargo.lock");
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(&std::env::var_os("HOME").expect("HOME")).join(".cargo"));
+    let registries: Vec<std::path::PathBuf> = std::fs::read_dir(home.join("registry/src"))
+        .expect("the cargo registry's sources (the project was built from it)")
+        .map(|e| e.unwrap().path())
+        .collect();
+    let mut args = Vec::new();
+    for name in CRATES {
+        let version = lock
+            .split("[[package]]")
+            .find_map(|p| {
+                let mut lines = p.lines().map(str::trim);
+                (lines.any(|l| l == format!("name = \"{name}\"")))
+                    .then(|| {
+                        p.lines()
+                            .find_map(|l| l.trim().strip_prefix("version = \""))
+                    })
+                    .flatten()
+            })
+            .map(|v| v.trim_end_matches('"').to_owned())
+            .unwrap_or_else(|| panic!("{name} is not in Cargo.lock"));
+        let dir = registries
+            .iter()
+            .map(|r| r.join(format!("{name}-{version}")))
+            .find(|d| d.is_dir())
+            .unwrap_or_else(|| panic!("{name}-{version} is not in the cargo registry"));
+        args.push("--sources".to_owned());
+        args.push(dir.to_string_lossy().into_owned());
+    }
+    args
+}
+
 #[test]
 fn identifiers_are_found_however_they_are_typed() {
     let s = Scratch::new();
@@ -217,6 +265,7 @@ fn identifiers_are_found_however_they_are_typed() {
         .arg("--out")
         .arg(&corpus)
         .args(["--size", "12MB", "--seed", "20"])
+        .args(pinned_sources())
         .output()
         .expect("python3 runs the corpus generator");
     assert!(
