@@ -351,6 +351,19 @@ fn stdio_answers_every_bad_line_and_goes_on() {
     raw.send(r#"{"jsonrpc":"2.0","id":6}"#);
     assert_eq!(rpc_error(&raw.reply(&json!(6))).0, -32600);
 
+    // A method MCP does not have, named by 100,000 characters: not echoed.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "m".repeat(100_000)}).to_string());
+    assert_eq!(
+        rpc_error(&raw.reply(&json!(8))),
+        (
+            -32601,
+            format!(
+                "Method not found: \"{}…\" (100000 characters)",
+                "m".repeat(60)
+            )
+        )
+    );
+
     // The server goes on.
     raw.call(7, "search", json!({"query": "tokio", "active_only": true}));
     let (is_error, text) = tool_text(&raw.reply(&json!(7)));
