@@ -736,6 +736,19 @@ fn http_checks_host_and_origin_and_answers_what_is_not_a_message_with_400() {
         (-32602, json!(9))
     );
 
+    // Over 4 MiB: not read further, said, and the connection closed.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":10,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "x".repeat(5 << 20)
+    );
+    let r = http.post(&[], &big);
+    assert_eq!(r.status, 413);
+    assert_eq!(r.header("connection"), Some("close"));
+    assert_eq!(
+        r.json()["error"]["message"],
+        "Invalid Request: the message is more than the 4194304 bytes a message may have; it was not read"
+    );
+
     // A session: deleted once, then unknown.
     let id = http.initialize();
     let session = [("mcp-session-id", id.as_str())];

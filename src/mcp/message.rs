@@ -130,14 +130,14 @@ pub fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
 /// when its length is known.
 pub fn too_long(len: Option<usize>) -> Value {
     let size = match len {
-        Some(n) => format!("{n} bytes"),
-        None => "longer".to_owned(),
+        Some(n) => format!("{n} bytes, "),
+        None => String::new(),
     };
     error(
         None,
         INVALID_REQUEST,
         &format!(
-            "Invalid Request: the message is {size}, more than the {MAX_MESSAGE_BYTES} bytes a message may have; it was not read"
+            "Invalid Request: the message is {size}more than the {MAX_MESSAGE_BYTES} bytes a message may have; it was not read"
         ),
     )
 }
