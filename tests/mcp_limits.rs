@@ -351,6 +351,19 @@ fn stdio_answers_every_bad_line_and_goes_on() {
     raw.send(r#"{"jsonrpc":"2.0","id":6}"#);
     assert_eq!(rpc_error(&raw.reply(&json!(6))).0, -32600);
 
+    // A method MCP does not have, named by 100,000 characters: not echoed.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "m".repeat(100_000)}).to_string());
+    assert_eq!(
+        rpc_error(&raw.reply(&json!(8))),
+        (
+            -32601,
+            format!(
+                "Method not found: \"{}…\" (100000 characters)",
+                "m".repeat(60)
+            )
+        )
+    );
+
     // The server goes on.
     raw.call(7, "search", json!({"query": "tokio", "active_only": true}));
     let (is_error, text) = tool_text(&raw.reply(&json!(7)));
@@ -721,6 +734,19 @@ fn http_checks_host_and_origin_and_answers_what_is_not_a_message_with_400() {
             r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","limit":1e309}}}"#
         ),
         (-32602, json!(9))
+    );
+
+    // Over 4 MiB: not read further, said, and the connection closed.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":10,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "x".repeat(5 << 20)
+    );
+    let r = http.post(&[], &big);
+    assert_eq!(r.status, 413);
+    assert_eq!(r.header("connection"), Some("close"));
+    assert_eq!(
+        r.json()["error"]["message"],
+        "Invalid Request: the message is more than the 4194304 bytes a message may have; it was not read"
     );
 
     // A session: deleted once, then unknown.

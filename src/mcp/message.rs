@@ -12,13 +12,16 @@
 //! | a batch (a JSON array) | `-32600` Invalid Request, id null: MCP has no batches since 2025-06-18 |
 //! | JSON whose values cannot be read (`1e309`, a lone surrogate `"\ud800"`, a wrong type) in a request | `-32602` Invalid params, with its id |
 //! | JSON that is not a JSON-RPC message | `-32600` Invalid Request |
+//! | a request for a method MCP does not have | `-32601` Method not found, with its id (rmcp's own reply quotes the method whole) |
 //! | longer than [`MAX_MESSAGE_BYTES`] | `-32600` Invalid Request, id null, the limit in the message |
 //!
 //! A notification (no id) that cannot be read gets no reply, as JSON-RPC
 //! says. Error messages quote no more of what was sent than
 //! [`MAX_ERROR_CHARS`] characters.
 
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+
+use crate::search::query::shown;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -39,6 +42,8 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 /// See [`PARSE_ERROR`].
 pub const INVALID_PARAMS: i64 = -32602;
+/// See [`PARSE_ERROR`].
+pub const METHOD_NOT_FOUND: i64 = -32601;
 
 /// What was read of a message that did not parse whole.
 #[derive(Deserialize)]
@@ -60,6 +65,17 @@ pub fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
         return Err(Some(too_long(Some(bytes.len()))));
     }
     let e = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(ClientJsonRpcMessage::Request(r)) => {
+            // rmcp's -32601 quotes the method whole, whatever its length.
+            if let ClientRequest::CustomRequest(c) = &r.request {
+                return Err(Some(error(
+                    Some(serde_json::to_value(&r.id).unwrap_or(Value::Null)),
+                    METHOD_NOT_FOUND,
+                    &format!("Method not found: {}", shown(&c.method)),
+                )));
+            }
+            return Ok(ClientJsonRpcMessage::Request(r));
+        }
         Ok(m) => return Ok(m),
         Err(e) => e,
     };
@@ -114,14 +130,14 @@ pub fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
 /// when its length is known.
 pub fn too_long(len: Option<usize>) -> Value {
     let size = match len {
-        Some(n) => format!("{n} bytes"),
-        None => "longer".to_owned(),
+        Some(n) => format!("{n} bytes, "),
+        None => String::new(),
     };
     error(
         None,
         INVALID_REQUEST,
         &format!(
-            "Invalid Request: the message is {size}, more than the {MAX_MESSAGE_BYTES} bytes a message may have; it was not read"
+            "Invalid Request: the message is {size}more than the {MAX_MESSAGE_BYTES} bytes a message may have; it was not read"
         ),
     )
 }
@@ -182,6 +198,15 @@ mod tests {
         );
         assert_eq!(reply("[1, 2").get("error").unwrap()["code"], -32700);
         assert_eq!(reply("42")["error"]["code"], -32600);
+        let r = reply(&format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"{}"}}"#,
+            "m".repeat(100_000)
+        ));
+        assert_eq!(
+            (r["id"].clone(), r["error"]["code"].clone()),
+            (json!(8), json!(-32601))
+        );
+        assert!(r.to_string().len() < 300, "{r}");
     }
 
     #[test]
