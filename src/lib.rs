@@ -60,3 +60,4 @@ pub mod pick;
 pub mod pipeline;
 pub mod search;
 pub mod source;
+pub mod team;

@@ -28,3 +28,4 @@ mod pick_app;
 mod query;
 mod search;
 mod sessions_search;
+mod team;

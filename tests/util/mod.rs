@@ -178,6 +178,7 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
 
 pub mod crash;
 pub mod incremental;
+pub mod pg;
 pub mod reference;
 pub mod tmux;
 

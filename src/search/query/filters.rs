@@ -74,6 +74,10 @@ pub enum Key {
     Branch,
     /// `name:flaky` (words of the session's name)
     Name,
+    /// `host:alice@laptop`: the machine that pushed the session, only in
+    /// the team database (`--db`); the local index holds one machine's
+    /// sessions, and refuses it.
+    Host,
 }
 
 impl Key {
@@ -100,6 +104,7 @@ impl Key {
             "before" | "until" => Key::Before,
             "branch" => Key::Branch,
             "name" => Key::Name,
+            "host" => Key::Host,
             _ => return None,
         })
     }
@@ -115,13 +120,14 @@ impl Key {
             Key::Before => "before",
             Key::Branch => "branch",
             Key::Name => "name",
+            Key::Host => "host",
         }
     }
 
     /// Whether the filter is on a message's own facts (role, model,
     /// time, branch) rather than on its session's (directory, id, name).
     pub fn is_about_messages(self) -> bool {
-        !matches!(self, Key::Cwd | Key::Session | Key::Name)
+        !matches!(self, Key::Cwd | Key::Session | Key::Name | Key::Host)
     }
 
     fn example(self) -> &'static str {
@@ -134,6 +140,7 @@ impl Key {
             Key::Before => "before:2026-03-01",
             Key::Branch => "branch:active or branch:all",
             Key::Name => "name:flaky or name:\"socket test\"",
+            Key::Host => "host:alice@laptop",
         }
     }
 }
@@ -205,6 +212,14 @@ impl Constraint {
             Key::Cwd => Constraint::Cwd(normalize_dir(value)),
             Key::Session => Constraint::Session(value.to_owned()),
             Key::Name => Constraint::Name(value.to_owned()),
+            Key::Host => {
+                return Err(FilterError {
+                    message: format!(
+                        "host:{value}: the local index holds this machine's sessions only; \
+                         host: filters the team database's (`--db URL`)"
+                    ),
+                })
+            }
             Key::Model => Constraint::Model(value.to_lowercase()),
             Key::After => Constraint::After(parse_when(value, now)?),
             Key::Before => Constraint::Before(parse_when(value, now)?),
@@ -521,6 +536,11 @@ mod tests {
         assert!(!Constraint::Name("x".into()).is_about_messages());
         assert!(Constraint::Model("x".into()).is_about_messages());
         assert_eq!(Key::from_name("title"), None);
+        assert_eq!(Key::from_name("host"), Some(Key::Host));
+        assert!(c(Key::Host, "alice@laptop")
+            .unwrap_err()
+            .message
+            .contains("--db"));
     }
 
     #[test]

@@ -1,0 +1,342 @@
+//! Private PostgreSQL clusters for the team tests: `initdb` and `pg_ctl`
+//! on a loopback port, run as the unprivileged user `nobody` when the
+//! tests run as root (PostgreSQL refuses root), with a data directory it
+//! owns; a replica by `pg_basebackup -R`. Each server is stopped by its
+//! pid: when its `Cluster` is dropped, and, for the one a test module
+//! shares, by a small watcher process once the test binary has exited.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where PostgreSQL's server programs are: Debian's versioned directory
+/// (newest first), else the PATH.
+pub fn bin_dir() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|d| d.join("initdb").exists() && d.join("pg_ctl").exists())
+        .collect();
+    dirs.sort();
+    if let Some(d) = dirs.pop() {
+        return Some(d);
+    }
+    let out = Command::new("sh")
+        .args(["-c", "command -v initdb"])
+        .output()
+        .ok()?;
+    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    p.parent()
+        .filter(|_| out.status.success())
+        .map(Path::to_owned)
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `bin` run as the server's user.
+fn as_owner(bin: &Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running server.
+pub struct Cluster {
+    /// Holds the data directory (and the replica's).
+    pub dir: tempfile::TempDir,
+    pub data: PathBuf,
+    pub port: u16,
+    pub bin: PathBuf,
+    /// Stop the server when dropped.
+    pub owned: bool,
+}
+
+fn run_ok(cmd: &mut Command, what: &str) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Cluster {
+    /// A new cluster, started; `None` (after saying why, or failing under
+    /// CI) when PostgreSQL is not installed or cannot run here.
+    pub fn start() -> Option<Cluster> {
+        let Some(bin) = bin_dir() else {
+            super::cannot_run(
+                "PostgreSQL is not installed (no initdb): `apt-get install postgresql-15` (.ci/run does)",
+            );
+            return None;
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("pi-index-pg")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        if is_root() {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+            let ok = Command::new("chown")
+                .args(["65534:65534"])
+                .arg(&data)
+                .status()
+                .is_ok_and(|s| s.success());
+            let probe = as_owner(&bin.join("initdb")).arg("--version").output();
+            if !ok || !probe.is_ok_and(|o| o.status.success()) {
+                super::cannot_run("cannot run PostgreSQL as the unprivileged user nobody here");
+                return None;
+            }
+        }
+        run_ok(
+            as_owner(&bin.join("initdb"))
+                .args([
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "--no-sync",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "-D",
+                ])
+                .arg(&data)
+                .env("HOME", dir.path())
+                .stdout(Stdio::null()),
+            "initdb",
+        );
+        let c = Cluster {
+            dir,
+            data,
+            port: free_port(),
+            bin,
+            owned: true,
+        };
+        c.pg_start(&c.data, c.port);
+        Some(c)
+    }
+
+    fn pg_start(&self, data: &Path, port: u16) {
+        let log = data.join("server.log");
+        run_ok(
+            as_owner(&self.bin.join("pg_ctl"))
+                .arg("-D")
+                .arg(data)
+                .arg("-l")
+                .arg(&log)
+                .arg("-o")
+                .arg(format!(
+                    "-c listen_addresses=127.0.0.1 -p {port} -c unix_socket_directories='' -c fsync=off -c max_wal_senders=4 -c wal_level=replica"
+                ))
+                .args(["-w", "-t", "60", "start"])
+                .env("HOME", self.dir.path())
+                .stdout(Stdio::null()),
+            "pg_ctl start",
+        );
+    }
+
+    /// Start this cluster again after [`Cluster::stop`].
+    pub fn restart(&self) {
+        self.pg_start(&self.data, self.port);
+    }
+
+    /// The server's pid, from `postmaster.pid`.
+    pub fn pid(&self) -> Option<i32> {
+        pid_of(&self.data)
+    }
+
+    /// Stop the server by its pid (a fast shutdown), and wait until it is
+    /// gone.
+    pub fn stop(&self) {
+        stop_pid(&self.data, libc::SIGINT);
+    }
+
+    /// The URL of database `db`.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// The URL of database `db` as `user`.
+    pub fn url_as(&self, user: &str, db: &str) -> String {
+        format!("postgres://{user}@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// Run SQL as the superuser in `db`; returns psql's output (tuples
+    /// only, unaligned).
+    pub fn sql(&self, db: &str, sql: &str) -> String {
+        self.sql_as("postgres", db, sql).expect("psql")
+    }
+
+    /// Run SQL as `user`: its output, or psql's error.
+    pub fn sql_as(&self, user: &str, db: &str, sql: &str) -> Result<String, String> {
+        let out = Command::new("psql")
+            .args([
+                "-X",
+                "-q",
+                "-t",
+                "-A",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                "127.0.0.1",
+            ])
+            .arg("-p")
+            .arg(self.port.to_string())
+            .args(["-U", user, "-d", db, "-c", sql])
+            .output()
+            .expect("psql");
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// A fresh database.
+    pub fn create_db(&self, name: &str) -> String {
+        self.sql("postgres", &format!("CREATE DATABASE {name}"));
+        self.url(name)
+    }
+
+    /// A streaming replica of this cluster (`pg_basebackup -R`), started.
+    pub fn replica(&self) -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("pi-index-pg-replica")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let data = dir.path().join("data");
+        if is_root() {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+        run_ok(
+            as_owner(&self.bin.join("pg_basebackup"))
+                .args([
+                    "-h",
+                    "127.0.0.1",
+                    "-U",
+                    "postgres",
+                    "-R",
+                    "-X",
+                    "stream",
+                    "-c",
+                    "fast",
+                    "-p",
+                ])
+                .arg(self.port.to_string())
+                .arg("-D")
+                .arg(&data)
+                .env("HOME", dir.path()),
+            "pg_basebackup",
+        );
+        if is_root() {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let r = Cluster {
+            dir,
+            data,
+            port: free_port(),
+            bin: self.bin.clone(),
+            owned: true,
+        };
+        r.pg_start(&r.data, r.port);
+        r
+    }
+
+    /// Stop the server once the process `pid` (the test binary) has
+    /// exited: for a cluster shared by a module's tests, which no drop
+    /// ever stops.
+    pub fn stop_after(&self, pid: u32) {
+        let Some(server) = self.pid() else { return };
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; kill -INT {server}; \
+             sleep 5; kill -QUIT {server} 2>/dev/null; rm -rf '{}'",
+            self.dir.path().display()
+        );
+        let _ = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+    }
+}
+
+fn pid_of(data: &Path) -> Option<i32> {
+    let text = std::fs::read_to_string(data.join("postmaster.pid")).ok()?;
+    text.lines().next()?.trim().parse().ok()
+}
+
+fn stop_pid(data: &Path, signal: i32) {
+    let Some(pid) = pid_of(data) else { return };
+    // SAFETY: a plain signal to the server process this test started.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The pid file goes last, once the server is gone.
+    while data.join("postmaster.pid").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether process `pid` runs (a zombie nobody reaped does not).
+pub fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists.
+    if unsafe { libc::kill(pid, 0) } != 0 {
+        return false;
+    }
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(true)
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if self.owned {
+            stop_pid(&self.data, libc::SIGQUIT);
+        }
+    }
+}
+
+/// Poll `f` until it returns `Some`, for at most `secs` seconds.
+pub fn eventually<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "not within {secs} s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
