@@ -4,11 +4,10 @@
 //! tests that stop a server or need a replica.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
 use crate::util::incremental::{append, assistant, setup, user};
-use crate::util::pg::{eventually, Cluster};
+use crate::util::pg::{dump, eventually, push, push_ok, Cluster};
 use crate::util::{fixtures, json_lines, run, Scratch};
 
 /// The module's cluster, started once; `None` without PostgreSQL (said
@@ -28,26 +27,6 @@ pub fn database(name: &str) -> Option<String> {
     cluster().map(|c| c.create_db(name))
 }
 
-/// `pi-index push URL --as HOST --json` of `s`'s index.
-pub fn push(s: &Scratch, url: &str, host: &str) -> Output {
-    run(s
-        .cmd()
-        .args(["push", url, "--as", host, "--json", "--index"])
-        .arg(s.index()))
-}
-
-/// The same, which must succeed: its report.
-pub fn push_ok(s: &Scratch, url: &str, host: &str) -> serde_json::Value {
-    let out = push(s, url, host);
-    assert!(
-        out.status.success(),
-        "push failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
-
 /// `search --db URL --json -n 1000 -- QUERY`: its hits.
 pub fn db_search(s: &Scratch, url: &str, query: &str) -> Vec<serde_json::Value> {
     let out = run(s
@@ -61,25 +40,6 @@ pub fn db_search(s: &Scratch, url: &str, query: &str) -> Vec<serde_json::Value> 
         String::from_utf8_lossy(&out.stderr)
     );
     json_lines(&out)
-}
-
-/// Everything the database holds, in a stable order, without the
-/// numbers it gave sessions (`sid`): what two pushes of the same index
-/// must agree on.
-pub fn dump(c: &Cluster, db: &str) -> String {
-    c.sql(
-        db,
-        "SELECT string_agg(r, E'\\n' ORDER BY r) FROM (\
-         SELECT concat_ws('|', 's', host, path, session_id, cwd, session_name, name_tsv::text, title, \
-         models::text, started_ms, last_ms, messages, file_size, indexed_to, head_hash, tail_hash) AS r \
-         FROM pi_sessions \
-         UNION ALL SELECT concat_ws('|', 'm', m.host, s.path, m.ord, m.line, m.off, m.entry_id, m.role, \
-         m.ts_ms, m.model, m.active, m.edited, m.replacement, m.text, m.windowed, m.tsv::text) \
-         FROM pi_messages m JOIN pi_sessions s USING (host, sid) \
-         UNION ALL SELECT concat_ws('|', 'w', w.host, s.path, w.ord, w.win, w.tsv::text) \
-         FROM pi_windows w JOIN pi_sessions s USING (host, sid) \
-         UNION ALL SELECT concat_ws('|', 'h', host, kinds) FROM pi_hosts) AS t",
-    )
 }
 
 /// A directory of sessions: the fixture `branch-abandoned.jsonl` and a

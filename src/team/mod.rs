@@ -147,9 +147,11 @@ fn parse_url(url: &str) -> Result<Url, TeamError> {
                     "require" => (SslMode::Require, Verify::No),
                     "verify-ca" => (SslMode::Require, Verify::Chain),
                     "verify-full" => (SslMode::Require, Verify::Full),
-                    other => return Err(TeamError::Url(format!(
+                    other => {
+                        return Err(TeamError::Url(format!(
                         "sslmode={other}: use disable, prefer, require, verify-ca or verify-full"
-                    ))),
+                    )))
+                    }
                 };
                 mode = Some(m);
                 verify = v;

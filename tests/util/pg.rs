@@ -6,7 +6,7 @@
 //! shares, by a small watcher process once the test binary has exited.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Where PostgreSQL's server programs are: Debian's versioned directory
@@ -339,4 +339,44 @@ pub fn eventually<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
         assert!(Instant::now() < deadline, "not within {secs} s");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// `pi-index push URL --as HOST --json` of `s`'s index.
+pub fn push(s: &super::Scratch, url: &str, host: &str) -> Output {
+    super::run(
+        s.cmd()
+            .args(["push", url, "--as", host, "--json", "--index"])
+            .arg(s.index()),
+    )
+}
+
+/// The same, which must succeed: its report.
+pub fn push_ok(s: &super::Scratch, url: &str, host: &str) -> serde_json::Value {
+    let out = push(s, url, host);
+    assert!(
+        out.status.success(),
+        "push failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// Everything the database holds, in a stable order, without the
+/// numbers it gave sessions (`sid`): what two pushes of the same index
+/// must agree on.
+pub fn dump(c: &Cluster, db: &str) -> String {
+    c.sql(
+        db,
+        "SELECT string_agg(r, E'\\n' ORDER BY r) FROM (\
+         SELECT concat_ws('|', 's', host, path, session_id, cwd, session_name, name_tsv::text, title, \
+         models::text, started_ms, last_ms, messages, file_size, indexed_to, head_hash, tail_hash) AS r \
+         FROM pi_sessions \
+         UNION ALL SELECT concat_ws('|', 'm', m.host, s.path, m.ord, m.line, m.off, m.entry_id, m.role, \
+         m.ts_ms, m.model, m.active, m.edited, m.replacement, m.text, m.windowed, m.tsv::text) \
+         FROM pi_messages m JOIN pi_sessions s USING (host, sid) \
+         UNION ALL SELECT concat_ws('|', 'w', w.host, s.path, w.ord, w.win, w.tsv::text) \
+         FROM pi_windows w JOIN pi_sessions s USING (host, sid) \
+         UNION ALL SELECT concat_ws('|', 'h', host, kinds) FROM pi_hosts) AS t",
+    )
 }
