@@ -213,7 +213,24 @@ fn a_second_push_with_nothing_changed_moves_nothing() {
     let first = push_ok(&s, &url, "h");
     assert!(first["messages_sent"].as_u64().unwrap() > 100, "{first}");
     let before = dump(c, "no_change");
+    // Every statement run in this database is logged from now on: a push
+    // with nothing to send must be one.
+    c.sql(
+        "no_change",
+        "ALTER DATABASE no_change SET log_statement = 'all'",
+    );
+    let log = c.data.join("server.log");
+    let statements = || {
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("LOG:  execute") || l.contains("LOG:  statement:"))
+            .filter(|l| l.contains("pi_sessions"))
+            .count()
+    };
+    let logged = statements();
     let second = push_ok(&s, &url, "h");
+    assert_eq!(statements() - logged, 1, "one statement, the state query");
     assert_eq!(second["sessions_unchanged"], first["sessions"]);
     for key in [
         "sessions_new",

@@ -1,5 +1,5 @@
 //! The query language on the server: the tree of
-//! [`grammar`](crate::search::query::grammar) compiled to a SQL boolean
+//! [`grammar`] compiled to a SQL boolean
 //! expression over `pi_messages m` joined with `pi_sessions s`.
 //!
 //! - A word, phrase or prefix is a `tsquery` of pi-index's own tokens
