@@ -299,6 +299,26 @@ fn an_append_a_rewrite_a_move_and_a_delete_arrive_exactly() {
     let appended = db_search(&t.s, &url, "zqappended");
     assert_eq!(appended[0]["active"], false);
 
+    // An append that edits an old message for the model: the old rows
+    // are not as pushed any more, so the session is replaced.
+    append(
+        &t.file,
+        &(r#"{"type":"context_edit","id":"b2","parentId":"b1","timestamp":"2026-05-01T10:05:00.000Z","targetId":"a1","replacement":{"content":"zqreplaced question"}}"#.to_owned() + "\n"),
+    );
+    t.build(&[]);
+    let r = push_ok(&t.s, &url, "h");
+    assert_eq!(r["sessions_replaced"], 1, "{r}");
+    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_edit", "h"));
+    let replaced = db_search(&t.s, &url, "zqreplaced");
+    assert_eq!(replaced.len(), 1);
+    assert_eq!(replaced[0]["edited"], "replaced");
+    assert_eq!(replaced[0], {
+        let mut local = t.s.search_json("zqreplaced", &[])[0].clone();
+        local["host"] = "h".into();
+        local["score"] = replaced[0]["score"].clone();
+        local
+    });
+
     // A rewrite (fewer bytes): the session's rows replaced.
     let header = crate::util::incremental::HEADER;
     std::fs::write(

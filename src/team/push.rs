@@ -9,10 +9,10 @@
 //! sends only the difference:
 //!
 //! - a session the database does not hold: its row and every message;
-//! - a session that grew (same session, same first bytes, the messages
-//!   pushed before still the first ones, none of them edited for the
-//!   model): only the new messages, as new rows, with the branch marks of
-//!   the old ones brought up to date;
+//! - a session that grew (same session, the messages pushed before still
+//!   its first ones, as they were, edit marks included): only the new
+//!   messages, as new rows, with the branch marks of the old ones brought
+//!   up to date;
 //! - a session rewritten any other way: its rows replaced;
 //! - a session whose file moved (the same state found at a new path): its
 //!   path changed, nothing else sent;
@@ -87,9 +87,11 @@ struct Pushed {
     digest: i64,
 }
 
-/// A hash of what a session's messages say (not their branch marks):
-/// the database keeps it with the session, and an append is told from a
-/// rewrite by the messages before the append hashing the same.
+/// A hash of what a session's messages say, their `context_edit` marks
+/// included (not their branch marks, which a push updates in place): the
+/// database keeps it with the session, and an append is told from a
+/// rewrite, or from an append that changed an old message's edit, by the
+/// messages before the append hashing the same.
 fn digest(docs: &[StoredDoc]) -> i64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
@@ -107,6 +109,8 @@ fn digest(docs: &[StoredDoc]) -> i64 {
         eat(d.entry_id.as_deref().unwrap_or("").as_bytes());
         eat(&d.timestamp_ms.unwrap_or(i64::MIN).to_le_bytes());
         eat(d.model.as_deref().unwrap_or("").as_bytes());
+        eat(&d.edited.rank().to_le_bytes());
+        eat(d.replacement.as_deref().unwrap_or("\u{0}").as_bytes());
         eat(d.text.as_bytes());
     }
     h as i64
@@ -831,10 +835,7 @@ pub fn push(
                 let grown = pg_text(&row.session_id) == p.session_id.as_str()
                     && st.indexed_to > p.state.indexed_to
                     && before as i64 == p.messages
-                    && digest(&docs[..before]) == p.digest
-                    && docs[..before]
-                        .iter()
-                        .all(|d| d.replacement.is_none() && d.edited == crate::pi::Edited::No);
+                    && digest(&docs[..before]) == p.digest;
                 if grown {
                     Job::Grow {
                         sid: p.sid,
