@@ -701,3 +701,115 @@ fn push_watch_keeps_pushing_and_survives_the_server_going_away() {
     child.wait().unwrap();
     assert_eq!(count("zq"), Some("2".into()));
 }
+
+#[test]
+fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
+    let Some(c) = Cluster::start() else {
+        return;
+    };
+    let Some(cert) = c.enable_tls() else {
+        return;
+    };
+    c.sql("postgres", "CREATE ROLE pw LOGIN PASSWORD 'sekret-pw'");
+    c.sql("postgres", "CREATE DATABASE tls OWNER pw");
+    // pw connects over TLS with its password, or not at all.
+    c.hba_first("hostnossl all pw 127.0.0.1/32 reject");
+    c.hba_first("hostssl all pw 127.0.0.1/32 scram-sha-256");
+    let s = Scratch::new();
+    s.build(&[&fixtures()], &[]);
+    let base = |host: &str, query: &str| format!("postgres://pw@{host}:{}/tls?{query}", c.port);
+    let cert = cert.to_string_lossy();
+    let push_with = |url: &str, env: &[(&str, &str)]| {
+        let mut cmd = s.cmd();
+        cmd.args(["push", url, "--as", "h", "-q", "--index"])
+            .arg(s.index())
+            .env_remove("PGPASSWORD");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        run(&mut cmd)
+    };
+    let ok = |out: &std::process::Output, what: &str| {
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    // The password from PGPASSWORD, over TLS, the certificate checked.
+    let out = push_with(
+        &base(
+            "localhost",
+            &format!("sslmode=verify-full&sslrootcert={cert}"),
+        ),
+        &[("PGPASSWORD", "sekret-pw")],
+    );
+    ok(&out, "verify-full");
+    let out = push_with(
+        &base("localhost", "sslmode=disable"),
+        &[("PGPASSWORD", "sekret-pw")],
+    );
+    assert_eq!(out.status.code(), Some(2), "without TLS, pw is rejected");
+    // From ~/.pgpass.
+    std::fs::write(
+        s.home().join(".pgpass"),
+        format!("localhost:{}:tls:pw:sekret-pw\n", c.port),
+    )
+    .unwrap();
+    ok(
+        &push_with(&base("localhost", "sslmode=require"), &[]),
+        "require, .pgpass",
+    );
+    // verify-ca checks the chain, not the host name; verify-full both.
+    ok(
+        &push_with(
+            &base(
+                "127.0.0.1",
+                &format!("sslmode=verify-ca&sslrootcert={cert}"),
+            ),
+            &[("PGPASSWORD", "sekret-pw")],
+        ),
+        "verify-ca",
+    );
+    for (url, why) in [
+        (
+            base(
+                "127.0.0.1",
+                &format!("sslmode=verify-full&sslrootcert={cert}"),
+            ),
+            "host name",
+        ),
+        (
+            base("localhost", "sslmode=verify-full"),
+            "no root certificate",
+        ),
+    ] {
+        let out = push_with(&url, &[("PGPASSWORD", "sekret-pw")]);
+        assert_eq!(out.status.code(), Some(2), "{why}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("cannot connect to the database at pw@"),
+            "{why}: {err}"
+        );
+    }
+    // A wrong password, in the URL: refused, said, never printed.
+    let url = format!(
+        "postgres://pw:wrong-secret@localhost:{}/tls?sslmode=require",
+        c.port
+    );
+    let out = push_with(&url, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("password"), "{err}");
+    assert!(
+        !err.contains("wrong-secret") && !err.contains("sekret-pw"),
+        "{err}"
+    );
+    // TLS asked of a server without it.
+    let Some(url) = database("no_tls") else {
+        return;
+    };
+    let out = push_with(&format!("{url}?sslmode=require"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+}

@@ -269,6 +269,63 @@ impl Cluster {
         r
     }
 
+    /// Turn TLS on with a self-signed certificate for `localhost` (and
+    /// no IP address, so that `verify-full` to 127.0.0.1 fails its host
+    /// check); returns the certificate, for `sslrootcert`. `None` (said, a
+    /// failure under CI) without the `openssl` program.
+    pub fn enable_tls(&self) -> Option<PathBuf> {
+        let cert = self.dir.path().join("root.crt");
+        let key = self.data.join("server.key");
+        let made = Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=localhost",
+            ])
+            .args(["-addext", "subjectAltName=DNS:localhost", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .output();
+        if !made.is_ok_and(|o| o.status.success()) {
+            super::cannot_run("cannot make a certificate (no openssl program)");
+            return None;
+        }
+        std::fs::copy(&cert, self.data.join("server.crt")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&cert, std::fs::Permissions::from_mode(0o644)).unwrap();
+        if is_root() {
+            run_ok(
+                Command::new("chown")
+                    .arg("65534:65534")
+                    .arg(&key)
+                    .arg(self.data.join("server.crt")),
+                "chown",
+            );
+        }
+        self.sql("postgres", "ALTER SYSTEM SET ssl = on");
+        self.sql("postgres", "SELECT pg_reload_conf()");
+        eventually(30, || {
+            (self.sql("postgres", "SHOW ssl") == "on").then_some(())
+        });
+        Some(cert)
+    }
+
+    /// Put `line` first in `pg_hba.conf` and reload.
+    pub fn hba_first(&self, line: &str) {
+        let hba = self.data.join("pg_hba.conf");
+        let old = std::fs::read_to_string(&hba).unwrap();
+        std::fs::write(&hba, format!("{line}\n{old}")).unwrap();
+        self.sql("postgres", "SELECT pg_reload_conf()");
+    }
+
     /// Stop the server once the process `pid` (the test binary) has
     /// exited: for a cluster shared by a module's tests, which no drop
     /// ever stops.
