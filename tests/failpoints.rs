@@ -304,6 +304,7 @@ fn a_push_killed_anywhere_then_pushed_again_holds_exactly_an_uninterrupted_push(
         return;
     };
     for (i, point) in [
+        "push-before-removal-commit",
         "push-before-copy",
         "push-mid-copy",
         "push-before-commit",

@@ -121,6 +121,17 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
         want.sort();
         assert_eq!(keys, want);
     }
+    // For people: grouped by session, under its host.
+    let out = run(s.cmd().args(["search", "--db", &url, "zqalpha"]));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("alice@laptop  /home/u/proj  "), "{text}");
+    assert!(
+        text.contains("[user] 2026-05-01 10:01 line 2: where is the zqalpha config"),
+        "{text}"
+    );
+    let out = run(s.cmd().args(["search", "--db", &url, "zqnothing"]));
+    assert_eq!(out.status.code(), Some(1));
     // Every host holds the fixture: `host:` keeps one.
     let all = db_search(s, &url, "notify");
     let local_notify = scratches[0].search_json("notify", &[]);

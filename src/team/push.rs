@@ -700,6 +700,7 @@ async fn delete_and_move(
         )
         .await?;
     }
+    crate::failpoint::point("push-before-removal-commit");
     tx.commit().await?;
     Ok(())
 }
