@@ -172,6 +172,18 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
     assert_eq!(found.len(), 1);
     assert_eq!(found[0]["host"], "ci@runner-7");
     assert_eq!(found[0]["matches"], 2);
+    let local = json_lines(&run(scratches[2]
+        .cmd()
+        .args(["sessions", "--json", "--index"])
+        .arg(scratches[2].index())
+        .args(["--", "zqcharlie"])));
+    let mut keys: Vec<String> = found[0].as_object().unwrap().keys().cloned().collect();
+    let mut want: Vec<String> = local[0].as_object().unwrap().keys().cloned().collect();
+    want.push("host".into());
+    keys.sort();
+    want.sort();
+    assert_eq!(keys, want);
+    assert_eq!(found[0]["session_id"], local[0]["session_id"]);
 
     // show --db: one host's session, the same documents as locally.
     let out = run(s.cmd().args([

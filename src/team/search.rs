@@ -309,6 +309,11 @@ pub struct TeamSessionHit {
     pub matched: &'static str,
     /// Its best message's score.
     pub score: f32,
+    /// Always 0: names are not ranked on the server (the field is there
+    /// so the object has the local one's keys).
+    pub name_score: f32,
+    /// Always 0: titles are not ranked on the server.
+    pub title_score: f32,
     /// How many of its messages match.
     pub matches: u64,
     /// Its best matching message, with its snippet.
@@ -379,6 +384,8 @@ pub fn find_sessions(
             session: s.session,
             matched: "messages",
             score,
+            name_score: 0.0,
+            title_score: 0.0,
             matches: matches as u64,
             snippet: hit.snippet.clone(),
             hit,
