@@ -29,6 +29,7 @@ WORK=${WORK:-$ROOT/target/team-bench}
 AV_VERSION=${AV_VERSION:-0.46.*}
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
 [ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL server programs (set PG_BIN, or apt-get install postgresql-15)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time) for wall time and peak RSS" >&2; exit 2; }
 
 mkdir -p "$WORK"
 CORPUS=$WORK/corpus-$SIZE
@@ -61,7 +62,7 @@ HOME=$PGDIR as_owner "$PG_BIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/data/log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $PORT -c unix_socket_directories='' -c shared_buffers=512MB -c max_wal_size=4GB" start >/dev/null
 stop() { kill -INT "$(head -1 "$PGDIR/data/postmaster.pid")" 2>/dev/null || true; sleep 2; rm -rf "$PGDIR"; }
 trap stop EXIT
-psql_() { psql -X -q -t -A -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
+psql_() { "$PG_BIN/psql" -X -q -t -A -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
 URL=postgres://postgres@127.0.0.1:$PORT
 
 # Each side's local build, not timed.

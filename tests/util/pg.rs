@@ -194,7 +194,15 @@ impl Cluster {
 
     /// Run SQL as `user`: its output, or psql's error.
     pub fn sql_as(&self, user: &str, db: &str, sql: &str) -> Result<String, String> {
-        let out = Command::new("psql")
+        // The server's own psql (Debian's /usr/bin/psql is a wrapper that
+        // picks a version).
+        let psql = self.bin.join("psql");
+        let psql = if psql.exists() {
+            psql
+        } else {
+            PathBuf::from("psql")
+        };
+        let out = Command::new(psql)
             .args([
                 "-X",
                 "-q",
