@@ -38,6 +38,12 @@
 //! - `PI_INDEX_TEST_MCP_HOLD=<path>` holds every MCP tool call until that
 //!   file exists, so a test can close the server's stdin while calls are
 //!   still running.
+//! - `PI_INDEX_TEST_PUSH_BATCH=<bytes>` makes `pi-index push` send its
+//!   rows in batches of about that many bytes instead of 8 MiB, so that
+//!   the fixtures take several transactions.
+//! - `PI_INDEX_TEST_PUSH_PAUSE=<file>` makes a push that reaches the
+//!   middle of its first `COPY` create that file and wait until it is
+//!   removed: a test stops the server there, with no timing involved.
 
 /// Abort the process if `PI_INDEX_CRASH_AT` names this point.
 #[inline]
@@ -168,6 +174,39 @@ pub(crate) fn write_allowance(len: usize) -> usize {
         }
     }
     len
+}
+
+/// How many bytes of rows one push transaction carries: `default`,
+/// unless `PI_INDEX_TEST_PUSH_BATCH` says otherwise.
+#[inline]
+pub(crate) fn push_batch_bytes(default: usize) -> usize {
+    #[cfg(feature = "failpoints")]
+    if let Some(v) = std::env::var("PI_INDEX_TEST_PUSH_BATCH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return v;
+    }
+    default
+}
+
+/// If `PI_INDEX_TEST_PUSH_PAUSE` names a file: create it, then wait until
+/// it is gone (once per process).
+#[inline]
+pub(crate) fn push_pause() {
+    #[cfg(feature = "failpoints")]
+    if let Some(file) = std::env::var_os("PI_INDEX_TEST_PUSH_PAUSE") {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static DONE: AtomicBool = AtomicBool::new(false);
+        if DONE.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let file = std::path::PathBuf::from(file);
+        let _ = std::fs::write(&file, b"paused\n");
+        while file.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
 }
 
 /// The file disturbances a test asked for (see the module docs).

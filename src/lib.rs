@@ -22,7 +22,9 @@
 //! 5. [`index`]: documents go into a tantivy index, committed once per build.
 //!
 //! The read side, [`search`], answers queries from the committed index;
-//! [`output`] makes what it returns safe to print.
+//! [`output`] makes what it returns safe to print. [`team`] pushes the
+//! committed index into a team's PostgreSQL database and searches there
+//! with the same query language.
 //!
 //! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
 //! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
@@ -60,4 +62,5 @@ pub mod pick;
 pub mod pipeline;
 pub mod search;
 pub mod source;
+pub mod team;
 pub mod watch;

@@ -8,6 +8,7 @@
 
 mod util;
 
+use std::path::PathBuf;
 use util::crash::{change, fixture_copy, hits, total_messages};
 use util::incremental::{append, setup, user};
 use util::{run, Scratch};
@@ -405,4 +406,118 @@ fn check_finds_doubled_and_missing_documents_and_repair_mends_them() {
         documents(&t.s, &files),
         fresh_documents(&[&t.sessions], &files)
     );
+}
+
+/// A local index of the fixtures pushed once, then changed (a session
+/// grown, one rewritten, one deleted, one added) and built again: what
+/// the next push has to send.
+fn pushed_then_changed(url: &str) -> (Scratch, PathBuf) {
+    let s = Scratch::new();
+    let dir = fixture_copy(&s);
+    for name in [
+        "v1-no-version.jsonl",
+        "glued-two-objects.jsonl",
+        "entry-context-edit.jsonl",
+    ] {
+        std::fs::copy(util::fixture(name), dir.join(name)).unwrap();
+    }
+    s.build(&[&dir], &[]);
+    util::pg::push_ok(&s, url, "h");
+    // Grown, deleted and added (see `change`), and one rewritten.
+    change(&dir);
+    let v1 = dir.join("v1-no-version.jsonl");
+    let kept: Vec<String> = std::fs::read_to_string(&v1)
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(str::to_owned)
+        .collect();
+    std::fs::write(&v1, kept.join("\n") + "\n").unwrap();
+    s.build(&[&dir], &[]);
+    (s, dir)
+}
+
+#[test]
+fn a_push_killed_anywhere_then_pushed_again_holds_exactly_an_uninterrupted_push() {
+    let Some(c) = util::pg::Cluster::start() else {
+        return;
+    };
+    for (i, point) in [
+        "push-before-removal-commit",
+        "push-before-copy",
+        "push-mid-copy",
+        "push-before-commit",
+        "push-after-commit",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let url = c.create_db(&format!("killed_{i}"));
+        let (s, _dir) = pushed_then_changed(&url);
+        let out = run(s
+            .cmd()
+            .args(["push", &url, "--as", "h", "--json", "--index"])
+            .arg(s.index())
+            .env("PI_INDEX_CRASH_AT", point)
+            .env("PI_INDEX_TEST_PUSH_BATCH", "100"));
+        assert_eq!(out.status.code(), None, "{point}: killed by a signal");
+        let again = util::pg::push_ok(&s, &url, "h");
+        assert!(
+            again["transactions"].as_u64().unwrap() >= 1,
+            "{point}: {again}"
+        );
+        // The same as one uninterrupted push of the same index.
+        let fresh = c.create_db(&format!("fresh_{i}"));
+        util::pg::push_ok(&s, &fresh, "h");
+        assert_eq!(
+            util::pg::dump(&c, &format!("killed_{i}")),
+            util::pg::dump(&c, &format!("fresh_{i}")),
+            "{point}"
+        );
+        // And a push after that has nothing left to do.
+        let r = util::pg::push_ok(&s, &url, "h");
+        assert_eq!(r["transactions"], 0, "{point}: {r}");
+    }
+}
+
+#[test]
+fn the_server_stopped_mid_push_is_exit_2_with_a_clear_message_and_the_local_index_intact() {
+    let Some(c) = util::pg::Cluster::start() else {
+        return;
+    };
+    let url = c.create_db("stopped");
+    let s = Scratch::new();
+    let dir = fixture_copy(&s);
+    s.build(&[&dir], &[]);
+    let before = hits(&s, "notify");
+    let paused = s.dir.path().join("paused");
+    let child = s
+        .cmd()
+        .args(["push", &url, "--as", "h", "--index"])
+        .arg(s.index())
+        .env("PI_INDEX_TEST_PUSH_PAUSE", &paused)
+        .env("PI_INDEX_TEST_PUSH_BATCH", "2000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    util::pg::eventually(60, || paused.exists().then_some(()));
+    c.stop();
+    std::fs::remove_file(&paused).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("pi-index: error: the database at postgres@127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("try again when"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(hits(&s, "notify"), before);
+    // Back up: the next push completes it, as one uninterrupted push.
+    c.restart();
+    util::pg::push_ok(&s, &url, "h");
+    let fresh = c.create_db("fresh");
+    util::pg::push_ok(&s, &fresh, "h");
+    assert_eq!(util::pg::dump(&c, "stopped"), util::pg::dump(&c, "fresh"));
 }

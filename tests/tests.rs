@@ -35,4 +35,5 @@ mod recall;
 mod search;
 mod sessions_limit;
 mod sessions_search;
+mod team;
 mod watch;

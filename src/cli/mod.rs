@@ -6,6 +6,7 @@ mod check;
 mod mcp;
 mod output;
 mod pick;
+mod push;
 mod search;
 mod sessions;
 mod show;
@@ -67,6 +68,9 @@ pub enum Command {
     Pick(pick::PickArgs),
     /// Serve search, show and sessions to coding agents over MCP (stdio).
     Mcp(mcp::McpArgs),
+    /// Push this machine's indexed sessions to the team's PostgreSQL
+    /// database (only what changed since the last push).
+    Push(push::PushArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -100,6 +104,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => dir().and_then(|d| check::run(args, &d)),
         Command::Pick(args) => dir().and_then(|d| pick::run(args, &d)),
         Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
+        Command::Push(args) => dir().and_then(|d| push::run(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
 use pi_index::output::{Paint, Screen, Untrusted};
-use pi_index::search::query::{Filters, Key};
+use pi_index::search::query::{Filters, Key, Warning};
 use pi_index::search::{SearchRequest, SearchResult, Sort};
 
 use super::output::{self, cut, highlight, shell_quote, short_time, show_command, ColorChoice};
@@ -92,6 +92,12 @@ pub struct SearchArgs {
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    /// Search the team's PostgreSQL database (postgres://…, see `push`)
+    /// instead of the local index: every pushed host's sessions, each hit
+    /// with its `host`, and the `host:NAME` filter.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
 }
 
 /// A count of 1 or more: `-n 0` would ask for nothing, and is an error
@@ -125,6 +131,14 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
     if args.active_only {
         filters.add(Key::Branch, "active", &now)?;
     }
+    let sort = match args.sort {
+        SortArg::Relevance => Sort::Relevance,
+        SortArg::Newest => Sort::Newest,
+        SortArg::Oldest => Sort::Oldest,
+    };
+    if let Some(url) = &args.db {
+        return team(&args, url, &filters, &now, sort);
+    }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     // No search returns more hits than the index has documents: counts
@@ -134,11 +148,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
     let req = SearchRequest {
         query: args.query.join(" "),
         filters,
-        sort: match args.sort {
-            SortArg::Relevance => Sort::Relevance,
-            SortArg::Newest => Sort::Newest,
-            SortArg::Oldest => Sort::Oldest,
-        },
+        sort,
         limit: args.limit.min(docs),
         offset: args.offset.min(docs),
         snippet_chars: 160,
@@ -149,31 +159,12 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         return Ok(EXIT_NOTHING);
     }
     let result = pi.search(&searcher, &req)?;
-    // A few are enough to fix a query; a pasted blob can have thousands.
-    const SHOWN: usize = 20;
-    let mut err = output::stderr();
-    for w in result.warnings.iter().take(SHOWN) {
-        writeln!(
-            err,
-            "pi-index: warning: query position {}: {}",
-            w.position, w.message
-        )?;
-    }
-    if result.warnings.len() > SHOWN {
-        writeln!(
-            err,
-            "pi-index: warning: and {} more",
-            result.warnings.len() - SHOWN
-        )?;
-    }
-    if result.hits.is_empty() && result.total > 0 && args.offset >= result.total {
-        writeln!(
-            err,
-            "pi-index: --offset {} is past the last hit ({} hits)",
-            args.offset, result.total
-        )?;
-    }
-    drop(err);
+    warn(
+        &result.warnings,
+        args.offset,
+        result.hits.len(),
+        result.total,
+    )?;
     if args.json {
         let mut out = output::json_stdout();
         for h in &result.hits {
@@ -189,6 +180,120 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
             .is_none_or(|default| default != index_dir)
             .then_some(index_dir);
         print_grouped(&mut out, named, &result)?;
+        if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
+            writeln!(out)?;
+            out.paint_line(
+                Paint::Dim,
+                &format!(
+                    "{} of {} hits shown: use -n or --offset for more",
+                    result.hits.len(),
+                    result.total
+                ),
+            )?;
+        }
+        out.flush()?;
+    }
+    Ok(if result.hits.is_empty() {
+        EXIT_NOTHING
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Say what the query's repairs were, and when `--offset` is past the
+/// last hit.
+fn warn(warnings: &[Warning], offset: usize, shown: usize, total: usize) -> anyhow::Result<()> {
+    // A few are enough to fix a query; a pasted blob can have thousands.
+    const SHOWN: usize = 20;
+    let mut err = output::stderr();
+    for w in warnings.iter().take(SHOWN) {
+        writeln!(
+            err,
+            "pi-index: warning: query position {}: {}",
+            w.position, w.message
+        )?;
+    }
+    if warnings.len() > SHOWN {
+        writeln!(
+            err,
+            "pi-index: warning: and {} more",
+            warnings.len() - SHOWN
+        )?;
+    }
+    if shown == 0 && total > 0 && offset >= total {
+        writeln!(
+            err,
+            "pi-index: --offset {offset} is past the last hit ({total} hits)"
+        )?;
+    }
+    Ok(())
+}
+
+/// `search --db URL`: the same query against the team database.
+fn team(
+    args: &SearchArgs,
+    url: &str,
+    filters: &Filters,
+    now: &pi_index::search::query::Now,
+    sort: Sort,
+) -> anyhow::Result<std::process::ExitCode> {
+    let db = pi_index::team::Db::connect(url)?;
+    // Counts past what a database can page through are clamped.
+    let limit = args.limit.min(i64::MAX as usize / 2);
+    let offset = args.offset.min(i64::MAX as usize / 2);
+    let query = args.query.join(" ");
+    let result =
+        pi_index::team::search::search(&db, &query, filters, now, sort, limit, offset, 160)?;
+    warn(
+        &result.warnings,
+        args.offset,
+        result.hits.len(),
+        result.total,
+    )?;
+    if args.json {
+        let mut out = output::json_stdout();
+        for h in &result.hits {
+            out.line(h)?;
+        }
+        out.flush()?;
+    } else {
+        let mut out = output::stdout(args.color.enabled());
+        let mut last: Option<(&str, &str)> = None;
+        for h in &result.hits {
+            let d = &h.hit.doc;
+            if last != Some((h.host.as_str(), d.path.as_str())) {
+                if last.is_some() {
+                    writeln!(out)?;
+                }
+                last = Some((h.host.as_str(), d.path.as_str()));
+                let label = d.session_name.as_deref().unwrap_or(&d.session_id);
+                out.paint_line(Paint::Heading, &cut(label, 80))?;
+                out.paint_line(
+                    Paint::Dim,
+                    &format!(
+                        "{}  {}  {}",
+                        Untrusted(&h.host),
+                        Untrusted(d.cwd.as_deref().unwrap_or("?")),
+                        Untrusted(&d.path)
+                    ),
+                )?;
+            }
+            write!(out, "  ")?;
+            out.paint(Paint::Role, &format!("[{}]", d.role))?;
+            write!(
+                out,
+                " {} line {}",
+                short_time(d.timestamp.as_deref()),
+                d.line
+            )?;
+            if !d.active {
+                write!(out, " ")?;
+                out.paint(Paint::Warn, "[abandoned branch]")?;
+            }
+            write!(out, ": ")?;
+            highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;
+            writeln!(out)?;
+        }
         if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
             writeln!(out)?;
             out.paint_line(

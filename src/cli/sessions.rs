@@ -58,6 +58,16 @@ pub struct SessionsArgs {
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    /// List or find the sessions of the team's PostgreSQL database (see
+    /// `push`) instead of the local index; each with its `host`.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+
+    /// With --db and no QUERY: only this host's sessions (a QUERY takes
+    /// host:NAME).
+    #[arg(long, value_name = "NAME", requires = "db")]
+    pub host: Option<String>,
 }
 
 /// `-n`'s value: a count of at least 1 (0 would print nothing; `--all`
@@ -89,6 +99,9 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
         .map(|s| parse_when(s, &pi_index::search::query::Now::system()))
         .transpose()?;
     let dir = args.cwd.as_deref().map(normalize_dir);
+    if let Some(url) = &args.db {
+        return team(&args, url, dir.as_deref(), since);
+    }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     if super::hint_if_empty(&pi, &searcher) {
@@ -259,4 +272,100 @@ fn threads<'a>(rows: &'a [SessionRow], families: &Families) -> Vec<(usize, &'a S
         }
     }
     out
+}
+
+/// `sessions --db URL`: the team database's sessions, or those a query
+/// finds there.
+fn team(
+    args: &SessionsArgs,
+    url: &str,
+    dir: Option<&str>,
+    since: Option<i64>,
+) -> anyhow::Result<std::process::ExitCode> {
+    let db = pi_index::team::Db::connect(url)?;
+    let mut json = args.json.then(output::json_stdout);
+    let mut out = output::stdout(!args.json && args.color.enabled());
+    if args.query.is_empty() {
+        for t in pi_index::team::search::sessions(&db, args.host.as_deref(), dir, since)?
+            .into_iter()
+            .take(args.shown())
+        {
+            let s = &t.session;
+            if let Some(json) = &mut json {
+                json.line(&t)?;
+            } else {
+                write!(out, "{}  ", short_time(s.last.as_deref()))?;
+                out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
+                write!(out, "  ")?;
+                out.paint(
+                    Paint::Dim,
+                    &format!("{}  {}", t.host, s.cwd.as_deref().unwrap_or("?")),
+                )?;
+                write!(out, "  {} messages  ", s.messages)?;
+                out.paint_line(Paint::Dim, &s.session_id)?;
+            }
+        }
+        if let Some(json) = &mut json {
+            json.flush()?;
+        }
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    let now = pi_index::search::query::Now::system();
+    let (hits, warnings) = pi_index::team::search::find_sessions(
+        &db,
+        &args.query.join(" "),
+        &Filters::default(),
+        &now,
+        i64::MAX as usize,
+    )?;
+    let mut err = output::stderr();
+    for w in warnings.iter().take(20) {
+        writeln!(
+            err,
+            "pi-index: warning: query position {}: {}",
+            w.position, w.message
+        )?;
+    }
+    drop(err);
+    let hits: Vec<_> = hits
+        .into_iter()
+        .filter(|h| h.session.selected(dir, since))
+        .take(args.limit)
+        .collect();
+    for h in &hits {
+        let s = &h.session;
+        if let Some(json) = &mut json {
+            json.line(h)?;
+            continue;
+        }
+        write!(out, "{}  ", short_time(s.last.as_deref()))?;
+        out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
+        write!(out, "  ")?;
+        out.paint(
+            Paint::Dim,
+            &format!("{}  {}", h.host, s.cwd.as_deref().unwrap_or("?")),
+        )?;
+        let m = if h.matches == 1 {
+            "message"
+        } else {
+            "messages"
+        };
+        write!(out, "  {} {m}  ", h.matches)?;
+        out.paint_line(Paint::Dim, &s.session_id)?;
+        write!(out, "    ")?;
+        out.paint(Paint::Role, &format!("[{}]", h.hit.doc.role))?;
+        write!(out, " line {}: ", h.hit.doc.line)?;
+        highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;
+        writeln!(out)?;
+    }
+    if let Some(json) = &mut json {
+        json.flush()?;
+    }
+    out.flush()?;
+    Ok(if hits.is_empty() {
+        super::EXIT_NOTHING
+    } else {
+        EXIT_OK
+    })
 }

@@ -46,6 +46,16 @@ pub struct ShowArgs {
     /// session has is the whole session).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
+
+    /// Read the session from the team's PostgreSQL database (see `push`)
+    /// instead of the local index; the JSON adds each message's `host`.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+
+    /// With --db: the host whose session it is, when several pushed one
+    /// of that id or path.
+    #[arg(long, value_name = "NAME", requires = "db")]
+    pub host: Option<String>,
 }
 
 /// The transcript MemPalace 3.11.0 files for these messages, byte for
@@ -102,6 +112,15 @@ pub enum Branch {
 
 /// Run `show`.
 pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
+    if let Some(url) = &args.db {
+        let db = pi_index::team::Db::connect(url)?;
+        let arg = args.session.to_string_lossy();
+        let docs = pi_index::team::search::show(&db, &arg, args.host.as_deref())?;
+        // Every document of one session comes from one host.
+        let host = docs.first().map(|d| d.host.clone());
+        let docs = docs.into_iter().map(|d| d.doc).collect();
+        return print(&args, docs, host.as_deref(), None);
+    }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
     // The index stores paths as `build` found them, lossily where they
@@ -112,7 +131,19 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
         _ => arg.to_string_lossy().into_owned(),
     };
     let key = pi.resolve_session(&searcher, &arg)?;
-    let mut docs = pi.session_documents(&searcher, &key)?;
+    let docs = pi.session_documents(&searcher, &key)?;
+    print(&args, docs, None, Some((&pi, &searcher)))
+}
+
+/// Print a session's documents as `args` asks; `host` when they come
+/// from the team database, the local index (for the session's family)
+/// when they come from it.
+fn print(
+    args: &ShowArgs,
+    mut docs: Vec<pi_index::search::StoredDoc>,
+    host: Option<&str>,
+    local: Option<(&PiIndex, &tantivy::Searcher)>,
+) -> anyhow::Result<std::process::ExitCode> {
     if let Some(line) = args.around {
         // Around a line: context on both sides, whatever its branch, so a
         // hit on an abandoned branch can be seen where it was said.
@@ -124,7 +155,13 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     if args.format == Format::Json {
         let mut out = output::json_stdout();
         for d in &docs {
-            out.line(d)?;
+            match host {
+                Some(host) => out.line(&pi_index::team::search::TeamDoc {
+                    host: host.to_owned(),
+                    doc: d.clone(),
+                })?,
+                None => out.line(d)?,
+            }
         }
         out.flush()?;
         return Ok(EXIT_OK);
@@ -144,7 +181,12 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
                     first.cwd.as_deref().unwrap_or("?")
                 )?;
                 writeln!(out, "file {}", first.path)?;
-                family_header(&mut out, &pi, &searcher, &first.path)?;
+                if let Some((pi, searcher)) = local {
+                    family_header(&mut out, pi, searcher, &first.path)?;
+                }
+                if let Some(h) = host {
+                    writeln!(out, "host {h}")?;
+                }
             }
             for d in &docs {
                 let branch = if d.active { "" } else { " (abandoned branch)" };

@@ -236,68 +236,7 @@ impl IndexStore {
     /// The indexed state of every session file, by path, read from fast
     /// columns (no stored document is read).
     pub fn file_states(&self) -> Result<HashMap<String, FileState>, IndexError> {
-        let pi = &self.pi;
-        let err = |e| tantivy_err(&pi.dir, e);
-        let searcher = pi.searcher()?;
-        let query = TermQuery::new(
-            Term::from_field_text(pi.fields.doc_type, SESSION_DOC),
-            IndexRecordOption::Basic,
-        );
-        let addrs = searcher.search(&query, &DocSetCollector).map_err(err)?;
-        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); searcher.segment_readers().len()];
-        for a in addrs {
-            by_segment[a.segment_ord as usize].push(a.doc_id);
-        }
-        let mut out = HashMap::new();
-        for (ord, docs) in by_segment.iter().enumerate() {
-            if docs.is_empty() {
-                continue;
-            }
-            let ff = searcher.segment_reader(ord as u32).fast_fields();
-            let Some(file) = ff.str("file").map_err(err)? else {
-                continue;
-            };
-            let col = |name: &str| ff.u64(name).map_err(err);
-            let (dev, ino, size, mtime, to, head, tail) = (
-                col("file_dev")?,
-                col("file_ino")?,
-                col("file_size")?,
-                col("file_mtime_ns")?,
-                col("indexed_to")?,
-                col("head_hash")?,
-                col("tail_hash")?,
-            );
-            // The paths in term order, read once: looking each one up by
-            // ordinal would decompress its dictionary block every time.
-            let mut paths = Vec::new();
-            let mut terms = file.dictionary().stream().map_err(|e| err(e.into()))?;
-            while terms.advance() {
-                paths.push(String::from_utf8_lossy(terms.key()).into_owned());
-            }
-            for &doc in docs {
-                let Some(path) = file
-                    .term_ords(doc)
-                    .next()
-                    .and_then(|ord| paths.get(ord as usize))
-                else {
-                    continue;
-                };
-                let v = |c: &tantivy::columnar::Column<u64>| c.first(doc).unwrap_or(0);
-                out.insert(
-                    path.clone(),
-                    FileState {
-                        dev: v(&dev),
-                        ino: v(&ino),
-                        size: v(&size),
-                        mtime_ns: v(&mtime),
-                        indexed_to: v(&to),
-                        head_hash: v(&head),
-                        tail_hash: v(&tail),
-                    },
-                );
-            }
-        }
-        Ok(out)
+        self.pi.file_states()
     }
 
     /// The root each session file was found under, by path, for the files
@@ -817,4 +756,74 @@ fn clear_dir(dir: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+impl PiIndex {
+    /// The indexed state of every session file, by path, read from fast
+    /// columns (no stored document is read): what the next build, and
+    /// `pi-index push`, compare with.
+    pub fn file_states(&self) -> Result<HashMap<String, FileState>, IndexError> {
+        let pi = self;
+        let err = |e| tantivy_err(&pi.dir, e);
+        let searcher = pi.searcher()?;
+        let query = TermQuery::new(
+            Term::from_field_text(pi.fields.doc_type, SESSION_DOC),
+            IndexRecordOption::Basic,
+        );
+        let addrs = searcher.search(&query, &DocSetCollector).map_err(err)?;
+        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); searcher.segment_readers().len()];
+        for a in addrs {
+            by_segment[a.segment_ord as usize].push(a.doc_id);
+        }
+        let mut out = HashMap::new();
+        for (ord, docs) in by_segment.iter().enumerate() {
+            if docs.is_empty() {
+                continue;
+            }
+            let ff = searcher.segment_reader(ord as u32).fast_fields();
+            let Some(file) = ff.str("file").map_err(err)? else {
+                continue;
+            };
+            let col = |name: &str| ff.u64(name).map_err(err);
+            let (dev, ino, size, mtime, to, head, tail) = (
+                col("file_dev")?,
+                col("file_ino")?,
+                col("file_size")?,
+                col("file_mtime_ns")?,
+                col("indexed_to")?,
+                col("head_hash")?,
+                col("tail_hash")?,
+            );
+            // The paths in term order, read once: looking each one up by
+            // ordinal would decompress its dictionary block every time.
+            let mut paths = Vec::new();
+            let mut terms = file.dictionary().stream().map_err(|e| err(e.into()))?;
+            while terms.advance() {
+                paths.push(String::from_utf8_lossy(terms.key()).into_owned());
+            }
+            for &doc in docs {
+                let Some(path) = file
+                    .term_ords(doc)
+                    .next()
+                    .and_then(|ord| paths.get(ord as usize))
+                else {
+                    continue;
+                };
+                let v = |c: &tantivy::columnar::Column<u64>| c.first(doc).unwrap_or(0);
+                out.insert(
+                    path.clone(),
+                    FileState {
+                        dev: v(&dev),
+                        ino: v(&ino),
+                        size: v(&size),
+                        mtime_ns: v(&mtime),
+                        indexed_to: v(&to),
+                        head_hash: v(&head),
+                        tail_hash: v(&tail),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
 }

@@ -179,6 +179,7 @@ pub fn line_offset(path: &Path, line: usize) -> u64 {
 pub mod concurrent;
 pub mod crash;
 pub mod incremental;
+pub mod pg;
 pub mod reference;
 pub mod tmux;
 

@@ -78,6 +78,10 @@ pub enum Key {
     /// `family:019b8e` (a session, by id or id prefix, and every session
     /// forked from it or it from)
     Family,
+    /// `host:alice@laptop`: the machine that pushed the session, only in
+    /// the team database (`--db`); the local index holds one machine's
+    /// sessions, and refuses it.
+    Host,
 }
 
 impl Key {
@@ -106,6 +110,7 @@ impl Key {
             "branch" => Key::Branch,
             "name" => Key::Name,
             "family" => Key::Family,
+            "host" => Key::Host,
             _ => return None,
         })
     }
@@ -122,13 +127,17 @@ impl Key {
             Key::Branch => "branch",
             Key::Name => "name",
             Key::Family => "family",
+            Key::Host => "host",
         }
     }
 
     /// Whether the filter is on a message's own facts (role, model,
     /// time, branch) rather than on its session's (directory, id, name).
     pub fn is_about_messages(self) -> bool {
-        !matches!(self, Key::Cwd | Key::Session | Key::Name | Key::Family)
+        !matches!(
+            self,
+            Key::Cwd | Key::Session | Key::Name | Key::Family | Key::Host
+        )
     }
 
     fn example(self) -> &'static str {
@@ -142,6 +151,7 @@ impl Key {
             Key::Branch => "branch:active or branch:all",
             Key::Name => "name:flaky or name:\"socket test\"",
             Key::Family => "family:019b8e",
+            Key::Host => "host:alice@laptop",
         }
     }
 }
@@ -227,6 +237,14 @@ impl Constraint {
             Key::Session => Constraint::Session(value.to_owned()),
             Key::Name => Constraint::Name(value.to_owned()),
             Key::Family => Constraint::Family(value.to_owned()),
+            Key::Host => {
+                return Err(FilterError {
+                    message: format!(
+                        "host:{value}: the local index holds this machine's sessions only; \
+                         host: filters the team database's (`--db URL`)"
+                    ),
+                })
+            }
             Key::Model => Constraint::Model(value.to_lowercase()),
             Key::After => Constraint::After(parse_when(value, now)?),
             Key::Before => Constraint::Before(parse_when(value, now)?),
@@ -561,6 +579,11 @@ mod tests {
         assert!(!Constraint::Name("x".into()).is_about_messages());
         assert!(Constraint::Model("x".into()).is_about_messages());
         assert_eq!(Key::from_name("title"), None);
+        assert_eq!(Key::from_name("host"), Some(Key::Host));
+        assert!(c(Key::Host, "alice@laptop")
+            .unwrap_err()
+            .message
+            .contains("--db"));
     }
 
     #[test]

@@ -1,0 +1,958 @@
+//! `pi-index push`: what changed in the local index since this host's
+//! last push, into the team database.
+//!
+//! The local index already knows each session file's state (size, time,
+//! how far it was indexed, hashes of the indexed bytes: see
+//! [`crate::index::state`]), and the database keeps, on each session's
+//! row, the state it was pushed at. A push reads both (the database's in
+//! **one round trip**, which is all a push with nothing to send costs) and
+//! sends only the difference:
+//!
+//! - a session the database does not hold: its row and every message;
+//! - a session that grew (same session, the messages pushed before still
+//!   its first ones, as they were, edit marks included): only the new
+//!   messages, as new rows, with the branch marks of the old ones brought
+//!   up to date;
+//! - a session rewritten any other way: its rows replaced;
+//! - a session whose file moved (the same state found at a new path): its
+//!   path changed, nothing else sent;
+//! - a session gone from the local index: its rows deleted.
+//!
+//! Rows go by `COPY ... FROM STDIN` (text format) in batches of about
+//! [`BATCH_BYTES`], each batch one transaction that also writes the
+//! batch's sessions' states. A push killed anywhere (kill -9, the server
+//! restarted, the connection cut) leaves every session either as pushed
+//! before or as pushed now, and the next push sends exactly what is
+//! still missing. Memory is one batch plus the documents of the session
+//! being read.
+
+use std::collections::{HashMap, HashSet};
+
+use bytes::Bytes;
+use futures_util::SinkExt;
+use serde::Serialize;
+use tokio_postgres::types::Type;
+use tokio_postgres::{Client, Transaction};
+
+use super::text;
+use super::{schema, Db, TeamError};
+use crate::index::state::FileState;
+use crate::index::PiIndex;
+use crate::search::{SessionKey, SessionRow, StoredDoc};
+
+/// Bytes of rows one transaction carries, about (a session larger than
+/// this is one transaction of its own).
+pub const BATCH_BYTES: usize = 8 << 20;
+
+/// Bytes handed to the connection at a time while a `COPY` runs.
+const CHUNK: usize = 1 << 20;
+
+/// What a push did.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct PushReport {
+    /// The host the rows are keyed by (`--as`).
+    pub host: String,
+    /// Sessions in the local index.
+    pub sessions: u64,
+    /// Sessions the database already held as they are.
+    pub sessions_unchanged: u64,
+    /// Sessions sent whole for the first time.
+    pub sessions_new: u64,
+    /// Sessions that grew: only their new messages sent.
+    pub sessions_grown: u64,
+    /// Sessions rewritten: their rows replaced.
+    pub sessions_replaced: u64,
+    /// Sessions whose file moved: their path changed.
+    pub sessions_moved: u64,
+    /// Sessions no longer in the local index: their rows deleted.
+    pub sessions_deleted: u64,
+    /// Message rows sent.
+    pub messages_sent: u64,
+    /// Bytes of rows sent by `COPY`.
+    pub bytes_sent: u64,
+    /// Transactions committed.
+    pub transactions: u64,
+    /// Wall time, milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// What the database holds of one session of this host.
+#[derive(Clone, Debug)]
+struct Pushed {
+    sid: i64,
+    session_id: String,
+    state: FileState,
+    messages: i64,
+    /// [`digest`] of the messages pushed.
+    digest: i64,
+}
+
+/// A hash of what a session's messages say, their `context_edit` marks
+/// included (not their branch marks, which a push updates in place): the
+/// database keeps it with the session, and an append is told from a
+/// rewrite, or from an append that changed an old message's edit, by the
+/// messages before the append hashing the same.
+fn digest(docs: &[StoredDoc]) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    };
+    for d in docs {
+        eat(&d.offset.to_le_bytes());
+        eat(&d.line.to_le_bytes());
+        eat(d.role.as_str().as_bytes());
+        eat(d.entry_id.as_deref().unwrap_or("").as_bytes());
+        eat(&d.timestamp_ms.unwrap_or(i64::MIN).to_le_bytes());
+        eat(d.model.as_deref().unwrap_or("").as_bytes());
+        eat(&d.edited.rank().to_le_bytes());
+        eat(d.replacement.as_deref().unwrap_or("\u{0}").as_bytes());
+        eat(d.text.as_bytes());
+    }
+    h as i64
+}
+
+/// What the database holds of this host.
+struct Remote {
+    /// The kinds of the index it was pushed from.
+    kinds: Option<String>,
+    /// Whether row-level security applies to this role (then rows go
+    /// through a temporary table: PostgreSQL refuses `COPY` into a table
+    /// whose policies apply).
+    rls: bool,
+    sessions: HashMap<String, Pushed>,
+}
+
+const STATE_SQL: &str = "SELECT pg_is_in_recovery(), (SELECT max(version) FROM pi_index_schema), \
+     (SELECT kinds FROM pi_hosts WHERE host = $1), \
+     s.path, s.sid, s.session_id, s.file_size, s.file_mtime_ns, s.indexed_to, s.head_hash, \
+     s.tail_hash, s.messages, s.digest, row_security_active('pi_messages') \
+     FROM (SELECT 1) AS one LEFT JOIN pi_sessions s ON s.host = $1";
+
+/// Why a state query could not give the state.
+enum StateError {
+    /// Our tables are missing, older, or the server is a standby: look
+    /// closer.
+    NotReady,
+    Db(tokio_postgres::Error),
+}
+
+async fn remote_state(client: &Client, host: &str) -> Result<Remote, StateError> {
+    let rows = match client.query_typed(STATE_SQL, &[(&host, Type::TEXT)]).await {
+        Ok(rows) => rows,
+        Err(e) if schema::is_missing_table(&e) => return Err(StateError::NotReady),
+        Err(e) => return Err(StateError::Db(e)),
+    };
+    let first = rows.first().ok_or(StateError::NotReady)?;
+    let standby: bool = first.get(0);
+    let version: Option<i32> = first.get(1);
+    if standby || version != Some(schema::VERSION) {
+        return Err(StateError::NotReady);
+    }
+    let mut sessions = HashMap::with_capacity(rows.len());
+    for r in &rows {
+        let Some(path) = r.get::<_, Option<String>>(3) else {
+            continue;
+        };
+        let u = |i: usize| r.get::<_, i64>(i) as u64;
+        sessions.insert(
+            path,
+            Pushed {
+                sid: r.get(4),
+                session_id: r.get(5),
+                state: FileState {
+                    size: u(6),
+                    mtime_ns: u(7),
+                    indexed_to: u(8),
+                    head_hash: u(9),
+                    tail_hash: u(10),
+                    ..FileState::default()
+                },
+                messages: r.get(11),
+                digest: r.get(12),
+            },
+        );
+    }
+    Ok(Remote {
+        kinds: first.get(2),
+        rls: first.get(13),
+        sessions,
+    })
+}
+
+/// Whether two states name the same indexed bytes (the device and inode
+/// are the local machine's business: a copy restored elsewhere is the
+/// same session).
+fn same(a: &FileState, b: &FileState) -> bool {
+    (a.size, a.mtime_ns, a.indexed_to, a.head_hash, a.tail_hash)
+        == (b.size, b.mtime_ns, b.indexed_to, b.head_hash, b.tail_hash)
+}
+
+/// Whether a file at a new path holds the bytes a pushed one held.
+fn moved(a: &FileState, b: &FileState) -> bool {
+    (a.size, a.indexed_to, a.head_hash, a.tail_hash)
+        == (b.size, b.indexed_to, b.head_hash, b.tail_hash)
+}
+
+/// The primary a standby follows, as much of `primary_conninfo` as is
+/// safe to print (its host and port; never a password).
+async fn primary_of(client: &Client) -> String {
+    let Ok(Some(row)) = client
+        .query_typed_opt("SELECT current_setting('primary_conninfo', true)", &[])
+        .await
+    else {
+        return String::new();
+    };
+    let Some(info) = row.get::<_, Option<String>>(0) else {
+        return String::new();
+    };
+    let mut host = None;
+    let mut port = None;
+    for pair in info.split_whitespace() {
+        match pair.split_once('=') {
+            Some(("host", v)) => host = Some(v.trim_matches('\'').to_owned()),
+            Some(("port", v)) => port = Some(v.trim_matches('\'').to_owned()),
+            _ => {}
+        }
+    }
+    match (host, port) {
+        (Some(h), Some(p)) => format!(" (this standby follows the primary at host={h} port={p})"),
+        (Some(h), None) => format!(" (this standby follows the primary at host={h})"),
+        _ => String::new(),
+    }
+}
+
+/// Read the database's state for `host`, creating or migrating the
+/// tables first when needed; refuse a standby and a newer schema.
+fn state(db: &mut Db, host: &str) -> Result<Remote, TeamError> {
+    let target = db.target.clone();
+    let first = db.run(remote_state(&db.client, host));
+    match first {
+        Ok(r) => return Ok(r),
+        Err(StateError::Db(e)) => return Err(db.error("reading what this host pushed before", &e)),
+        Err(StateError::NotReady) => {}
+    }
+    let standby = db
+        .run(db.client.query_typed_one("SELECT pg_is_in_recovery()", &[]))
+        .map_err(|e| db.error("asking whether it is a primary", &e))?
+        .get::<_, bool>(0);
+    if standby {
+        let primary = db.run(primary_of(&db.client));
+        return Err(TeamError::Replica { target, primary });
+    }
+    let rt_client = &mut db.client;
+    db.rt.block_on(schema::migrate(rt_client, &target))?;
+    match db.run(remote_state(&db.client, host)) {
+        Ok(r) => Ok(r),
+        Err(StateError::Db(e)) => Err(db.error("reading what this host pushed before", &e)),
+        Err(StateError::NotReady) => Err(TeamError::Db {
+            target,
+            doing: "reading what this host pushed before".into(),
+            why: "its pi-index tables are not as this version made them".into(),
+        }),
+    }
+}
+
+/// One session on its way into a batch.
+enum Job {
+    /// Rows to create (`replace`: the old rows of `sid` deleted first).
+    Whole { sid: Option<i64>, replace: bool },
+    /// Only the messages after the first `old` (the rows the database
+    /// holds), with the session's facts and state updated.
+    Grow { sid: i64, old: usize },
+}
+
+/// The rows of one transaction.
+#[derive(Default)]
+struct Batch {
+    sessions: Vec<u8>,
+    messages: Vec<u8>,
+    windows: Vec<u8>,
+    /// Sessions whose old rows go first.
+    replaced: Vec<i64>,
+    /// Grown sessions: their updated row, their marks.
+    grown: Vec<Grown>,
+    sessions_in: usize,
+    messages_in: u64,
+}
+
+struct Grown {
+    sid: i64,
+    digest: i64,
+    row: SessionRow,
+    docs_len: i64,
+    state: FileState,
+    old: i32,
+    /// Old rows off the active branch, by (offset, role).
+    inactive: Vec<(i64, String)>,
+}
+
+impl Batch {
+    fn bytes(&self) -> usize {
+        self.sessions.len() + self.messages.len() + self.windows.len()
+    }
+    fn is_empty(&self) -> bool {
+        self.sessions_in == 0 && self.grown.is_empty()
+    }
+}
+
+/// Append `s` escaped for `COPY`'s text format (NUL, which PostgreSQL's
+/// text cannot hold, becomes U+FFFD).
+fn copy_str(out: &mut Vec<u8>, s: &str) {
+    for &b in s.as_bytes() {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0 => out.extend_from_slice("\u{FFFD}".as_bytes()),
+            b => out.push(b),
+        }
+    }
+}
+
+fn copy_opt(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => copy_str(out, s),
+        None => out.extend_from_slice(b"\\N"),
+    }
+}
+
+fn copy_num(out: &mut Vec<u8>, n: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = write!(out, "{n}");
+}
+
+fn copy_opt_num(out: &mut Vec<u8>, n: Option<i64>) {
+    match n {
+        Some(n) => copy_num(out, n),
+        None => out.extend_from_slice(b"\\N"),
+    }
+}
+
+/// A `text[]` literal of `items`, each quoted.
+fn array_literal(items: &[String]) -> String {
+    let mut s = String::from("{");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push('"');
+        for c in item.chars() {
+            if c == '"' || c == '\\' {
+                s.push('\\');
+            }
+            s.push(c);
+        }
+        s.push('"');
+    }
+    s.push('}');
+    s
+}
+
+/// Text as the database keeps it: NUL, which PostgreSQL's text cannot
+/// hold, as U+FFFD (the same in rows, in parameters and in filters).
+pub fn pg_text(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\0') {
+        std::borrow::Cow::Owned(s.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+fn ms(ts: Option<&str>) -> Option<i64> {
+    ts.and_then(crate::pi::time::parse_iso_millis)
+}
+
+/// The columns of `pi_sessions` a push writes, in `COPY` order.
+const SESSION_COLUMNS: &str = "host, sid, path, session_id, cwd, session_name, name_tsv, title, models, \
+     started_ms, last_ms, messages, file_size, file_mtime_ns, indexed_to, head_hash, tail_hash, digest";
+
+/// The columns of `pi_messages`, in `COPY` order.
+const MESSAGE_COLUMNS: &str =
+    "host, sid, ord, line, off, entry_id, role, ts_ms, model, active, edited, \
+     replacement, text, windowed, tsv";
+
+fn session_row(
+    out: &mut Vec<u8>,
+    analyzer: &mut tantivy::tokenizer::TextAnalyzer,
+    host: &str,
+    sid: i64,
+    row: &SessionRow,
+    docs: &[StoredDoc],
+    st: &FileState,
+) {
+    let messages = docs.len();
+    copy_str(out, host);
+    out.push(b'\t');
+    copy_num(out, sid);
+    out.push(b'\t');
+    copy_str(out, &row.path);
+    out.push(b'\t');
+    copy_str(out, &row.session_id);
+    out.push(b'\t');
+    copy_opt(out, row.cwd.as_deref());
+    out.push(b'\t');
+    copy_opt(out, row.session_name.as_deref());
+    out.push(b'\t');
+    copy_str(out, &text::name_tsv(analyzer, row.session_name.as_deref()));
+    out.push(b'\t');
+    copy_opt(out, row.title.as_deref());
+    out.push(b'\t');
+    copy_str(out, &array_literal(&row.models));
+    out.push(b'\t');
+    copy_opt_num(out, ms(row.started.as_deref()));
+    out.push(b'\t');
+    copy_opt_num(out, row.last_ms);
+    out.push(b'\t');
+    copy_num(out, messages);
+    for v in [
+        st.size,
+        st.mtime_ns,
+        st.indexed_to,
+        st.head_hash,
+        st.tail_hash,
+    ] {
+        out.push(b'\t');
+        copy_num(out, v as i64);
+    }
+    out.push(b'\t');
+    copy_num(out, digest(docs));
+    out.push(b'\n');
+}
+
+fn message_row(
+    batch: &mut Batch,
+    analyzer: &mut tantivy::tokenizer::TextAnalyzer,
+    host: &str,
+    sid: i64,
+    ord: usize,
+    d: &StoredDoc,
+) {
+    let indexed = text::index(analyzer, &d.text, d.replacement.as_deref());
+    let out = &mut batch.messages;
+    copy_str(out, host);
+    out.push(b'\t');
+    copy_num(out, sid);
+    out.push(b'\t');
+    copy_num(out, ord);
+    out.push(b'\t');
+    copy_num(out, d.line as i64);
+    out.push(b'\t');
+    copy_num(out, d.offset as i64);
+    out.push(b'\t');
+    copy_opt(out, d.entry_id.as_deref());
+    out.push(b'\t');
+    copy_str(out, d.role.as_str());
+    out.push(b'\t');
+    copy_opt_num(out, d.timestamp_ms);
+    out.push(b'\t');
+    copy_opt(out, d.model.as_deref());
+    out.push(b'\t');
+    out.push(if d.active { b't' } else { b'f' });
+    out.push(b'\t');
+    copy_num(out, d.edited.rank());
+    out.push(b'\t');
+    copy_opt(out, d.replacement.as_deref());
+    out.push(b'\t');
+    copy_str(out, &d.text);
+    out.push(b'\t');
+    out.push(if indexed.windowed { b't' } else { b'f' });
+    out.push(b'\t');
+    copy_str(out, &indexed.tsv);
+    out.push(b'\n');
+    for (win, w) in indexed.windows.iter().enumerate() {
+        let out = &mut batch.windows;
+        copy_str(out, host);
+        out.push(b'\t');
+        copy_num(out, sid);
+        out.push(b'\t');
+        copy_num(out, ord);
+        out.push(b'\t');
+        copy_num(out, win);
+        out.push(b'\t');
+        copy_str(out, w);
+        out.push(b'\n');
+    }
+    batch.messages_in += 1;
+}
+
+/// `COPY table (columns) FROM STDIN` of `data`, handed over a chunk at a
+/// time; `pause` is the tests' point in the middle of it. Under
+/// row-level security (the README's pushing role), where PostgreSQL
+/// refuses `COPY FROM`, the rows are copied into a temporary table and
+/// inserted from there, so that the policies check every row.
+async fn copy(
+    tx: &Transaction<'_>,
+    table: &str,
+    columns: &str,
+    data: &[u8],
+    pause: bool,
+    rls: bool,
+) -> Result<(), tokio_postgres::Error> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    let into = if rls {
+        let stage = format!("pi_stage_{table}");
+        tx.batch_execute(&format!(
+            "CREATE TEMP TABLE {stage} (LIKE {table}) ON COMMIT DROP"
+        ))
+        .await?;
+        stage
+    } else {
+        table.to_owned()
+    };
+    let sink = tx
+        .copy_in::<_, Bytes>(&format!("COPY {into} ({columns}) FROM STDIN"))
+        .await?;
+    let mut sink = std::pin::pin!(sink);
+    let mut first = true;
+    for chunk in data.chunks(CHUNK) {
+        sink.send(Bytes::copy_from_slice(chunk)).await?;
+        if first && pause {
+            crate::failpoint::point("push-mid-copy");
+            crate::failpoint::push_pause();
+        }
+        first = false;
+    }
+    sink.as_mut().finish().await?;
+    if rls {
+        tx.batch_execute(&format!(
+            "INSERT INTO {table} ({columns}) SELECT {columns} FROM {into}"
+        ))
+        .await?;
+    }
+    Ok(())
+}
+
+async fn commit_batch(
+    client: &mut Client,
+    host: &str,
+    kinds: &str,
+    batch: &Batch,
+    first: bool,
+    rls: bool,
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    tx.execute_typed(
+        "INSERT INTO pi_hosts (host, kinds) VALUES ($1, $2) \
+         ON CONFLICT (host) DO UPDATE SET kinds = EXCLUDED.kinds, pushed_at = now()",
+        &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
+    )
+    .await?;
+    if !batch.replaced.is_empty() {
+        for table in ["pi_windows", "pi_messages", "pi_sessions"] {
+            tx.execute_typed(
+                &format!("DELETE FROM {table} WHERE host = $1 AND sid = ANY($2)"),
+                &[(&host, Type::TEXT), (&batch.replaced, Type::INT8_ARRAY)],
+            )
+            .await?;
+        }
+    }
+    crate::failpoint::point("push-before-copy");
+    copy(
+        &tx,
+        "pi_sessions",
+        SESSION_COLUMNS,
+        &batch.sessions,
+        false,
+        rls,
+    )
+    .await?;
+    copy(
+        &tx,
+        "pi_messages",
+        MESSAGE_COLUMNS,
+        &batch.messages,
+        first,
+        rls,
+    )
+    .await?;
+    copy(
+        &tx,
+        "pi_windows",
+        "host, sid, ord, win, tsv",
+        &batch.windows,
+        false,
+        rls,
+    )
+    .await?;
+    for g in &batch.grown {
+        let r = &g.row;
+        let st = &g.state;
+        let name_tsv = text::name_tsv(
+            &mut crate::index::tokenizer::analyzer(),
+            r.session_name.as_deref(),
+        );
+        let (size, mtime, to, head, tail) = (
+            st.size as i64,
+            st.mtime_ns as i64,
+            st.indexed_to as i64,
+            st.head_hash as i64,
+            st.tail_hash as i64,
+        );
+        let cwd = r.cwd.as_deref().map(pg_text);
+        let name = r.session_name.as_deref().map(pg_text);
+        let title = r.title.as_deref().map(pg_text);
+        let models: Vec<String> = r.models.iter().map(|m| pg_text(m).into_owned()).collect();
+        let started = ms(r.started.as_deref());
+        tx.execute_typed(
+            "UPDATE pi_sessions SET cwd = $3, session_name = $4, name_tsv = $5::tsvector, \
+             title = $6, models = $7, started_ms = $8, last_ms = $9, messages = $10, \
+             file_size = $11, file_mtime_ns = $12, indexed_to = $13, head_hash = $14, \
+             tail_hash = $15, digest = $16 WHERE host = $1 AND sid = $2",
+            &[
+                (&host, Type::TEXT),
+                (&g.sid, Type::INT8),
+                (&cwd, Type::TEXT),
+                (&name, Type::TEXT),
+                (&name_tsv, Type::TEXT),
+                (&title, Type::TEXT),
+                (&models, Type::TEXT_ARRAY),
+                (&started, Type::INT8),
+                (&r.last_ms, Type::INT8),
+                (&g.docs_len, Type::INT8),
+                (&size, Type::INT8),
+                (&mtime, Type::INT8),
+                (&to, Type::INT8),
+                (&head, Type::INT8),
+                (&tail, Type::INT8),
+                (&g.digest, Type::INT8),
+            ],
+        )
+        .await?;
+        // The old messages' branch marks, as the local index has them now
+        // (an append can move the active branch).
+        let offs: Vec<i64> = g.inactive.iter().map(|(o, _)| *o).collect();
+        let roles: Vec<&str> = g.inactive.iter().map(|(_, r)| r.as_str()).collect();
+        tx.execute_typed(
+            "UPDATE pi_messages m SET active = NOT EXISTS (SELECT 1 FROM unnest($4::bigint[], $5::text[]) AS x(off, role) \
+             WHERE x.off = m.off AND x.role = m.role) \
+             WHERE m.host = $1 AND m.sid = $2 AND m.ord < $3 \
+             AND m.active = EXISTS (SELECT 1 FROM unnest($4::bigint[], $5::text[]) AS x(off, role) \
+             WHERE x.off = m.off AND x.role = m.role)",
+            &[
+                (&host, Type::TEXT),
+                (&g.sid, Type::INT8),
+                (&g.old, Type::INT4),
+                (&offs, Type::INT8_ARRAY),
+                (&roles, Type::TEXT_ARRAY),
+            ],
+        )
+        .await?;
+    }
+    crate::failpoint::point("push-before-commit");
+    tx.commit().await?;
+    crate::failpoint::point("push-after-commit");
+    Ok(())
+}
+
+async fn delete_and_move(
+    client: &mut Client,
+    host: &str,
+    kinds: &str,
+    gone: &[i64],
+    moves: &[(i64, String, FileState)],
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    tx.execute_typed(
+        "INSERT INTO pi_hosts (host, kinds) VALUES ($1, $2) \
+         ON CONFLICT (host) DO UPDATE SET kinds = EXCLUDED.kinds, pushed_at = now()",
+        &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
+    )
+    .await?;
+    if !gone.is_empty() {
+        for table in ["pi_windows", "pi_messages", "pi_sessions"] {
+            tx.execute_typed(
+                &format!("DELETE FROM {table} WHERE host = $1 AND sid = ANY($2)"),
+                &[(&host, Type::TEXT), (&gone, Type::INT8_ARRAY)],
+            )
+            .await?;
+        }
+    }
+    for (sid, path, st) in moves {
+        let path = pg_text(path);
+        let (size, mtime, to, head, tail) = (
+            st.size as i64,
+            st.mtime_ns as i64,
+            st.indexed_to as i64,
+            st.head_hash as i64,
+            st.tail_hash as i64,
+        );
+        tx.execute_typed(
+            "UPDATE pi_sessions SET path = $3, file_size = $4, file_mtime_ns = $5, indexed_to = $6, \
+             head_hash = $7, tail_hash = $8 WHERE host = $1 AND sid = $2",
+            &[
+                (&host, Type::TEXT),
+                (sid, Type::INT8),
+                (&path, Type::TEXT),
+                (&size, Type::INT8),
+                (&mtime, Type::INT8),
+                (&to, Type::INT8),
+                (&head, Type::INT8),
+                (&tail, Type::INT8),
+            ],
+        )
+        .await?;
+    }
+    crate::failpoint::point("push-before-removal-commit");
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn new_sids(client: &Client, n: i64) -> Result<Vec<i64>, tokio_postgres::Error> {
+    let rows = client
+        .query_typed(
+            "SELECT nextval('pi_sessions_sid_seq') FROM generate_series(1, $1)",
+            &[(&n, Type::INT8)],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// Push what changed in the local index `pi` since `host`'s last push.
+/// `progress` is told (sessions done, sessions to send) as batches
+/// commit.
+pub fn push(
+    db: &mut Db,
+    pi: &PiIndex,
+    host: &str,
+    progress: &dyn Fn(u64, u64),
+) -> Result<PushReport, TeamError> {
+    let started = std::time::Instant::now();
+    let host = pg_text(host).into_owned();
+    let local = pi.file_states()?;
+    let kinds = pi.build_info()?.map(|i| i.kinds).unwrap_or_default();
+    let mut remote = state(db, &host)?;
+    let mut report = PushReport {
+        host: host.clone(),
+        sessions: local.len() as u64,
+        ..PushReport::default()
+    };
+    // An index of other kinds holds other documents: everything again.
+    if remote.kinds.as_deref().is_some_and(|k| k != kinds) {
+        let all: Vec<i64> = remote.sessions.values().map(|p| p.sid).collect();
+        let r = db
+            .rt
+            .block_on(delete_and_move(&mut db.client, &host, &kinds, &all, &[]));
+        r.map_err(|e| db.error("removing the rows of this host's other kinds", &e))?;
+        report.transactions += 1;
+        remote.sessions.clear();
+    }
+    let mut new: Vec<&str> = Vec::new();
+    let mut changed: Vec<(&str, Pushed)> = Vec::new();
+    for (path, st) in &local {
+        match remote.sessions.get(pg_text(path).as_ref()) {
+            None => new.push(path),
+            Some(p) if same(&p.state, st) => report.sessions_unchanged += 1,
+            Some(p) => changed.push((path, p.clone())),
+        }
+    }
+    let live: HashSet<String> = local.keys().map(|p| pg_text(p).into_owned()).collect();
+    let mut gone: Vec<(&String, &Pushed)> = remote
+        .sessions
+        .iter()
+        .filter(|(p, _)| !live.contains(p.as_str()))
+        .collect();
+    if new.is_empty() && changed.is_empty() && gone.is_empty() {
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    }
+    new.sort_unstable();
+    changed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    gone.sort_unstable_by(|a, b| a.0.cmp(b.0));
+
+    let searcher = pi.searcher()?;
+    // Moves: a gone session whose bytes appear at a new path.
+    let mut moves: Vec<(i64, String, FileState)> = Vec::new();
+    let mut moved_paths: HashSet<&str> = HashSet::new();
+    let mut moved_sids: HashSet<i64> = HashSet::new();
+    for (_, p) in &gone {
+        let Some(path) = new
+            .iter()
+            .find(|n| !moved_paths.contains(**n) && moved(&local[**n], &p.state))
+        else {
+            continue;
+        };
+        let Some(row) = pi.session_by_path(&searcher, path)? else {
+            continue;
+        };
+        if pg_text(&row.session_id) == p.session_id.as_str() && row.messages as i64 == p.messages {
+            moved_paths.insert(path);
+            moved_sids.insert(p.sid);
+            moves.push((p.sid, (*path).to_owned(), local[*path]));
+        }
+    }
+    new.retain(|n| !moved_paths.contains(n));
+    let deleted: Vec<i64> = gone
+        .iter()
+        .map(|(_, p)| p.sid)
+        .filter(|s| !moved_sids.contains(s))
+        .collect();
+    if !deleted.is_empty() || !moves.is_empty() {
+        let r = db.rt.block_on(delete_and_move(
+            &mut db.client,
+            &host,
+            &kinds,
+            &deleted,
+            &moves,
+        ));
+        r.map_err(|e| db.error("removing and moving sessions", &e))?;
+        report.transactions += 1;
+        report.sessions_deleted = deleted.len() as u64;
+        report.sessions_moved = moves.len() as u64;
+    }
+
+    let todo = (new.len() + changed.len()) as u64;
+    let mut done = 0u64;
+    progress(done, todo);
+    let jobs = new
+        .iter()
+        .map(|p| (*p, None))
+        .chain(changed.into_iter().map(|(p, old)| (p, Some(old))));
+    let mut analyzer = crate::index::tokenizer::analyzer();
+    let limit = crate::failpoint::push_batch_bytes(BATCH_BYTES);
+    let mut batch = Batch::default();
+    let mut sids: Vec<i64> = Vec::new();
+    let mut first = true;
+    for (path, old) in jobs {
+        let Some(row) = pi.session_by_path(&searcher, path)? else {
+            continue;
+        };
+        let docs = pi.session_documents(&searcher, &SessionKey::Path(path.to_owned()))?;
+        let st = local[path];
+        let job = match &old {
+            None => Job::Whole {
+                sid: None,
+                replace: false,
+            },
+            Some(p) => {
+                let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
+                let grown = pg_text(&row.session_id) == p.session_id.as_str()
+                    && st.indexed_to > p.state.indexed_to
+                    && before as i64 == p.messages
+                    && digest(&docs[..before]) == p.digest;
+                if grown {
+                    Job::Grow {
+                        sid: p.sid,
+                        old: before,
+                    }
+                } else {
+                    Job::Whole {
+                        sid: Some(p.sid),
+                        replace: true,
+                    }
+                }
+            }
+        };
+        match job {
+            Job::Whole { sid, replace } => {
+                let sid = match sid {
+                    Some(s) => s,
+                    None => {
+                        if sids.is_empty() {
+                            sids = db
+                                .run(new_sids(&db.client, 256))
+                                .map_err(|e| db.error("numbering new sessions", &e))?;
+                            sids.reverse();
+                        }
+                        sids.pop().unwrap_or_default()
+                    }
+                };
+                if replace {
+                    batch.replaced.push(sid);
+                    report.sessions_replaced += 1;
+                } else {
+                    report.sessions_new += 1;
+                }
+                session_row(
+                    &mut batch.sessions,
+                    &mut analyzer,
+                    &host,
+                    sid,
+                    &row,
+                    &docs,
+                    &st,
+                );
+                for (ord, d) in docs.iter().enumerate() {
+                    message_row(&mut batch, &mut analyzer, &host, sid, ord, d);
+                }
+            }
+            Job::Grow { sid, old } => {
+                report.sessions_grown += 1;
+                for (i, d) in docs[old..].iter().enumerate() {
+                    message_row(&mut batch, &mut analyzer, &host, sid, old + i, d);
+                }
+                let inactive = docs[..old]
+                    .iter()
+                    .filter(|d| !d.active)
+                    .map(|d| (d.offset as i64, d.role.as_str().to_owned()))
+                    .collect();
+                batch.grown.push(Grown {
+                    sid,
+                    digest: digest(&docs),
+                    docs_len: docs.len() as i64,
+                    row,
+                    state: st,
+                    old: old as i32,
+                    inactive,
+                });
+            }
+        }
+        batch.sessions_in += 1;
+        drop(docs);
+        if batch.bytes() >= limit {
+            flush(
+                db,
+                &host,
+                &kinds,
+                &mut batch,
+                &mut report,
+                first,
+                remote.rls,
+            )?;
+            first = false;
+            done = report.sessions_new + report.sessions_grown + report.sessions_replaced;
+            progress(done, todo);
+        }
+    }
+    if !batch.is_empty() {
+        flush(
+            db,
+            &host,
+            &kinds,
+            &mut batch,
+            &mut report,
+            first,
+            remote.rls,
+        )?;
+        progress(todo, todo);
+    }
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+fn flush(
+    db: &mut Db,
+    host: &str,
+    kinds: &str,
+    batch: &mut Batch,
+    report: &mut PushReport,
+    first: bool,
+    rls: bool,
+) -> Result<(), TeamError> {
+    let r = db
+        .rt
+        .block_on(commit_batch(&mut db.client, host, kinds, batch, first, rls));
+    r.map_err(|e| db.error("pushing a batch of sessions", &e))?;
+    report.transactions += 1;
+    report.messages_sent += batch.messages_in;
+    report.bytes_sent += batch.bytes() as u64;
+    *batch = Batch::default();
+    Ok(())
+}

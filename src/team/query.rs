@@ -1,0 +1,440 @@
+//! The query language on the server: the tree of
+//! [`grammar`] compiled to a SQL boolean
+//! expression over `pi_messages m` joined with `pi_sessions s`.
+//!
+//! - A word, phrase or prefix is a `tsquery` of pi-index's own tokens
+//!   ([`super::text`]), matched with `@@`: `m.tsv @@ $1::tsquery`, a
+//!   phrase with `<->` (or `<N>` where the tokenizer left a gap), a
+//!   prefix as `'stem':*`.
+//! - NOT, AND, OR and parentheses are SQL's `NOT`, `AND`, `OR`, around
+//!   filters too (`-role:user`, `(a OR cwd:~/x)`), exactly as locally.
+//! - Filters are `WHERE` conditions on the columns; `host:NAME` keeps one
+//!   pushing host.
+//! - Every piece of user text is a bind parameter: the SQL text is made
+//!   only of this module's own words and parameter numbers.
+//!
+//! A windowed message ([`super::text`]) has its tokens in `pi_windows`: the
+//! tree is compiled twice, once with leaves on the row's `tsv` and once
+//! with leaves "some window of the message matches", and the two are
+//! joined by the message's `windowed` flag, so that the GIN index on
+//! `pi_messages.tsv` serves every ordinary message.
+
+use std::collections::BTreeSet;
+
+use tokio_postgres::types::{ToSql, Type};
+
+use super::push::pg_text;
+use super::text;
+use crate::search::query::filters::{Branches, Constraint, Filters, Key, Now};
+use crate::search::query::grammar::{self, Ast, Leaf};
+use crate::search::query::{QueryError, Warning};
+
+/// A bind parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Param {
+    /// `text` (also a `tsquery` literal, cast in the SQL).
+    Text(String),
+    /// `text[]`.
+    Texts(Vec<String>),
+    /// `bigint`.
+    Int(i64),
+}
+
+impl Param {
+    /// The value and its type, as `query_typed` takes them.
+    pub fn typed(&self) -> (&(dyn ToSql + Sync), Type) {
+        match self {
+            Param::Text(s) => (s, Type::TEXT),
+            Param::Texts(v) => (v, Type::TEXT_ARRAY),
+            Param::Int(n) => (n, Type::INT8),
+        }
+    }
+}
+
+/// A compiled query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SqlQuery {
+    /// The boolean expression (over `m` and `s`).
+    pub condition: String,
+    /// Its parameters: `$1` is the first.
+    pub params: Vec<Param>,
+    /// The parameter number of the `tsquery` that ranks hits (every
+    /// positive text leaf, any of them), if the query has text.
+    pub rank: Option<usize>,
+    /// The tokens of the positive text leaves, for snippets.
+    pub terms: BTreeSet<String>,
+    /// What was repaired or ignored.
+    pub warnings: Vec<Warning>,
+}
+
+/// The condition on a message's windows (`$n` a `tsquery`).
+fn in_windows(n: usize) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM pi_windows w WHERE w.host = m.host AND w.sid = m.sid \
+         AND w.ord = m.ord AND w.tsv @@ ${n}::tsquery)"
+    )
+}
+
+/// The score of a message for the `tsquery` `$n`: `ts_rank_cd` on its
+/// row, or its best window's.
+pub fn score(n: usize) -> String {
+    format!(
+        "(CASE WHEN m.windowed THEN coalesce((SELECT max(ts_rank_cd(w.tsv, ${n}::tsquery)) \
+         FROM pi_windows w WHERE w.host = m.host AND w.sid = m.sid AND w.ord = m.ord), 0) \
+         ELSE ts_rank_cd(m.tsv, ${n}::tsquery) END)"
+    )
+}
+
+/// A compiled subtree: on ordinary rows, on windowed ones.
+struct Cond {
+    plain: String,
+    windowed: String,
+}
+
+impl Cond {
+    fn same(s: String) -> Cond {
+        Cond {
+            windowed: s.clone(),
+            plain: s,
+        }
+    }
+}
+
+struct Compiler<'a> {
+    analyzer: tantivy::tokenizer::TextAnalyzer,
+    now: &'a Now,
+    params: Vec<Param>,
+    warnings: Vec<Warning>,
+    /// The positive text leaves' `tsquery` literals.
+    ranked: Vec<String>,
+    terms: BTreeSet<String>,
+    has_text: bool,
+}
+
+fn nothing_kept(word: &str) -> String {
+    format!(
+        "'{word}' has nothing the index keeps (letters and digits, words up to 100 bytes): ignored"
+    )
+}
+
+impl Compiler<'_> {
+    fn param(&mut self, p: Param) -> usize {
+        self.params.push(p);
+        self.params.len()
+    }
+
+    fn text(&mut self, s: &str) -> usize {
+        self.param(Param::Text(pg_text(s).into_owned()))
+    }
+
+    fn warn(&mut self, position: usize, message: String) {
+        self.warnings.push(Warning { position, message });
+    }
+
+    fn node(&mut self, ast: &Ast, negated: bool) -> Result<Option<Cond>, QueryError> {
+        Ok(match ast {
+            Ast::Leaf { leaf, at } => self.leaf(leaf, *at, negated)?,
+            Ast::Not(inner) => self.node(inner, !negated)?.map(|c| Cond {
+                plain: format!("NOT {}", c.plain),
+                windowed: format!("NOT {}", c.windowed),
+            }),
+            Ast::And(children) | Ast::Or(children) => {
+                let op = if matches!(ast, Ast::And(_)) {
+                    " AND "
+                } else {
+                    " OR "
+                };
+                let mut parts = Vec::new();
+                for child in children {
+                    if let Some(c) = self.node(child, negated)? {
+                        parts.push(c);
+                    }
+                }
+                match parts.len() {
+                    0 => None,
+                    1 => parts.pop(),
+                    _ => Some(Cond {
+                        plain: format!(
+                            "({})",
+                            parts
+                                .iter()
+                                .map(|c| c.plain.as_str())
+                                .collect::<Vec<_>>()
+                                .join(op)
+                        ),
+                        windowed: format!(
+                            "({})",
+                            parts
+                                .iter()
+                                .map(|c| c.windowed.as_str())
+                                .collect::<Vec<_>>()
+                                .join(op)
+                        ),
+                    }),
+                }
+            }
+        })
+    }
+
+    fn text_leaf(&mut self, tsquery: String, tokens: Vec<String>, negated: bool) -> Cond {
+        self.has_text = true;
+        if !negated {
+            self.ranked.push(tsquery.clone());
+            self.terms.extend(tokens);
+        }
+        let n = self.param(Param::Text(tsquery));
+        Cond {
+            plain: format!("m.tsv @@ ${n}::tsquery"),
+            windowed: in_windows(n),
+        }
+    }
+
+    fn leaf(&mut self, leaf: &Leaf, at: usize, negated: bool) -> Result<Option<Cond>, QueryError> {
+        Ok(match leaf {
+            Leaf::All => Some(Cond::same("TRUE".into())),
+            Leaf::Filter { key, value } => {
+                if *key == Key::Host && !value.trim().is_empty() {
+                    let n = self.text(value);
+                    return Ok(Some(Cond::same(format!("m.host = ${n}"))));
+                }
+                let c = Constraint::parse(*key, value, self.now)?;
+                let (sql, note) = self.constraint(&c);
+                if let Some(note) = note {
+                    self.warn(at, note);
+                }
+                Some(Cond::same(sql))
+            }
+            Leaf::Word(word) | Leaf::Prefix(word) => {
+                let prefix = matches!(leaf, Leaf::Prefix(_));
+                match text::phrase_query(&mut self.analyzer, word, prefix) {
+                    None => {
+                        let shown = if prefix {
+                            format!("{word}*")
+                        } else {
+                            word.clone()
+                        };
+                        self.warn(at, nothing_kept(&shown));
+                        None
+                    }
+                    Some(q) => {
+                        let toks = if prefix {
+                            Vec::new()
+                        } else {
+                            self.tokens(word)
+                        };
+                        Some(self.text_leaf(q, toks, negated))
+                    }
+                }
+            }
+            Leaf::Phrase(phrase) => {
+                let Some(q) = text::phrase_query(&mut self.analyzer, phrase, false) else {
+                    self.warn(
+                        at,
+                        format!("the phrase \"{phrase}\" has nothing to search for: ignored"),
+                    );
+                    return Ok(None);
+                };
+                let mut prev_space = true;
+                for (n, (i, c)) in phrase.char_indices().enumerate() {
+                    if prev_space && !c.is_whitespace() {
+                        let word: String = phrase[i..]
+                            .chars()
+                            .take_while(|c| !c.is_whitespace())
+                            .collect();
+                        if self.tokens(&word).is_empty() {
+                            let message = format!("in a phrase: {}", nothing_kept(&word));
+                            self.warn(at + 1 + n, message);
+                        }
+                    }
+                    prev_space = c.is_whitespace();
+                }
+                let toks = self.tokens(phrase);
+                Some(self.text_leaf(q, toks, negated))
+            }
+        })
+    }
+
+    fn tokens(&mut self, s: &str) -> Vec<String> {
+        text::tokens(&mut self.analyzer, s)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    /// The condition of a filter, and a note when it can match nothing.
+    fn constraint(&mut self, c: &Constraint) -> (String, Option<String>) {
+        match c {
+            // The team database has no lineage yet (issue 22's families
+            // are read from local columns): said, never ignored.
+            Constraint::Family(id) => (
+                "FALSE".into(),
+                Some(format!(
+                    "family:{} is not available with --db yet (the team database keeps no fork lineage): it matches nothing",
+                    crate::search::query::limits::shown(id)
+                )),
+            ),
+            Constraint::Roles(roles) => {
+                let names = roles.iter().map(|r| r.as_str().to_owned()).collect();
+                let n = self.param(Param::Texts(names));
+                (format!("m.role = ANY(${n})"), None)
+            }
+            Constraint::Cwd(dir) => {
+                let below = if dir.ends_with('/') {
+                    dir.clone()
+                } else {
+                    format!("{dir}/")
+                };
+                let a = self.text(dir);
+                let b = self.text(&below);
+                (format!("(s.cwd = ${a} OR starts_with(s.cwd, ${b}))"), None)
+            }
+            Constraint::Session(prefix) => {
+                let n = self.text(prefix);
+                (format!("starts_with(s.session_id, ${n})"), None)
+            }
+            Constraint::Name(words) => match text::all_words_query(&mut self.analyzer, words) {
+                Some(q) => {
+                    let n = self.param(Param::Text(q));
+                    (format!("s.name_tsv @@ ${n}::tsquery"), None)
+                }
+                None => (
+                    "FALSE".into(),
+                    Some(format!(
+                        "name:{words} has nothing the index keeps (letters and digits): it matches nothing"
+                    )),
+                ),
+            },
+            Constraint::Model(fragment) => {
+                let n = self.text(fragment);
+                (format!("strpos(lower(m.model), ${n}) > 0"), None)
+            }
+            Constraint::After(ms) => {
+                let n = self.param(Param::Int(*ms));
+                (format!("m.ts_ms >= ${n}"), None)
+            }
+            Constraint::Before(ms) => {
+                let n = self.param(Param::Int(*ms));
+                (format!("m.ts_ms < ${n}"), None)
+            }
+            Constraint::Branch(Branches::Active) => ("m.active".into(), None),
+            Constraint::Branch(Branches::All) => ("TRUE".into(), None),
+        }
+    }
+}
+
+/// Compile `query` with the flags' `filters` (ANDed with it) into a SQL
+/// condition on messages. The errors and warnings are the local
+/// search's.
+pub fn compile(query: &str, filters: &Filters, now: &Now) -> Result<SqlQuery, QueryError> {
+    let parsed = grammar::parse(query)?;
+    let mut c = Compiler {
+        analyzer: crate::index::tokenizer::analyzer(),
+        now,
+        params: Vec::new(),
+        warnings: parsed.warnings,
+        ranked: Vec::new(),
+        terms: BTreeSet::new(),
+        has_text: false,
+    };
+    let top = match &parsed.ast {
+        Some(ast) => match c.node(ast, false)? {
+            Some(cond) => Some(cond),
+            None => return Err(QueryError::NothingToSearch(c.warnings)),
+        },
+        None if !c.warnings.is_empty() => return Err(QueryError::NothingToSearch(c.warnings)),
+        None => None,
+    };
+    let mut parts = Vec::new();
+    for f in &filters.constraints {
+        let (sql, _) = c.constraint(f);
+        parts.push(sql);
+    }
+    match top {
+        Some(cond) if c.has_text => parts.push(format!(
+            "((NOT m.windowed AND {}) OR (m.windowed AND {}))",
+            cond.plain, cond.windowed
+        )),
+        Some(cond) => parts.push(cond.plain),
+        None => {}
+    }
+    let condition = if parts.is_empty() {
+        "TRUE".to_owned()
+    } else {
+        parts.join(" AND ")
+    };
+    let rank = (!c.ranked.is_empty()).then(|| {
+        let q = c
+            .ranked
+            .iter()
+            .map(|q| format!("({q})"))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        c.param(Param::Text(q))
+    });
+    Ok(SqlQuery {
+        condition,
+        params: c.params,
+        rank,
+        terms: c.terms,
+        warnings: c.warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &str) -> SqlQuery {
+        compile(s, &Filters::default(), &Now::system()).unwrap()
+    }
+
+    #[test]
+    fn operators_filters_and_phrases_become_sql_with_every_value_bound() {
+        let c = q(r#""socket test" -flaky OR (role:user host:bob)"#);
+        assert_eq!(
+            c.condition,
+            "((NOT m.windowed AND ((m.tsv @@ $1::tsquery AND NOT m.tsv @@ $2::tsquery) OR (m.role = ANY($3) AND m.host = $4))) \
+             OR (m.windowed AND ((".to_owned()
+                + &in_windows(1)
+                + " AND NOT "
+                + &in_windows(2)
+                + ") OR (m.role = ANY($3) AND m.host = $4))))"
+        );
+        assert_eq!(
+            c.params,
+            vec![
+                Param::Text("'socket' <-> 'test'".into()),
+                Param::Text("'flaky'".into()),
+                Param::Texts(vec!["user".into()]),
+                Param::Text("bob".into()),
+                Param::Text("('socket' <-> 'test')".into()),
+            ]
+        );
+        assert_eq!(c.rank, Some(5));
+        assert_eq!(
+            c.terms.into_iter().collect::<Vec<_>>(),
+            vec!["socket".to_owned(), "test".to_owned()]
+        );
+    }
+
+    #[test]
+    fn hostile_text_is_only_ever_a_parameter() {
+        let c = q(r#"x'); DROP TABLE pi_messages; -- "a\"b" cwd:"/t'; DROP""#);
+        assert!(!c.condition.contains("DROP"), "{}", c.condition);
+        assert!(!c.condition.contains('\''), "{}", c.condition);
+        assert!(c
+            .params
+            .iter()
+            .any(|p| matches!(p, Param::Text(t) if t.contains("DROP"))));
+    }
+
+    #[test]
+    fn nothing_to_search_is_the_local_error() {
+        assert!(matches!(
+            compile("-- ...", &Filters::default(), &Now::system()),
+            Err(QueryError::NothingToSearch(_))
+        ));
+        assert_eq!(q("").condition, "TRUE");
+        assert_eq!(q("*").condition, "TRUE");
+    }
+}

@@ -1,0 +1,178 @@
+//! The tables pi-index keeps in the team database, their version, and the
+//! migration to it.
+//!
+//! | table | holds | key | why |
+//! |---|---|---|---|
+//! | `pi_index_schema` | the schema version (one row) | | a push migrates an older one, and every command refuses a newer one |
+//! | `pi_hosts` | one row per pushing host: the kinds its index includes | `host` | a host whose local index changed kinds is pushed again whole |
+//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with, and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
+//! | `pi_messages` | one row per local message document: every field a local hit carries, the text, and its `tsvector` | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
+//! | `pi_windows` | for the few messages a `tsvector` cannot hold exactly (see [`super::text`]): their text's tokens in overlapping windows of positions | `(host, sid, ord, win)` | phrases past PostgreSQL's 16,383rd position |
+//!
+//! `sid` comes from a sequence and stays with a session whose file moved
+//! (only its `path` changes). Hashes and sizes are stored as `bigint`
+//! (the same 64 bits, signed). Times are epoch milliseconds (`ts_ms`,
+//! `started_ms`, `last_ms`): what the local index holds, compared exactly
+//! (`to_timestamp(ts_ms / 1000.0)` reads one in SQL).
+//!
+//! Every table has the `host` column the row-level security policies of
+//! the README's pushing role check.
+
+use tokio_postgres::{Client, GenericClient};
+
+use super::TeamError;
+
+/// The schema version this pi-index writes and reads.
+pub const VERSION: i32 = 1;
+
+/// The statements that bring a database from version `n` (the index) to
+/// `n + 1`. Version 0 is a database without our tables.
+const MIGRATIONS: [&str; 1] = [r#"
+CREATE TABLE pi_index_schema (version integer NOT NULL);
+INSERT INTO pi_index_schema VALUES (0);
+CREATE TABLE pi_hosts (
+    host text PRIMARY KEY,
+    kinds text NOT NULL,
+    pushed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE SEQUENCE pi_sessions_sid_seq;
+CREATE TABLE pi_sessions (
+    host text NOT NULL,
+    sid bigint NOT NULL,
+    path text NOT NULL,
+    session_id text NOT NULL,
+    cwd text,
+    session_name text,
+    name_tsv tsvector NOT NULL,
+    title text,
+    models text[] NOT NULL,
+    started_ms bigint,
+    last_ms bigint,
+    messages bigint NOT NULL,
+    file_size bigint NOT NULL,
+    file_mtime_ns bigint NOT NULL,
+    indexed_to bigint NOT NULL,
+    head_hash bigint NOT NULL,
+    tail_hash bigint NOT NULL,
+    digest bigint NOT NULL,
+    PRIMARY KEY (host, sid)
+);
+CREATE UNIQUE INDEX pi_sessions_path ON pi_sessions (host, path);
+CREATE INDEX pi_sessions_session_id ON pi_sessions (session_id text_pattern_ops);
+CREATE TABLE pi_messages (
+    host text NOT NULL,
+    sid bigint NOT NULL,
+    ord integer NOT NULL,
+    line bigint NOT NULL,
+    off bigint NOT NULL,
+    entry_id text,
+    role text NOT NULL,
+    ts_ms bigint,
+    model text,
+    active boolean NOT NULL,
+    edited smallint NOT NULL,
+    replacement text,
+    text text NOT NULL,
+    windowed boolean NOT NULL,
+    tsv tsvector NOT NULL,
+    PRIMARY KEY (host, sid, ord)
+);
+CREATE INDEX pi_messages_tsv ON pi_messages USING gin (tsv);
+CREATE INDEX pi_messages_windowed ON pi_messages (host, sid, ord) WHERE windowed;
+CREATE TABLE pi_windows (
+    host text NOT NULL,
+    sid bigint NOT NULL,
+    ord integer NOT NULL,
+    win integer NOT NULL,
+    tsv tsvector NOT NULL,
+    PRIMARY KEY (host, sid, ord, win)
+);
+"#];
+
+/// Whether `e` says a table does not exist (`42P01`).
+pub fn is_missing_table(e: &tokio_postgres::Error) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::UNDEFINED_TABLE)
+}
+
+/// The version the database holds (0: none of our tables). Safe inside a
+/// transaction (a missing table is looked up, not queried).
+pub async fn version<C: GenericClient>(client: &C) -> Result<i32, tokio_postgres::Error> {
+    let row = client
+        .query_typed_one("SELECT to_regclass('pi_index_schema') IS NOT NULL", &[])
+        .await?;
+    if !row.get::<_, bool>(0) {
+        return Ok(0);
+    }
+    let row = client
+        .query_typed_one("SELECT max(version) FROM pi_index_schema", &[])
+        .await?;
+    Ok(row.get::<_, Option<i32>>(0).unwrap_or(0))
+}
+
+/// Create or migrate the tables to [`VERSION`], under a lock so that two
+/// first pushes cannot both create them; refuse a newer version.
+pub async fn migrate(client: &mut Client, target: &str) -> Result<(), TeamError> {
+    let err = |doing: &str, e: tokio_postgres::Error| TeamError::Db {
+        target: target.to_owned(),
+        doing: doing.to_owned(),
+        why: super::advice(&e),
+    };
+    let tx = client
+        .transaction()
+        .await
+        .map_err(|e| err("creating pi-index's tables", e))?;
+    tx.batch_execute("SELECT pg_advisory_xact_lock(7314159265358979)")
+        .await
+        .map_err(|e| err("creating pi-index's tables", e))?;
+    let found = version(&tx)
+        .await
+        .map_err(|e| err("reading the schema version", e))?;
+    if found > VERSION {
+        return Err(TeamError::NewerSchema {
+            target: target.to_owned(),
+            found,
+            ours: VERSION,
+        });
+    }
+    for (n, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.batch_execute(sql)
+            .await
+            .map_err(|e| err("creating pi-index's tables", e))?;
+        tx.execute(
+            "UPDATE pi_index_schema SET version = $1",
+            &[&(n as i32 + 1)],
+        )
+        .await
+        .map_err(|e| err("creating pi-index's tables", e))?;
+    }
+    tx.commit()
+        .await
+        .map_err(|e| err("creating pi-index's tables", e))?;
+    Ok(())
+}
+
+/// Check that the database holds our tables at [`VERSION`] (for the read
+/// commands, which never migrate).
+pub async fn check(client: &Client, target: &str) -> Result<(), TeamError> {
+    let found = version(client).await.map_err(|e| TeamError::Db {
+        target: target.to_owned(),
+        doing: "reading the schema version".into(),
+        why: super::advice(&e),
+    })?;
+    match found {
+        0 => Err(TeamError::NoTables(target.to_owned())),
+        v if v > VERSION => Err(TeamError::NewerSchema {
+            target: target.to_owned(),
+            found: v,
+            ours: VERSION,
+        }),
+        v if v < VERSION => Err(TeamError::Db {
+            target: target.to_owned(),
+            doing: "reading the schema version".into(),
+            why: format!(
+                "its tables are of an older schema ({v}): run `pi-index push` once to migrate them"
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
