@@ -447,8 +447,13 @@ pub fn discover(roots: &[PathBuf]) -> Discovered {
             });
         }
     }
-    out.files
-        .sort_by(|a, b| b.len.cmp(&a.len).then_with(|| a.path.cmp(&b.path)));
+    // Ties by the path's bytes: comparing paths component by component
+    // was a tenth of a build with nothing changed over 21,000 files.
+    out.files.sort_unstable_by(|a, b| {
+        b.len
+            .cmp(&a.len)
+            .then_with(|| a.path.as_os_str().cmp(b.path.as_os_str()))
+    });
     out
 }
 

@@ -88,11 +88,13 @@ impl Plan {
         } else {
             HashMap::new()
         };
-        let seen_paths: HashSet<String> = found
+        // Each candidate's path as the index keys it, made once.
+        let found_paths: Vec<std::borrow::Cow<'_, str>> = found
             .files
             .iter()
-            .map(|c| c.path.to_string_lossy().into_owned())
+            .map(|c| c.path.to_string_lossy())
             .collect();
+        let seen_paths: HashSet<&str> = found_paths.iter().map(|p| p.as_ref()).collect();
         // A file repaired is read as if new: its old documents go first.
         // (A rebuild reads every file anyway.)
         let (mut repair, orphans) = if rebuild.is_none() {
@@ -102,7 +104,7 @@ impl Plan {
         };
         // Only what this build reads again, or what is gone: a session
         // kept from a directory it does not read is not lost to a repair.
-        repair.retain(|p| seen_paths.contains(p) || !Path::new(p).exists());
+        repair.retain(|p| seen_paths.contains(p.as_str()) || !Path::new(p).exists());
         let forced: HashSet<&str> = repair.iter().map(String::as_str).collect();
         for p in &repair {
             states.remove(p);
@@ -115,7 +117,7 @@ impl Plan {
             |p: &str| changed.is_none_or(|c| c.iter().any(|x| Path::new(p).starts_with(x)));
         let vanished: Vec<&str> = states
             .keys()
-            .filter(|p| in_scope(p) && !seen_paths.contains(*p) && !Path::new(p).exists())
+            .filter(|p| in_scope(p) && !seen_paths.contains(p.as_str()) && !Path::new(p).exists())
             .map(String::as_str)
             .collect();
         let moved = if vanished.is_empty() {
@@ -173,16 +175,14 @@ impl Plan {
         } else {
             Vec::new()
         };
-        let unchanged = |c: &Candidate| {
-            let path = c.path.to_string_lossy();
-            !forced.contains(path.as_ref())
+        let unchanged = |i: usize| {
+            let path = found_paths[i].as_ref();
+            !forced.contains(path)
                 && states
-                    .get(path.as_ref())
-                    .is_some_and(|st| st.unchanged(&c.identity))
+                    .get(path)
+                    .is_some_and(|st| st.unchanged(&found.files[i].identity))
         };
-        let work: Vec<usize> = (0..found.files.len())
-            .filter(|&i| !unchanged(&found.files[i]))
-            .collect();
+        let work: Vec<usize> = (0..found.files.len()).filter(|&i| !unchanged(i)).collect();
         // Where sessions were read from is recorded for `stats`: a build
         // that reads other places commits even when no file changed.
         let same_roots = info.as_ref().is_some_and(|i| i.roots == opts.locations);
