@@ -191,6 +191,15 @@ impl SessionWatch {
         }
     }
 
+    /// Ask the next take for a check of every file (a refresh that took
+    /// changes and then could not finish: another build held the lock, or
+    /// it failed).
+    pub fn recheck(&self, why: &str) {
+        self.shared.note(|s| {
+            s.everything.get_or_insert_with(|| why.to_owned());
+        });
+    }
+
     /// Wait until something is there to take, or `timeout` passes (for a
     /// refresh loop that follows Pi as it writes); returns whether
     /// something is.

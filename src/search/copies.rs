@@ -23,7 +23,7 @@ use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader};
 
 use super::family::{Families, KeyMap};
-use super::hits::Sort;
+use super::query::Sort;
 use super::query::FieldMap;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
@@ -314,7 +314,7 @@ pub(crate) fn copies_in(
         families: Arc::new(families.shared_map()),
     };
     let (_, stash) = searcher
-        .search(&*super::hits::all_messages(&pi.fields), &split)
+        .search(&*crate::index::all_messages(&pi.fields), &split)
         .map_err(|e| tantivy_err(&pi.dir, e))?;
     let groups: std::collections::HashSet<(u64, u64)> =
         stash.iter().map(|s| (s.family, s.copy)).collect();

@@ -24,7 +24,6 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde::Serialize;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocSet, Searcher, Term};
 
@@ -58,46 +57,7 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// How a session's parent is known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Link {
-    /// The header names it (`parentSession` or `branchedFrom`).
-    Stated,
-    /// The session begins with the parent's first message.
-    Inferred,
-}
-
-/// A session's parent, as `sessions --json` and `show` print it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct ParentRef {
-    /// The parent's session id (null when it is not indexed).
-    pub session: Option<String>,
-    /// The parent's file: where it is indexed, else the path the header
-    /// names.
-    pub path: String,
-    /// Whether the header names it or it was inferred.
-    pub how: Link,
-}
-
-/// A session named in a family.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct SessionRef {
-    /// Session id.
-    pub session: String,
-    /// Session file.
-    pub path: String,
-}
-
-/// A session's place in its family: its parent and its forks (the
-/// sessions whose parent it is), oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Lineage {
-    /// The parent, if it has one.
-    pub parent: Option<ParentRef>,
-    /// Its forks.
-    pub forks: Vec<SessionRef>,
-}
+pub use super::lineage::{Lineage, Link, ParentRef, SessionRef};
 
 /// What the families need of one session record.
 #[derive(Clone, Debug)]
@@ -521,55 +481,6 @@ impl PiIndex {
             })
             .and_then(|d| d.entry_id))
     }
-}
-
-/// What a `family:ID` filter keeps: the messages (and session records)
-/// of every session whose id starts with `prefix`, and of all their
-/// relatives; with a note when no session has such an id.
-pub(crate) fn of_family(
-    pi: &PiIndex,
-    searcher: &Searcher,
-    prefix: &str,
-) -> Result<(Box<dyn tantivy::query::Query>, Option<String>), IndexError> {
-    let f = &pi.fields;
-    let sessions = tantivy::query::BooleanQuery::new(vec![
-        (
-            tantivy::query::Occur::Must,
-            super::query::compile::term_prefix_range(Term::from_field_text(f.session_id, prefix)),
-        ),
-        (
-            tantivy::query::Occur::Must,
-            crate::index::term_query(f.doc_type, SESSION_DOC),
-        ),
-    ]);
-    let err = |e| tantivy_err(&pi.dir, e);
-    let found = searcher
-        .search(&sessions, &tantivy::collector::DocSetCollector)
-        .map_err(err)?;
-    let mut keys = Vec::new();
-    for a in found {
-        let col = searcher
-            .segment_reader(a.segment_ord)
-            .fast_fields()
-            .u64("sess")
-            .map_err(err)?;
-        keys.extend(col.first(a.doc_id));
-    }
-    let note = keys.is_empty().then(|| {
-        format!("no indexed session id starts with {prefix:?}: family:{prefix} matches nothing")
-    });
-    if !keys.is_empty() {
-        let families = pi.families(searcher)?;
-        let mut all = Vec::new();
-        for k in keys {
-            all.extend(families.relatives(k));
-        }
-        keys = all;
-    }
-    Ok((
-        Box::new(super::column_set::ColumnSetQuery::new("sess", keys)),
-        note,
-    ))
 }
 
 #[cfg(test)]

@@ -13,18 +13,7 @@ use super::reader::{MessageReader, StoredDoc};
 use super::snippet::{head, Snippets};
 use crate::index::{tantivy_err, Fields, IndexError, PiIndex};
 
-/// How hits are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Sort {
-    /// BM25, ties broken by recency, then by index order (so pages cut
-    /// at any offset are the same order, with nothing twice or missing).
-    #[default]
-    Relevance,
-    /// Newest first.
-    Newest,
-    /// Oldest first.
-    Oldest,
-}
+pub use super::query::Sort;
 
 /// A search request.
 #[derive(Clone, Debug)]

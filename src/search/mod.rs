@@ -7,6 +7,7 @@
 //! - [`around`](mod@around): the messages around a line of a session.
 //! - [`family`]: which session was forked from which.
 //! - [`copies`]: one hit for a message copied into forks.
+//! - [`lineage`]: a session's parent and forks, as printed.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
 //! - [`sessions`]: session-level search (one row per session, for a
@@ -19,6 +20,7 @@ pub mod column_set;
 pub mod copies;
 pub mod family;
 pub mod hits;
+pub mod lineage;
 pub mod query;
 pub mod reader;
 pub mod sessions;

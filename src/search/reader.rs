@@ -497,7 +497,7 @@ pub struct SessionRow {
     /// Its place in its family, when it has relatives (filled by
     /// [`crate::search::family::Families::annotate`]; absent otherwise).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub family: Option<crate::search::family::Lineage>,
+    pub family: Option<crate::search::lineage::Lineage>,
 }
 
 impl SessionRow {

@@ -267,7 +267,7 @@ impl<'a> FieldMap<'a> {
                 (self.of_sessions(sessions)?, None)
             }
             Constraint::Family(prefix) => {
-                super::super::family::of_family(self.pi, self.searcher, prefix)?
+                of_family(self.pi, self.searcher, prefix)?
             }
             Constraint::Model(fragment) => {
                 let models = self
@@ -657,3 +657,53 @@ pub fn term_prefix_range(start: Term) -> Box<dyn Query> {
         Bound::Excluded(Term::from_field_text(field, &upper)),
     ))
 }
+
+/// What a `family:ID` filter keeps: the messages (and session records)
+/// of every session whose id starts with `prefix`, and of all their
+/// relatives; with a note when no session has such an id.
+fn of_family(
+    pi: &PiIndex,
+    searcher: &Searcher,
+    prefix: &str,
+) -> Result<(Box<dyn tantivy::query::Query>, Option<String>), IndexError> {
+    let f = &pi.fields;
+    let sessions = tantivy::query::BooleanQuery::new(vec![
+        (
+            tantivy::query::Occur::Must,
+            term_prefix_range(Term::from_field_text(f.session_id, prefix)),
+        ),
+        (
+            tantivy::query::Occur::Must,
+            crate::index::term_query(f.doc_type, crate::index::schema::SESSION_DOC),
+        ),
+    ]);
+    let err = |e| tantivy_err(&pi.dir, e);
+    let found = searcher
+        .search(&sessions, &tantivy::collector::DocSetCollector)
+        .map_err(err)?;
+    let mut keys = Vec::new();
+    for a in found {
+        let col = searcher
+            .segment_reader(a.segment_ord)
+            .fast_fields()
+            .u64("sess")
+            .map_err(err)?;
+        keys.extend(col.first(a.doc_id));
+    }
+    let note = keys.is_empty().then(|| {
+        format!("no indexed session id starts with {prefix:?}: family:{prefix} matches nothing")
+    });
+    if !keys.is_empty() {
+        let families = pi.families(searcher)?;
+        let mut all = Vec::new();
+        for k in keys {
+            all.extend(families.relatives(k));
+        }
+        keys = all;
+    }
+    Ok((
+        Box::new(crate::search::column_set::ColumnSetQuery::new("sess", keys)),
+        note,
+    ))
+}
+

@@ -33,3 +33,16 @@ pub use filters::{
 };
 pub use grammar::{Warning, MAX_DEPTH};
 pub use limits::{shown, TooLong, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
+
+/// How hits are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// BM25, ties broken by recency, then by index order (so pages cut
+    /// at any offset are the same order, with nothing twice or missing).
+    #[default]
+    Relevance,
+    /// Newest first.
+    Newest,
+    /// Oldest first.
+    Oldest,
+}

@@ -1,0 +1,48 @@
+//! A session's place in its family, as `sessions --json`, `show` and
+//! MCP print it: its parent (stated or inferred) and its forks. The types
+//! alone, below both the listings ([`super::reader`]) and the families
+//! that fill them ([`super::family`]).
+
+use serde::Serialize;
+
+/// How a session's parent is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Link {
+    /// The header names it (`parentSession` or `branchedFrom`).
+    Stated,
+    /// The session begins with the parent's first message.
+    Inferred,
+}
+
+/// A session's parent, as `sessions --json` and `show` print it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ParentRef {
+    /// The parent's session id (null when it is not indexed).
+    pub session: Option<String>,
+    /// The parent's file: where it is indexed, else the path the header
+    /// names.
+    pub path: String,
+    /// Whether the header names it or it was inferred.
+    pub how: Link,
+}
+
+/// A session named in a family.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SessionRef {
+    /// Session id.
+    pub session: String,
+    /// Session file.
+    pub path: String,
+}
+
+/// A session's place in its family: its parent and its forks (the
+/// sessions whose parent it is), oldest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Lineage {
+    /// The parent, if it has one.
+    pub parent: Option<ParentRef>,
+    /// Its forks.
+    pub forks: Vec<SessionRef>,
+}
+
