@@ -22,7 +22,10 @@
 //! 5. [`index`]: documents go into a tantivy index, committed once per build.
 //!
 //! The read side, [`search`], answers queries from the committed index;
-//! [`output`] makes what it returns safe to print.
+//! [`output`] makes what it returns safe to print. The front ends sit
+//! side by side over it: the picker ([`pick`]), the MCP server ([`mcp`])
+//! and the web view ([`serve`]), the long-running ones kept fresh by
+//! [`live`].
 //!
 //! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
 //! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
@@ -53,6 +56,7 @@
 pub mod discover;
 mod failpoint;
 pub mod index;
+pub mod live;
 pub mod mcp;
 pub mod output;
 pub mod pi;
