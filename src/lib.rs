@@ -63,4 +63,5 @@ pub mod pi;
 pub mod pick;
 pub mod pipeline;
 pub mod search;
+pub mod serve;
 pub mod source;

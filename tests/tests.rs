@@ -27,4 +27,5 @@ mod pick;
 mod pick_app;
 mod query;
 mod search;
+mod serve;
 mod sessions_search;

@@ -6,6 +6,7 @@ mod mcp;
 mod output;
 mod pick;
 mod search;
+mod serve;
 mod sessions;
 mod show;
 mod stats;
@@ -63,6 +64,9 @@ pub enum Command {
     Pick(pick::PickArgs),
     /// Serve search, show and sessions to coding agents over MCP (stdio).
     Mcp(mcp::McpArgs),
+    /// Serve the web view: search and read every session in a browser
+    /// (127.0.0.1 only).
+    Serve(serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -95,6 +99,7 @@ pub fn run() -> ExitCode {
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
         Command::Pick(args) => dir().and_then(|d| pick::run(args, &d)),
         Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
+        Command::Serve(args) => dir().and_then(|d| serve::run_serve(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();
