@@ -1079,6 +1079,61 @@ fn browser_live_refresh_shows_new_messages_and_a_busy_index() {
     assert_eq!(srv.json("/api/search?q=zqthree")["total"], 1);
 }
 
+#[test]
+fn browser_a_fork_links_to_its_parent_and_back() {
+    let Some(b) = browser("browser_a_fork_links_to_its_parent_and_back") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let parent = dir.join("2026-05-01T10-00-00-000Z_par00001.jsonl");
+    let body = session_file(
+        "par00001",
+        "/home/u/f",
+        &[("user", "zqparent question"), ("assistant", "answer")],
+    );
+    std::fs::write(&parent, &body).unwrap();
+    let parent = std::fs::canonicalize(parent).unwrap();
+    // Pi's /fork: a new id, the parent's path in the header, its entries.
+    let header = format!(
+        "{}\n",
+        json!({"type":"session","version":3,"id":"chi00001","timestamp":"2026-05-01T11:00:00.000Z","cwd":"/home/u/f","parentSession":parent.to_string_lossy()})
+    );
+    let entries: String = body.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(
+        dir.join("2026-05-01T11-00-00-000Z_chi00001.jsonl"),
+        header + &entries + &crate::util::message("m2", "\"m1\"", 9, "user", "zqchild follow-up"),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    let srv = Server::start(&s, &["--no-refresh"]);
+    // Every session: the fork nested under its parent.
+    b.goto(&srv.url);
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('ul.sessions > li')].map(li => [li.querySelector('a.session').textContent, [...li.querySelectorAll('ul.forks a.session')].map(a => a.textContent)])"),
+        json!([["zqparent question", ["zqparent question"]]])
+    );
+    b.goto(&format!("{}session/chi00001", srv.url));
+    assert_eq!(
+        b.js("return document.querySelector('#forked-from a').getAttribute('href')"),
+        json!("/session/par00001")
+    );
+    b.click("#forked-from a");
+    b.until("location.pathname === '/session/par00001'");
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('#forks a')].map(a => a.getAttribute('href'))"),
+        json!(["/session/chi00001"])
+    );
+    b.click("#forks a");
+    b.until("location.pathname === '/session/chi00001'");
+    assert!(b
+        .js("return document.body.innerText")
+        .as_str()
+        .unwrap()
+        .contains("zqchild follow-up"));
+}
+
 /// Strings that run script wherever they are put into HTML unescaped.
 const HOSTILE: [&str; 6] = [
     "<script>window.__pwned=1;alert(1)</script>",

@@ -9,7 +9,8 @@ use maud::{html, Markup};
 /// first and last labels under the axis, the largest value beside it.
 pub fn columns(title: &str, bars: &[(String, u64)]) -> Markup {
     let (w, h, pad) = (720.0_f64, 160.0_f64, 24.0_f64);
-    let max = bars.iter().map(|b| b.1).max().unwrap_or(0).max(1) as f64;
+    let most = bars.iter().map(|b| b.1).max().unwrap_or(0);
+    let max = most.max(1) as f64;
     let step = if bars.is_empty() {
         w
     } else {
@@ -18,7 +19,7 @@ pub fn columns(title: &str, bars: &[(String, u64)]) -> Markup {
     let total: u64 = bars.iter().map(|b| b.1).sum();
     html! {
         figure.chart {
-            figcaption { (title) " (" (total) " in all, at most " (max as u64) " a day)" }
+            figcaption { (title) " (" (total) " in all, at most " (most) " a day)" }
             svg.columns xmlns="http://www.w3.org/2000/svg" viewBox={"0 0 " (w) " " (h + pad)} role="img" aria-label=(title) {
                 line.axis x1="0" y1=(h) x2=(w) y2=(h) {}
                 @for (i, (label, n)) in bars.iter().enumerate() {

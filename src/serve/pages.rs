@@ -104,7 +104,7 @@ pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Res
 }
 
 fn search_page(app: &App, p: &Params) -> Page {
-    let results = match api::snapshot(app).and_then(|snap| results(&snap, p)) {
+    let results = match api::snapshot(app).and_then(|snap| results(app, &snap, p)) {
         Ok(m) => m,
         Err(f) if p.fragment.is_some() => return (f.status(), html! { p.error { (f.message()) } }),
         Err(f) => html! { p.error { (f.message()) } },
@@ -140,11 +140,11 @@ fn search_page(app: &App, p: &Params) -> Page {
 /// The results for a query: sessions (best first), or hits in time order
 /// with `sort=newest|oldest`; without a query every session, newest
 /// first, grouped by directory.
-fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> {
+fn results(app: &App, snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> {
     let q = p.query()?;
     let offset = p.offset.unwrap_or(0);
     if q.is_empty() {
-        return recent(snap, offset);
+        return recent(app, snap, offset);
     }
     let sort = p.sort()?;
     if sort != Sort::Relevance {
@@ -199,13 +199,15 @@ fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> 
 }
 
 /// Every session, newest first, grouped by directory (in the order of
-/// each directory's newest session).
-fn recent(snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure> {
+/// each directory's newest session), forks nested under their parent
+/// when both are listed in the same directory.
+fn recent(app: &App, snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure> {
     let all = snap.pi.sessions(&snap.searcher)?;
+    let lineage = app.forks.get(app.state.generation(), &all);
     let total = all.len();
     let page: Vec<&SessionRow> = all.iter().skip(offset).take(RECENT).collect();
     let mut groups: Vec<(&str, Vec<&SessionRow>)> = Vec::new();
-    for s in page {
+    for s in &page {
         let dir = s.cwd.as_deref().unwrap_or("(unknown directory)");
         match groups.iter_mut().find(|g| g.0 == dir) {
             Some(g) => g.1.push(s),
@@ -218,18 +220,42 @@ fn recent(snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure
         @for (dir, sessions) in &groups {
             section.directory {
                 h2 { (dir) }
+                @let listed = |p: &str| sessions.iter().any(|s| s.path == p);
                 ul.sessions {
-                    @for s in sessions {
-                        li {
-                            a.session href=(session_href(&s.session_id, None)) { (s.label()) }
-                            span.dim { " · " (short(s.last.as_deref())) " · " (s.messages) " messages" }
-                        }
+                    @for s in sessions.iter().filter(|s| lineage.parent(&s.path).is_none_or(|p| !listed(p))) {
+                        (session_item(s, sessions, &lineage, 0))
                     }
                 }
             }
         }
         (more("", None, offset, shown, total))
     })
+}
+
+/// A session of the listing, its forks (listed beside it) below it.
+fn session_item(
+    s: &SessionRow,
+    listed: &[&SessionRow],
+    lineage: &super::forks::Lineage,
+    depth: usize,
+) -> Markup {
+    let forks: Vec<&SessionRow> = lineage
+        .children(&s.path)
+        .iter()
+        .filter_map(|c| listed.iter().find(|l| l.path == *c).copied())
+        .collect();
+    html! {
+        li {
+            a.session href=(session_href(&s.session_id, None)) { (s.label()) }
+            span.dim { " · " (short(s.last.as_deref())) " · " (s.messages) " messages" }
+            @if lineage.parent(&s.path).is_some() && depth == 0 { " " span.mark { "fork" } }
+            @if !forks.is_empty() && depth < 16 {
+                ul.forks {
+                    @for f in &forks { (session_item(f, listed, lineage, depth + 1)) }
+                }
+            }
+        }
+    }
 }
 
 fn more(q: &str, sort: Option<&str>, offset: usize, shown: usize, total: usize) -> Markup {

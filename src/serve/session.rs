@@ -301,10 +301,10 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
     let found = (|| -> Result<_, Failure> {
         let snap = api::snapshot(app)?;
         let row = api::session_row(&snap, id)?;
-        let parent = parent_of(app, &snap, &row);
-        Ok((row, parent))
+        let lineage = lineage_of(app, &snap, &row)?;
+        Ok((row, lineage))
     })();
-    let (row, parent) = match found {
+    let (row, lineage) = match found {
         Ok(f) => f,
         Err(f) => return pages::failure_page(app, &f),
     };
@@ -356,7 +356,7 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
         );
     }
     let body = html! {
-        (head(&row, &sk, parent.as_ref(), &view))
+        (head(&row, &sk, &lineage, &view))
         @if from > 0 {
             a.earlier href=(pages::session_href(&row.session_id, Some(&join_query(&base, &format!("from={}", from.saturating_sub(WINDOW)))))) {
                 "earlier entries (" (from) " before these)"
@@ -386,31 +386,35 @@ fn join_query(a: &str, b: &str) -> String {
     }
 }
 
-/// The session this one was forked from, when its header names a file
-/// the index holds: `(id, label)`, or the path alone.
-fn parent_of(
-    _app: &App,
+/// The session this one was forked from (the session, or the path its
+/// header names when the index does not hold it), and its forks.
+fn lineage_of(
+    app: &App,
     snap: &crate::live::Snapshot,
     row: &SessionRow,
-) -> Option<(Option<SessionRow>, String)> {
-    let head = std::fs::File::open(&row.path).ok()?;
-    let mut head = std::io::BufReader::new(head);
-    let (_, header) = crate::pi::fingerprint::read_header(&mut head).ok()?.ok()?;
-    let parent = header.parent_session?;
-    let found = snap
-        .pi
-        .session_by_path(&snap.searcher, &parent)
-        .ok()
-        .flatten();
-    Some((found, parent))
+) -> Result<Lineage, Failure> {
+    let all = snap.pi.sessions(&snap.searcher)?;
+    let lineage = app.forks.get(app.state.generation(), &all);
+    let by_path = |p: &str| all.iter().find(|s| s.path == p).cloned();
+    let parent = match lineage.parent(&row.path) {
+        Some(p) => by_path(p).map(|s| (Some(s), p.to_owned())),
+        None => super::forks::Lineage::named_parent(&row.path).map(|p| (None, p)),
+    };
+    let forks = lineage
+        .children(&row.path)
+        .iter()
+        .filter_map(|c| by_path(c))
+        .collect();
+    Ok(Lineage { parent, forks })
 }
 
-fn head(
-    row: &SessionRow,
-    sk: &Skeleton,
-    parent: Option<&(Option<SessionRow>, String)>,
-    view: &View,
-) -> Markup {
+/// What the session page says of a session's forks.
+struct Lineage {
+    parent: Option<(Option<SessionRow>, String)>,
+    forks: Vec<SessionRow>,
+}
+
+fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Markup {
     let cwd = row.cwd.as_deref().unwrap_or(".");
     let resume = format!(
         "cd {} && pi --session {}",
@@ -433,12 +437,21 @@ fn head(
                 dt { "tool calls" } dd #n-tools { (sk.tool_results) }
                 dt { "entries" } dd { (sk.entries.len()) }
                 dt { "file" } dd.file { (file_name) }
-                @if let Some((found, path)) = parent {
+                @if let Some((found, path)) = &lineage.parent {
                     dt { "forked from" }
                     dd #forked-from {
                         @match found {
                             Some(p) => a href=(pages::session_href(&p.session_id, None)) { (p.label()) },
                             None => span { (path) " (not in the index)" },
+                        }
+                    }
+                }
+                @if !lineage.forks.is_empty() {
+                    dt { "forks" }
+                    dd #forks {
+                        @for (i, f) in lineage.forks.iter().enumerate() {
+                            @if i > 0 { ", " }
+                            a href=(pages::session_href(&f.session_id, None)) { (f.label()) }
                         }
                     }
                 }
