@@ -924,14 +924,11 @@ fn browser_big_session_opens_windowed_and_scrolls_on() {
         .starts_with("earlier entries (39980 before these)"));
 }
 
-#[test]
-fn browser_stats_charts_have_the_right_bars() {
-    let Some(b) = browser("browser_stats_charts_have_the_right_bars") else {
-        return;
-    };
-    let s = Scratch::new();
-    let dir = s.dir.path().join("sessions");
-    std::fs::create_dir_all(&dir).unwrap();
+/// Three sessions dated from today back: messages today (3), yesterday
+/// (1), 5 days ago (1) and 120 days ago (1), in two directories, from two
+/// models. Returns the first millisecond of today (UTC) plus an hour.
+fn recent_sessions(dir: &Path) -> i64 {
+    std::fs::create_dir_all(dir).unwrap();
     let day = 86_400_000i64;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -980,6 +977,18 @@ fn browser_stats_charts_have_the_right_bars() {
         }
         std::fs::write(dir.join(format!("2026-01-01_{id}.jsonl")), text).unwrap();
     }
+    today
+}
+
+#[test]
+fn browser_stats_charts_have_the_right_bars() {
+    let Some(b) = browser("browser_stats_charts_have_the_right_bars") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    let today = recent_sessions(&dir);
+    let iso = pi_index::pi::time::format_millis;
     s.build(&[&dir], &[]);
     let srv = Server::start(&s, &["--no-refresh"]);
     b.goto(&format!("{}stats", srv.url));
@@ -1250,6 +1259,7 @@ fn screenshots() {
     let dir = s.dir.path().join("sessions");
     copy_dir(&repo().join("fixtures/search"), &dir);
     rich_session(&dir.join("--home-u-rich--"));
+    recent_sessions(&dir.join("--home-u-recent--"));
     s.build(&[&dir], &[]);
     let srv = Server::start(&s, &["--no-refresh"]);
     let docs = repo().join("docs");
