@@ -134,7 +134,7 @@ pub struct State {
     // Bumped whenever a reload shows a new commit (ours or another
     // process's): what a page compares to know that newer results exist.
     generation: AtomicU64,
-    // The opstamp of the commit the reader last showed.
+    // A hash of the segments the reader last showed.
     seen: AtomicU64,
 }
 
@@ -219,8 +219,18 @@ impl State {
         }
         let o = opened.as_ref().expect("opened above");
         let searcher = o.reader.searcher();
-        let opstamp = o.pi.index.load_metas().map_or(0, |m| m.opstamp);
-        if self.seen.swap(opstamp, Ordering::Relaxed) != opstamp {
+        // What the searcher shows: its segments and their deletes (in
+        // memory; a new commit changes one or the other).
+        let stamp = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for seg in searcher.segment_readers() {
+                seg.segment_id().hash(&mut h);
+                seg.num_deleted_docs().hash(&mut h);
+            }
+            h.finish()
+        };
+        if self.seen.swap(stamp, Ordering::Relaxed) != stamp {
             self.generation.fetch_add(1, Ordering::Relaxed);
         }
         Ok(Snapshot {

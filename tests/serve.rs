@@ -1217,11 +1217,12 @@ fn browser_hostile_corpus_runs_nothing_and_shows_the_text() {
     clean(&b, "session");
     let text = b.js("return document.body.innerText");
     let text = text.as_str().unwrap();
-    for h in &HOSTILE[..4] {
+    for h in HOSTILE.iter().filter(|h| !h.starts_with('[')) {
         assert!(text.contains(h), "shown literally: {h}\n{text}");
     }
+    // The javascript: link is its text alone.
     assert!(
-        text.contains("[click me](javascript:window.__pwned=5)") || text.contains("click me"),
+        text.contains("zqhostile reply") && text.contains(" click me "),
         "{text}"
     );
     assert!(text.contains(name), "the file name, literally");
