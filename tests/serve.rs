@@ -1275,3 +1275,111 @@ fn screenshots() {
     b.goto(&format!("{}stats", srv.url));
     b.screenshot(&docs.join("serve-stats.png"));
 }
+
+/// Not a check: the browser half of the web view's benchmark, for the
+/// lead to run on a release build and the 1 GB corpus index
+/// (`PI_INDEX_BENCH_INDEX=IDX cargo test --release --test tests
+/// serve::browser_latency -- --ignored --nocapture`): keystroke to
+/// painted results on the search page (every prefix of each query typed,
+/// an `input` event to the frame after the results are in place), and
+/// the largest recent session's first screen (navigation start to the
+/// first entry painted), medians and p99 from the page's own clock.
+#[test]
+#[ignore]
+fn browser_latency() {
+    let Some(index) = std::env::var_os("PI_INDEX_BENCH_INDEX") else {
+        panic!("set PI_INDEX_BENCH_INDEX to an index (see the doc comment)");
+    };
+    let Some(b) = browser("browser_latency") else {
+        return;
+    };
+    let s = Scratch::new();
+    let mut child = s
+        .cmd()
+        .args(["serve", "--no-refresh", "--port", "0", "--index"])
+        .arg(&index)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let url = line
+        .split("serving ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let stats = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+        (at(0.5), at(0.99), v.len())
+    };
+    b.goto(&url);
+    let mut all = Vec::new();
+    for q in [
+        "error",
+        "error handling",
+        "connection pool timeout",
+        "error role:user after:2026-02-01",
+    ] {
+        for _round in 0..5 {
+            for n in 1..=q.len() {
+                let ms = b.rt.block_on(b.c().execute_async(
+                    "const [q, done] = arguments; const box = document.querySelector('#q'); const res = document.querySelector('#results');
+                     const t0 = performance.now();
+                     const seen = new MutationObserver(() => { if (res.dataset.query === q.trim()) { seen.disconnect(); requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); } });
+                     seen.observe(res, {childList: true, subtree: true, attributes: true});
+                     box.value = q; box.dispatchEvent(new Event('input'));",
+                    vec![json!(&q[..n])],
+                ));
+                if let Ok(Value::Number(ms)) = ms {
+                    all.push(ms.as_f64().unwrap());
+                }
+            }
+        }
+        println!("typed {q:?}");
+    }
+    let (median, p99, n) = stats(all);
+    println!(
+        "keystroke to painted results: median {median:.1} ms, p99 {p99:.1} ms over {n} keystrokes"
+    );
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let r = http(
+        port,
+        "GET",
+        "/api/sessions?limit=100",
+        &format!("127.0.0.1:{port}"),
+        &[],
+    );
+    let sessions: Value = serde_json::from_str(&r.body).unwrap();
+    let big = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by_key(|s| s["messages"].as_u64())
+        .unwrap()
+        .clone();
+    let mut first = Vec::new();
+    for _ in 0..20 {
+        b.goto(&format!(
+            "{url}session/{}",
+            big["session_id"].as_str().unwrap()
+        ));
+        let v = b.until("document.querySelector('article.entry') && performance.getEntriesByType('paint').length && performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd");
+        first.push(v.as_f64().unwrap());
+    }
+    let (median, p99, n) = stats(first);
+    println!("session of {} messages, first screen (navigation to DOMContentLoaded): median {median:.1} ms, p99 {p99:.1} ms over {n}", big["messages"]);
+    let _ = child.kill();
+    let _ = child.wait();
+}
