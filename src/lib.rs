@@ -24,7 +24,9 @@
 //! The read side, [`search`], answers queries from the committed index;
 //! [`output`] makes what it returns safe to print. [`team`] pushes the
 //! committed index into a team's PostgreSQL database and searches there
-//! with the same query language.
+//! with the same query language. The front ends sit side by side over
+//! the library: the picker ([`pick`]), the MCP server ([`mcp`]) and the
+//! web view ([`serve`]), the long-running ones kept fresh by [`live`].
 //!
 //! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
 //! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
@@ -55,12 +57,14 @@
 pub mod discover;
 mod failpoint;
 pub mod index;
+pub mod live;
 pub mod mcp;
 pub mod output;
 pub mod pi;
 pub mod pick;
 pub mod pipeline;
 pub mod search;
+pub mod serve;
 pub mod source;
 pub mod team;
 pub mod watch;

@@ -16,7 +16,6 @@
 //! they fail instead.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{mpsc, OnceLock};
@@ -24,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::Scratch;
+use crate::util::{copy_dir, message, session_file, Scratch, WriterLock};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pi-index");
 const A: &str = "aaaa0001-0000-4000-8000-000000000001";
@@ -236,19 +235,6 @@ pub(crate) fn search_fixtures(s: &Scratch) -> PathBuf {
     let r = s.build(&[&dir], &[]);
     assert_eq!(r["sessions"], 3);
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 pub(crate) fn server_args<'a>(s: &'a Scratch, sessions: &'a Path) -> Vec<String> {
@@ -758,32 +744,6 @@ fn python_sdk_without_an_index() {
     );
 }
 
-fn session_file(id: &str, cwd: &str, texts: &[(&str, &str)]) -> String {
-    let mut out = format!(
-        "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"{cwd}\"}}\n"
-    );
-    let mut parent = "null".to_owned();
-    for (i, (role, text)) in texts.iter().enumerate() {
-        out += &message(&format!("m{i}"), &parent, i as u32 + 1, role, text);
-        parent = format!("\"m{i}\"");
-    }
-    out
-}
-
-fn message(id: &str, parent: &str, second: u32, role: &str, text: &str) -> String {
-    let content = if *role == *"user" {
-        json!(text)
-    } else {
-        json!([{"type": "text", "text": text}])
-    };
-    format!(
-        "{}\n",
-        json!({"type": "message", "id": id, "parentId": serde_json::from_str::<Value>(parent).unwrap(),
-               "timestamp": format!("2026-05-01T10:00:{second:02}.000Z"),
-               "message": {"role": role, "content": content, "timestamp": 0}})
-    )
-}
-
 #[test]
 fn python_sdk_sees_new_messages_without_a_restart() {
     let Some(py) = python("python_sdk_sees_new_messages_without_a_restart") else {
@@ -896,25 +856,6 @@ fn python_sdk_over_streamable_http() {
     assert_eq!(set(lines(ok(&c.results[0]))), set(vec![at(C, 3), at(C, 4)]));
     assert_eq!(ok(&c.results[1])["session_id"], C);
     assert!(err(&c.results[2]).starts_with("limit 10000 is more than 50"));
-}
-
-/// Holds the index's write lock (tantivy's `.tantivy-writer.lock`, an
-/// advisory file lock), as a running `pi-index build` does.
-struct WriterLock(#[allow(dead_code)] std::fs::File);
-
-impl WriterLock {
-    fn take(index: &Path) -> WriterLock {
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(index.join(".tantivy-writer.lock"))
-            .unwrap();
-        // SAFETY: flock on a descriptor this struct owns; no memory involved.
-        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        assert_eq!(rc, 0, "cannot take the writer lock");
-        WriterLock(f)
-    }
 }
 
 #[test]

@@ -34,6 +34,7 @@ mod query;
 mod recall;
 mod search;
 mod sessions_limit;
+mod serve;
 mod sessions_search;
 mod team;
 mod watch;

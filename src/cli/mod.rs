@@ -8,6 +8,7 @@ mod output;
 mod pick;
 mod push;
 mod search;
+mod serve;
 mod sessions;
 mod show;
 mod stats;
@@ -71,6 +72,9 @@ pub enum Command {
     /// Push this machine's indexed sessions to the team's PostgreSQL
     /// database (only what changed since the last push).
     Push(push::PushArgs),
+    /// Serve the web view: search and read every session in a browser
+    /// (127.0.0.1 only).
+    Serve(serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -105,6 +109,7 @@ pub fn run() -> ExitCode {
         Command::Pick(args) => dir().and_then(|d| pick::run(args, &d)),
         Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),
         Command::Push(args) => dir().and_then(|d| push::run(args, &d)),
+        Command::Serve(args) => dir().and_then(|d| serve::run_serve(args, &d)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();

@@ -156,36 +156,7 @@ pub fn cut(s: &str, n: usize) -> String {
     }
 }
 
-/// Quote a word for a shell command line, so that the command pastes and
-/// runs: as is when it holds only characters no shell treats specially,
-/// in single quotes otherwise, and as `$'…'` (bash, zsh, ksh) with `\xHH`
-/// escapes when it holds control characters, which could not be pasted
-/// (nor shown: the sanitizer would remove them). A word that starts with
-/// `-` still reads as an option: callers put it after `--`.
-pub fn shell_quote(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@+,".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        return s.to_owned();
-    }
-    if !s.chars().any(char::is_control) {
-        return format!("'{}'", s.replace('\'', r"'\''"));
-    }
-    let mut out = String::from("$'");
-    for c in s.chars() {
-        match c {
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
-                for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                    out.push_str(&format!("\\x{b:02x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
+pub use pi_index::output::shell_quote;
 
 /// The `pi-index show` command that shows line `line` of session `id` in
 /// context, for pasting: the index named when it is not where `pi-index`

@@ -5,7 +5,8 @@
 //! Built on [`rmcp`], the official Rust SDK; this module owns only what is
 //! pi-index's:
 //!
-//! - [`state`]: the index as the server holds it, brought up to date by an
+//! - [`state`] (the crate's [`live`](crate::live), shared with the web
+//!   view): the index as the server holds it, brought up to date by an
 //!   incremental build before every call (cheap when nothing changed: no
 //!   lock, no write), its reader kept open and reloaded after a commit;
 //! - [`tools`]: the three tools' arguments, results and work, bounded
@@ -26,15 +27,15 @@
 //! use pi_index::mcp::{call, Options};
 //!
 //! let opts = Options::new("/tmp/pi-index-example".into());
-//! let state = pi_index::mcp::state::State::new(opts);
+//! let state = pi_index::live::State::new(opts);
 //! let hits = call(&state, "search", serde_json::json!({"query": "tokio"})).unwrap();
 //! println!("{hits}");
 //! ```
 
 pub mod http;
 pub mod message;
-pub mod state;
 pub mod stdio;
+pub use crate::live as state;
 pub mod tools;
 
 use std::sync::Arc;

@@ -15,6 +15,7 @@
 //!   and `disallowed-methods`, in `clippy.toml`, refuse `println!` and
 //!   `std::io::stdout` everywhere else).
 //! - [`json`]: [`JsonLines`], JSON with every control character escaped.
+//! - [`shell`]: [`shell_quote`], a word quoted so a command pastes and runs.
 //!
 //! Knowing whether the output is a terminal, and whether to colour it, is
 //! the command line's business, not this module's.
@@ -22,7 +23,9 @@
 pub mod json;
 pub mod sanitize;
 pub mod screen;
+pub mod shell;
 
 pub use json::JsonLines;
 pub use sanitize::{sanitize, Untrusted};
 pub use screen::{Paint, Screen};
+pub use shell::shell_quote;

@@ -546,6 +546,22 @@ impl PiIndex {
         Ok(out)
     }
 
+    /// The sessions whose header id is exactly `id` (a copy of a file
+    /// keeps its id: possibly several, by path), newest activity first.
+    /// Unlike [`PiIndex::resolve_session`], nothing of `id` is read as a
+    /// path or a prefix: what a web address may name.
+    pub fn sessions_with_id(
+        &self,
+        searcher: &Searcher,
+        id: &str,
+    ) -> Result<Vec<SessionRow>, IndexError> {
+        let f = &self.fields;
+        let query = all_terms(&[(f.doc_type, SESSION_DOC), (f.session_id, id)]);
+        let mut out = self.matching(searcher, &query, |_, d| Ok(self.summary(d)))?;
+        out.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.path.cmp(&b.path)));
+        Ok(out)
+    }
+
     /// The summary of the session stored at `path`.
     pub fn session_by_path(
         &self,

@@ -131,3 +131,102 @@ fn dir_size(dir: &std::path::Path) -> u64 {
         .map(|m| m.len())
         .sum()
 }
+
+/// What the stats page draws: messages per day, sessions per directory,
+/// messages per model.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Activity {
+    /// Messages per UTC day, oldest first, one entry per day of the
+    /// window (days without messages hold 0): `(YYYY-MM-DD, messages)`.
+    pub per_day: Vec<(String, u64)>,
+    /// Sessions per directory, most first (then by name), at most `top`.
+    pub per_directory: Vec<(String, u64)>,
+    /// Messages per model (assistant messages; `(none)` for messages
+    /// without one is left out), most first, at most `top`.
+    pub per_model: Vec<(String, u64)>,
+}
+
+impl PiIndex {
+    /// Messages per UTC day over the `days` days ending with the day of
+    /// `now_ms`, sessions per directory and messages per model (at most
+    /// `top` of each). Reads the time and model columns of every message
+    /// (no stored document is loaded): ~1 ns a message.
+    pub fn activity(
+        &self,
+        searcher: &Searcher,
+        sessions: &[SessionRow],
+        now_ms: i64,
+        days: usize,
+        top: usize,
+    ) -> Result<Activity, IndexError> {
+        use crate::pi::time::civil_from_days;
+        let f = &self.fields;
+        let err = |e| tantivy_err(&self.dir, e);
+        const DAY: i64 = 86_400_000;
+        let today = now_ms.div_euclid(DAY);
+        let first = today - days as i64 + 1;
+        let mut per_day = vec![0u64; days];
+        let mut by_model: BTreeMap<u64, u64> = BTreeMap::new();
+        let docs = searcher
+            .search(&*all_messages(f), &tantivy::collector::DocSetCollector)
+            .map_err(err)?;
+        let mut by_segment: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for a in docs {
+            by_segment.entry(a.segment_ord).or_default().push(a.doc_id);
+        }
+        for (ord, ids) in by_segment {
+            let seg = searcher.segment_reader(ord);
+            let times = seg.fast_fields().date("timestamp").map_err(err)?;
+            let models = seg.fast_fields().u64("model").map_err(err)?;
+            for doc in ids {
+                if let Some(t) = times.first(doc) {
+                    let day = t.into_timestamp_millis().div_euclid(DAY);
+                    if (first..=today).contains(&day) {
+                        per_day[(day - first) as usize] += 1;
+                    }
+                }
+                if let Some(m) = models.first(doc).filter(|&m| m != 0) {
+                    *by_model.entry(m).or_default() += 1;
+                }
+            }
+        }
+        let mut names: BTreeMap<u64, String> = BTreeMap::new();
+        let mut dirs: BTreeMap<&str, u64> = BTreeMap::new();
+        for s in sessions {
+            for m in &s.models {
+                names.insert(crate::index::schema::model_hash(Some(m)), m.clone());
+            }
+            *dirs
+                .entry(s.cwd.as_deref().unwrap_or("(unknown)"))
+                .or_default() += 1;
+        }
+        let ranked = |mut v: Vec<(String, u64)>| {
+            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            v.truncate(top);
+            v
+        };
+        let day_name = |d: i64| {
+            let (y, m, dd) = civil_from_days(d);
+            format!("{y:04}-{m:02}-{dd:02}")
+        };
+        Ok(Activity {
+            per_day: per_day
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| (day_name(first + i as i64), n))
+                .collect(),
+            per_directory: ranked(dirs.into_iter().map(|(d, n)| (d.to_owned(), n)).collect()),
+            per_model: ranked(
+                by_model
+                    .into_iter()
+                    .map(|(h, n)| {
+                        (
+                            names.get(&h).cloned().unwrap_or_else(|| format!("#{h:x}")),
+                            n,
+                        )
+                    })
+                    .collect(),
+            ),
+        })
+    }
+}

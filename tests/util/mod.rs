@@ -363,3 +363,70 @@ pub fn run_measured(cmd: &mut Command) -> (Output, u64) {
         .expect("a number of KiB");
     (output, kib * 1024)
 }
+
+/// Copy a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// Holds the index's write lock (tantivy's `.tantivy-writer.lock`, an
+/// advisory file lock), as a running `pi-index build` does.
+pub struct WriterLock(#[allow(dead_code)] std::fs::File);
+
+impl WriterLock {
+    pub fn take(index: &Path) -> WriterLock {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(index.join(".tantivy-writer.lock"))
+            .unwrap();
+        // SAFETY: flock on a descriptor this struct owns; no memory involved.
+        let rc = unsafe {
+            libc::flock(
+                std::os::unix::io::AsRawFd::as_raw_fd(&f),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        };
+        assert_eq!(rc, 0, "cannot take the writer lock");
+        WriterLock(f)
+    }
+}
+
+/// A version-3 session file with one message per `(role, text)`, each
+/// the child of the one before, at seconds 1, 2, … of 2026-05-01T10:00.
+pub fn session_file(id: &str, cwd: &str, texts: &[(&str, &str)]) -> String {
+    let mut out = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"{cwd}\"}}\n"
+    );
+    let mut parent = "null".to_owned();
+    for (i, (role, text)) in texts.iter().enumerate() {
+        out += &message(&format!("m{i}"), &parent, i as u32 + 1, role, text);
+        parent = format!("\"m{i}\"");
+    }
+    out
+}
+
+/// One message entry of [`session_file`]'s shape.
+pub fn message(id: &str, parent: &str, second: u32, role: &str, text: &str) -> String {
+    let content = if *role == *"user" {
+        serde_json::json!(text)
+    } else {
+        serde_json::json!([{"type": "text", "text": text}])
+    };
+    format!(
+        "{}\n",
+        serde_json::json!({"type": "message", "id": id, "parentId": serde_json::from_str::<serde_json::Value>(parent).unwrap(),
+               "timestamp": format!("2026-05-01T10:00:{second:02}.000Z"),
+               "message": {"role": role, "content": content, "timestamp": 0}})
+    )
+}

@@ -1,5 +1,6 @@
-//! The index as the server holds it: opened once, its reader kept open,
-//! brought up to date before each tool call by an incremental build.
+//! The index as a long-running front end holds it (the MCP server, the
+//! web view): opened once, its reader kept open, brought up to date by an
+//! incremental build.
 //!
 //! A refresh is [`crate::pipeline::build`] with the roots `pi-index build`
 //! uses without a PATH ([`crate::discover::default_locations`]), or the server's
@@ -7,11 +8,16 @@
 //! turn into a rebuild with other kinds). When nothing changed the build
 //! takes no lock and writes nothing; after one that committed, the reader
 //! is reloaded (reopened after a whole rebuild). A build already writing
-//! (another process holds the lock) is not waited for: the call is answered
-//! from the last committed index and says so.
+//! (another process holds the lock) is not waited for: the caller is
+//! answered from the last committed index and told so.
+//!
+//! One refresh runs at a time in a process (a second caller waits for the
+//! first one's); reading a snapshot ([`State::current`]) never waits for a
+//! refresh, so a server can refresh on a timer while it answers.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -57,7 +63,8 @@ impl Options {
     }
 }
 
-/// What the refresh before a call did: part of every tool's result.
+/// What a refresh did: part of every MCP tool's result and of the web
+/// view's status.
 #[derive(Clone, Debug, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct Refresh {
     /// `updated` (new or changed sessions were indexed), `current` (nothing
@@ -117,9 +124,18 @@ struct Opened {
 /// The server's index: options, and the index once it could be opened.
 pub struct State {
     opts: Options,
-    // One refresh at a time in this process; searches run on their own
-    // snapshot outside the lock.
+    // One refresh at a time in this process (held for a whole build).
+    building: Mutex<()>,
+    // The open index; held only to open, reload or clone it, never for a
+    // build, so answers never wait behind one.
     opened: Mutex<Option<Opened>>,
+    // What the last refresh did.
+    last: Mutex<Refresh>,
+    // Bumped whenever a reload shows a new commit (ours or another
+    // process's): what a page compares to know that newer results exist.
+    generation: AtomicU64,
+    // A hash of the segments the reader last showed.
+    seen: AtomicU64,
 }
 
 impl State {
@@ -127,8 +143,43 @@ impl State {
     pub fn new(opts: Options) -> State {
         State {
             opts,
+            building: Mutex::new(()),
             opened: Mutex::new(None),
+            last: Mutex::new(Refresh::new(RefreshStatus::Skipped, None)),
+            generation: AtomicU64::new(0),
+            seen: AtomicU64::new(u64::MAX),
         }
+    }
+
+    /// A counter that changes whenever the index this state answers from
+    /// has a new commit (after [`State::current`] or [`State::refresh_now`]
+    /// saw it).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    /// What the last refresh did.
+    pub fn last_refresh(&self) -> Refresh {
+        lock(&self.last).clone()
+    }
+
+    /// Bring the index up to date now (waiting for a refresh already
+    /// running in this process), then reload the reader.
+    pub fn refresh_now(&self) -> Refresh {
+        let _one = lock(&self.building);
+        let mut looked = Vec::new();
+        let refresh = self.refresh(&mut looked);
+        *lock(&self.last) = refresh.clone();
+        let _ = self.current();
+        refresh
+    }
+
+    /// A snapshot of the last committed index as it is, without a
+    /// refresh (other processes' commits are picked up). The error is the
+    /// message for the caller: no usable index.
+    pub fn current(&self) -> Result<Snapshot, String> {
+        let refresh = self.last_refresh();
+        self.open_snapshot(refresh, &[])
     }
 
     /// The options.
@@ -139,19 +190,20 @@ impl State {
     /// Refresh (unless turned off) and return a snapshot to answer from.
     /// The error is the message for the caller: no usable index.
     pub fn snapshot(&self) -> Result<Snapshot, String> {
-        // A panic in an earlier call must not wedge the server: the guarded
-        // value is only a cache and is rebuilt when in doubt.
-        let mut opened = self.opened.lock().unwrap_or_else(|poisoned| {
-            let mut g = poisoned.into_inner();
-            *g = None;
-            g
-        });
         let mut looked = Vec::new();
         let refresh = if self.opts.refresh {
-            self.refresh(&mut opened, &mut looked)
+            let _one = lock(&self.building);
+            let refresh = self.refresh(&mut looked);
+            *lock(&self.last) = refresh.clone();
+            refresh
         } else {
             Refresh::new(RefreshStatus::Skipped, None)
         };
+        self.open_snapshot(refresh, &looked)
+    }
+
+    fn open_snapshot(&self, refresh: Refresh, looked: &[PathBuf]) -> Result<Snapshot, String> {
+        let mut opened = lock(&self.opened);
         // Pick up commits of other processes too (a user's `pi-index
         // build`): cheap when nothing changed.
         if let Some(o) = opened.as_ref() {
@@ -162,18 +214,34 @@ impl State {
         if opened.is_none() {
             match open(&self.opts.index_dir) {
                 Ok(o) => *opened = Some(o),
-                Err(e) => return Err(self.no_index(e, &refresh, &looked)),
+                Err(e) => return Err(self.no_index(e, &refresh, looked)),
             }
         }
         let o = opened.as_ref().expect("opened above");
+        let searcher = o.reader.searcher();
+        // What the searcher shows: its segments and their deletes (in
+        // memory; a new commit changes one or the other).
+        let stamp = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for seg in searcher.segment_readers() {
+                seg.segment_id().hash(&mut h);
+                seg.num_deleted_docs().hash(&mut h);
+            }
+            h.finish()
+        };
+        if self.seen.swap(stamp, Ordering::Relaxed) != stamp {
+            self.generation.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(Snapshot {
             pi: o.pi.clone(),
-            searcher: o.reader.searcher(),
+            searcher,
             refresh,
         })
     }
 
-    fn refresh(&self, opened: &mut Option<Opened>, looked: &mut Vec<PathBuf>) -> Refresh {
+    // Runs with `building` held.
+    fn refresh(&self, looked: &mut Vec<PathBuf>) -> Refresh {
         let (roots, locations) = if self.opts.roots.is_empty() {
             let defaults = default_locations();
             *looked = defaults
@@ -190,19 +258,22 @@ impl State {
             return Refresh::new(
                 RefreshStatus::Skipped,
                 Some(format!(
-                    "no Pi session directory found (looked in {}): answered from the index as it is; start the server with the sessions' directory (`pi-index mcp DIR`) to keep it up to date",
+                    "no Pi session directory found (looked in {}): answered from the index as it is; start the server with the sessions' directory (`pi-index mcp DIR` or `pi-index serve DIR`) to keep it up to date",
                     list.join(", ")
                 )),
             );
         }
-        if opened.is_none() {
-            *opened = open(&self.opts.index_dir).ok();
-        }
-        let kinds = opened
-            .as_ref()
-            .and_then(|o| o.pi.build_info().ok().flatten())
-            .and_then(|info| Kinds::parse(&info.kinds).ok())
-            .unwrap_or(self.opts.kinds);
+        let kinds = {
+            let mut opened = lock(&self.opened);
+            if opened.is_none() {
+                *opened = open(&self.opts.index_dir).ok();
+            }
+            opened
+                .as_ref()
+                .and_then(|o| o.pi.build_info().ok().flatten())
+                .and_then(|info| Kinds::parse(&info.kinds).ok())
+                .unwrap_or(self.opts.kinds)
+        };
         let opts = BuildOptions {
             roots,
             index_dir: self.opts.index_dir.clone(),
@@ -217,7 +288,7 @@ impl State {
             Ok(report) => {
                 if report.rebuilt.is_some() {
                     // A new or recreated index: open it afresh.
-                    *opened = None;
+                    *lock(&self.opened) = None;
                 }
                 let changed = report.rebuilt.is_some()
                     || report.files_indexed > 0
@@ -268,6 +339,13 @@ impl State {
             },
         }
     }
+}
+
+/// A lock whose holder panicked is still usable: the guarded values are
+/// caches and reports, rebuilt when in doubt (a panic in an earlier call
+/// must not wedge a server).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {

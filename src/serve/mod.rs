@@ -1,0 +1,236 @@
+//! `pi-index serve`: the web view. Every session, searched and read in a
+//! browser, local and read-only.
+//!
+//! A front end over [`crate::search`] and the index, beside the picker and
+//! the MCP server (it imports neither). Built on axum (over the hyper and
+//! tokio the MCP server already uses); pages are drawn by the server with
+//! maud, which escapes every value it is given, so text from a session
+//! file (messages, names, directories, tool arguments, file names) reaches
+//! the page as text by construction. The few scripts and the stylesheet
+//! are plain files compiled into the binary ([`assets`]).
+//!
+//! - this module: options, listening, and the rules every request passes
+//!   (`guard.rs`: Host, Origin and token checks, the security headers, the
+//!   limits per request and per client);
+//! - [`api`]: the JSON API under `/api/`, the same objects as the command
+//!   line's `--json`;
+//! - [`pages`]: the search and stats pages;
+//! - [`session`]: a session file read for the page (its tree, a window of
+//!   its entries) and drawn, entry by entry;
+//! - [`markdown`]: message text as HTML, raw HTML shown as text;
+//! - [`charts`]: bar charts drawn as SVG by the server;
+//! - [`forks`]: which session was forked from which.
+//!
+//! The index is kept fresh by [`crate::live`]: a background thread runs an
+//! incremental build every few seconds (never two at once); requests are
+//! answered from the last commit and never wait for a build.
+
+pub mod api;
+pub mod assets;
+pub mod charts;
+pub mod forks;
+mod guard;
+pub mod markdown;
+pub mod pages;
+pub mod session;
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::routing::get;
+use axum::Router;
+
+use crate::live::{Options as LiveOptions, State};
+
+/// The most results one request returns (`limit` past it: 400).
+pub const MAX_PAGE: usize = 100;
+/// Requests worked on at once, whoever sent them (more: 503).
+pub const MAX_IN_FLIGHT: usize = 16;
+/// Requests one client address has in flight at once (more: 429).
+pub const MAX_PER_CLIENT: usize = 8;
+/// A request that takes longer is answered 503 (its work is dropped).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The index, where to refresh it from, and whether to.
+    pub live: LiveOptions,
+    /// The port (0: any free one).
+    pub port: u16,
+    /// Listen on this address instead of loopback (needs `token`).
+    pub bind: Option<IpAddr>,
+    /// When set, every request must carry it (`?token=`, then a cookie;
+    /// or `Authorization: Bearer`).
+    pub token: Option<String>,
+    /// How often the index is brought up to date in the background.
+    pub refresh_every: Duration,
+}
+
+impl Options {
+    /// Loopback on `port`, the index at `index_dir` kept fresh from Pi's
+    /// session directories every 2 seconds.
+    pub fn new(index_dir: std::path::PathBuf, port: u16) -> Options {
+        Options {
+            live: LiveOptions::new(index_dir),
+            port,
+            bind: None,
+            token: None,
+            refresh_every: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What every handler shares.
+pub struct App {
+    /// The index, kept fresh.
+    pub state: State,
+    /// Sessions' trees, read once per file version.
+    pub sessions: session::Cache,
+    /// Which session was forked from which, read once per commit.
+    pub forks: forks::Forks,
+    guard: guard::Guard,
+}
+
+impl App {
+    /// Run `work` on the blocking pool (searches and file reads block).
+    pub(crate) async fn blocking<T: Send + 'static>(
+        self: &Arc<Self>,
+        work: impl FnOnce(&App) -> T + Send + 'static,
+    ) -> Result<T, String> {
+        let app = self.clone();
+        tokio::task::spawn_blocking(move || work(&app))
+            .await
+            .map_err(|e| format!("internal error ({e}); please report it: the server goes on"))
+    }
+}
+
+/// The server could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ServeError(String);
+
+/// The addresses `opts` listens on, refused when they would expose the
+/// sessions to other machines without a token.
+pub fn addresses(opts: &Options) -> Result<Vec<IpAddr>, ServeError> {
+    match opts.bind {
+        None => Ok(vec![
+            IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ]),
+        Some(ip) if ip.is_loopback() => Ok(vec![ip]),
+        Some(ip) if opts.token.as_deref().is_none_or(str::is_empty) => Err(ServeError(format!(
+            "--bind {ip} would serve your sessions to other machines: give a --token as well (every request must then carry it), or leave --bind out to serve on loopback only"
+        ))),
+        Some(ip) => Ok(vec![ip]),
+    }
+}
+
+/// Serve until the process is stopped. `listening` is told the
+/// addresses once bound (the first is the one to print).
+pub fn run(opts: Options, listening: impl FnOnce(&[SocketAddr])) -> Result<(), ServeError> {
+    let ips = addresses(&opts)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("pi-index-serve")
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError(format!("cannot start the server's threads: {e}")))?;
+    rt.block_on(serve(opts, ips, listening))
+}
+
+async fn serve(
+    opts: Options,
+    ips: Vec<IpAddr>,
+    listening: impl FnOnce(&[SocketAddr]),
+) -> Result<(), ServeError> {
+    let mut listeners = Vec::new();
+    let mut port = opts.port;
+    for (i, ip) in ips.iter().enumerate() {
+        match tokio::net::TcpListener::bind((*ip, port)).await {
+            Ok(l) => {
+                if port == 0 {
+                    // ::1 on the same port as 127.0.0.1.
+                    port = l.local_addr().map_or(0, |a| a.port());
+                }
+                listeners.push(l);
+            }
+            // No IPv6 loopback on this machine: 127.0.0.1 is enough.
+            Err(_) if i > 0 => {}
+            Err(e) => {
+                return Err(ServeError(format!(
+                    "cannot listen on {}: {e}{}",
+                    SocketAddr::new(*ip, port),
+                    if e.kind() == std::io::ErrorKind::AddrInUse {
+                        " (another program has that port: pass --port N, or --port 0 for any free one)"
+                    } else {
+                        ""
+                    }
+                )))
+            }
+        }
+    }
+    let addrs: Vec<SocketAddr> = listeners
+        .iter()
+        .filter_map(|l| l.local_addr().ok())
+        .collect();
+    let app = Arc::new(App {
+        state: State::new(opts.live.clone()),
+        sessions: session::Cache::default(),
+        forks: forks::Forks::default(),
+        guard: guard::Guard::new(&addrs, opts.token.clone()),
+    });
+    if opts.live.refresh {
+        refresher(app.clone(), opts.refresh_every);
+    }
+    listening(&addrs);
+    let router = router(app);
+    let mut tasks = Vec::new();
+    for l in listeners {
+        let svc = router
+            .clone()
+            .into_make_service_with_connect_info::<SocketAddr>();
+        tasks.push(tokio::spawn(async move { axum::serve(l, svc).await }));
+    }
+    for t in tasks {
+        match t.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(ServeError(format!("the server stopped: {e}"))),
+            Err(e) => return Err(ServeError(format!("the server stopped: {e}"))),
+        }
+    }
+    Ok(())
+}
+
+/// The background refresh: an incremental build now, then every
+/// `every` (a build that takes longer delays the next; never two).
+fn refresher(app: Arc<App>, every: Duration) {
+    let _ = std::thread::Builder::new()
+        .name("pi-index-refresh".into())
+        .spawn(move || loop {
+            app.state.refresh_now();
+            std::thread::sleep(every);
+        });
+}
+
+/// Every route, behind the guard.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(pages::search))
+        .route("/stats", get(pages::stats))
+        .route("/session/{id}", get(session::page))
+        .route("/session/{id}/raw", get(session::raw))
+        .route("/assets/{name}", get(assets::serve))
+        .route("/api/search", get(api::search))
+        .route("/api/sessions", get(api::sessions))
+        .route("/api/session/{id}", get(api::session))
+        .route("/api/stats", get(api::stats))
+        .route("/api/status", get(api::status))
+        .fallback(guard::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            guard::check,
+        ))
+        .with_state(app)
+}

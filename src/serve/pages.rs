@@ -1,0 +1,450 @@
+//! The pages: the frame every page shares, the search page and the stats
+//! page (the session page is [`super::session`]). Drawn with maud, which
+//! escapes every value; the only unescaped HTML is what
+//! [`super::markdown`] makes.
+
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use maud::{html, Markup, DOCTYPE};
+
+use crate::live::{Refresh, RefreshStatus};
+use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
+
+use super::api::{self, Failure, Params};
+use super::{charts, App};
+
+/// A page: its HTTP status and its HTML.
+pub type Page = (StatusCode, Markup);
+
+/// Sessions listed per page when there is no query.
+const RECENT: usize = 200;
+/// Sessions per page of results.
+const FOUND: usize = 50;
+
+/// The frame of every page: the stylesheet and script, the top bar, the
+/// notices of the index's freshness, then `body`.
+pub fn layout(title: &str, app: &App, body: Markup) -> Markup {
+    let refresh = app.state.last_refresh();
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light dark";
+                title { (title) " · pi-index" }
+                link rel="stylesheet" href=(asset("style.css"));
+                script type="module" src=(asset("app.js")) {}
+            }
+            body data-generation=(app.state.generation()) {
+                header.top {
+                    a.brand href="/" { "pi-index" }
+                    nav {
+                        a href="/" { "Search" }
+                        a href="/stats" { "Stats" }
+                    }
+                }
+                div #live .notice hidden {
+                    span #live-text { "Newer results exist." }
+                    " "
+                    a #live-reload href="" { "Show them" }
+                }
+                (index_note(&refresh))
+                main { (body) }
+            }
+        }
+    }
+}
+
+/// What the page says about an index it could not bring up to date.
+pub fn index_note(refresh: &Refresh) -> Markup {
+    let busy = matches!(refresh.status, RefreshStatus::Busy | RefreshStatus::Failed);
+    html! {
+        div #index-note .notice hidden[!busy] {
+            @if busy { (refresh.note.as_deref().unwrap_or("")) }
+        }
+    }
+}
+
+/// An asset's address, with its tag so a new binary's is fetched anew.
+fn asset(name: &str) -> String {
+    let body = super::assets::ASSETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map_or("", |a| a.2);
+    format!(
+        "/assets/{name}?v={}",
+        super::assets::etag(body).trim_matches('"')
+    )
+}
+
+/// A page that says what went wrong.
+pub fn failure_page(app: &App, f: &Failure) -> Page {
+    (
+        f.status(),
+        layout("error", app, html! { p.error { (f.message()) } }),
+    )
+}
+
+/// Turn a page into a response.
+pub fn respond(page: Result<Page, String>) -> Response {
+    match page {
+        Ok((status, markup)) => (status, Html(markup.into_string())).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+    }
+}
+
+/// `GET /?q=&sort=`: the search page (with `fragment=1`, only its
+/// results).
+pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+    respond(app.blocking(move |app| search_page(app, &p)).await)
+}
+
+fn search_page(app: &App, p: &Params) -> Page {
+    let results = match api::snapshot(app).and_then(|snap| results(app, &snap, p)) {
+        Ok(m) => m,
+        Err(f) if p.fragment.is_some() => return (f.status(), html! { p.error { (f.message()) } }),
+        Err(f) => html! { p.error { (f.message()) } },
+    };
+    if p.fragment.is_some() {
+        return (StatusCode::OK, results);
+    }
+    let q = p.q.as_deref().unwrap_or("");
+    let sort = p.sort.as_deref().unwrap_or("relevance");
+    let body = html! {
+        form #search action="/" method="get" role="search" {
+            input #q type="search" name="q" value=(q) autocomplete="off" spellcheck="false"
+                placeholder="Search every session: words, \"phrases\", OR, -not, role:user, cwd:~/src, after:7d …"
+                aria-label="query" autofocus;
+            select #sort name="sort" aria-label="order" {
+                @for (v, label) in [("relevance", "best first"), ("newest", "newest first"), ("oldest", "oldest first")] {
+                    option value=(v) selected[sort == v] { (label) }
+                }
+            }
+            noscript { button type="submit" { "Search" } }
+        }
+        p.keys { "/ search · ↑↓ or j k move · Enter opens" }
+        div #results { (results) }
+    };
+    let title = if q.is_empty() {
+        "Search".to_owned()
+    } else {
+        q.to_owned()
+    };
+    (StatusCode::OK, layout(&title, app, body))
+}
+
+/// The results for a query: sessions (best first), or hits in time order
+/// with `sort=newest|oldest`; without a query every session, newest
+/// first, grouped by directory.
+fn results(app: &App, snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> {
+    let q = p.query()?;
+    let offset = p.offset.unwrap_or(0);
+    if q.is_empty() {
+        return recent(app, snap, offset);
+    }
+    let sort = p.sort()?;
+    if sort != Sort::Relevance {
+        let mut p = p.clone();
+        p.limit = Some(FOUND);
+        let r = api::search_hits(snap, &p)?;
+        return Ok(html! {
+            (chips(q, r.hits.iter().filter_map(|h| h.session.as_deref())))
+            (warnings(&r.warnings))
+            p.count { (r.total) " messages" }
+            ol.hits {
+                @for h in &r.hits {
+                    li {
+                        div.session-label {
+                            a href=(session_href(&h.doc.session_id, None)) { (h.session.as_deref().map_or(h.doc.session_id.as_str(), SessionRow::label)) }
+                            " " span.dim { (h.doc.cwd.as_deref().unwrap_or("")) }
+                        }
+                        (hit_link(h))
+                    }
+                }
+            }
+            (more(p.q.as_deref().unwrap_or(""), p.sort.as_deref(), offset, r.hits.len(), r.total))
+        });
+    }
+    let found = api::search_sessions(snap, q, offset, FOUND)?;
+    let rows: Vec<&SessionRow> = found.hits.iter().map(|h| &h.session).collect();
+    Ok(html! {
+        (chips(q, rows.iter().copied()))
+        (warnings(&found.warnings))
+        p.count { (found.total) " sessions" }
+        ol.sessions {
+            @for h in &found.hits {
+                li.result {
+                    div.session-label {
+                        a.session href=(session_href(&h.session.session_id, None)) { (h.session.label()) }
+                        span.dim { " " (h.session.cwd.as_deref().unwrap_or("")) " · " (short(h.session.last.as_deref())) }
+                        span.matched {
+                            " " (match h.matched { Matched::Name => "[name]", Matched::Title => "[title]", Matched::Messages => "[messages]" })
+                            " " (h.matches) (if h.matches == 1 { " message" } else { " messages" })
+                        }
+                    }
+                    @if let Some(hit) = &h.hit {
+                        (hit_link(hit))
+                    } @else {
+                        div.snippet { (highlighted(&h.snippet, &h.highlights)) }
+                    }
+                }
+            }
+        }
+        (more(p.q.as_deref().unwrap_or(""), None, offset, found.hits.len(), found.total))
+    })
+}
+
+/// Every session, newest first, grouped by directory (in the order of
+/// each directory's newest session), forks nested under their parent
+/// when both are listed in the same directory.
+fn recent(app: &App, snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure> {
+    let all = snap.pi.sessions(&snap.searcher)?;
+    let lineage = app.forks.get(app.state.generation(), &all);
+    let total = all.len();
+    let page: Vec<&SessionRow> = all.iter().skip(offset).take(RECENT).collect();
+    let mut groups: Vec<(&str, Vec<&SessionRow>)> = Vec::new();
+    for s in &page {
+        let dir = s.cwd.as_deref().unwrap_or("(unknown directory)");
+        match groups.iter_mut().find(|g| g.0 == dir) {
+            Some(g) => g.1.push(s),
+            None => groups.push((dir, vec![s])),
+        }
+    }
+    let shown = total.saturating_sub(offset).min(RECENT);
+    Ok(html! {
+        p.count { (total) " sessions, newest first" }
+        @for (dir, sessions) in &groups {
+            section.directory {
+                h2 { (dir) }
+                @let listed = |p: &str| sessions.iter().any(|s| s.path == p);
+                ul.sessions {
+                    @for s in sessions.iter().filter(|s| lineage.parent(&s.path).is_none_or(|p| !listed(p))) {
+                        (session_item(s, sessions, &lineage, 0))
+                    }
+                }
+            }
+        }
+        (more("", None, offset, shown, total))
+    })
+}
+
+/// A session of the listing, its forks (listed beside it) below it.
+fn session_item(
+    s: &SessionRow,
+    listed: &[&SessionRow],
+    lineage: &super::forks::Lineage,
+    depth: usize,
+) -> Markup {
+    let forks: Vec<&SessionRow> = lineage
+        .children(&s.path)
+        .iter()
+        .filter_map(|c| listed.iter().find(|l| l.path == *c).copied())
+        .collect();
+    html! {
+        li {
+            a.session href=(session_href(&s.session_id, None)) { (s.label()) }
+            span.dim { " · " (short(s.last.as_deref())) " · " (s.messages) " messages" }
+            @if lineage.parent(&s.path).is_some() && depth == 0 { " " span.mark { "fork" } }
+            @if !forks.is_empty() && depth < 16 {
+                ul.forks {
+                    @for f in &forks { (session_item(f, listed, lineage, depth + 1)) }
+                }
+            }
+        }
+    }
+}
+
+fn more(q: &str, sort: Option<&str>, offset: usize, shown: usize, total: usize) -> Markup {
+    let next = offset + shown;
+    html! {
+        @if shown > 0 && next < total {
+            a.next href={"/?q=" (enc(q)) (sort.map_or(String::new(), |s| format!("&sort={}", enc(s)))) "&offset=" (next)} { "more" }
+        }
+    }
+}
+
+fn warnings(w: &[crate::search::query::Warning]) -> Markup {
+    html! {
+        @if !w.is_empty() {
+            ul.warnings {
+                @for w in w.iter().take(20) {
+                    li { "query position " (w.position) ": " (w.message) }
+                }
+            }
+        }
+    }
+}
+
+/// The filters as chips: each adds its filter to the query, or takes it
+/// away when the query holds it.
+fn chips<'a>(q: &str, sessions: impl Iterator<Item = &'a SessionRow>) -> Markup {
+    let mut filters: Vec<(String, String)> = Vec::new();
+    let mut dirs = Vec::new();
+    let mut models = Vec::new();
+    for s in sessions {
+        if let Some(d) = s.cwd.as_deref() {
+            if !dirs.contains(&d) && dirs.len() < 4 && !d.contains('"') {
+                dirs.push(d);
+            }
+        }
+        for m in &s.models {
+            if !models.contains(&m.as_str()) && models.len() < 4 && !m.contains('"') {
+                models.push(m.as_str());
+            }
+        }
+    }
+    for d in dirs {
+        filters.push((format!("cwd:\"{d}\""), d.to_owned()));
+    }
+    for m in models {
+        filters.push((format!("model:\"{m}\""), m.to_owned()));
+    }
+    for r in ["user", "assistant"] {
+        filters.push((format!("role:{r}"), r.to_owned()));
+    }
+    for (f, label) in [
+        ("after:1d", "last day"),
+        ("after:7d", "last week"),
+        ("after:30d", "last month"),
+    ] {
+        filters.push((f.to_owned(), label.to_owned()));
+    }
+    html! {
+        div.chips {
+            @for (filter, label) in &filters {
+                @let on = q.split_whitespace().any(|w| w == filter) || q.contains(filter.as_str());
+                @let next = if on { q.replace(filter.as_str(), "").split_whitespace().collect::<Vec<_>>().join(" ") } else { format!("{q} {filter}") };
+                a.chip.on[on] href={"/?q=" (enc(&next))} title=(filter) data-filter=(filter) { (label) }
+            }
+        }
+    }
+}
+
+/// A hit: a real link to the session at its entry.
+pub fn hit_link(h: &Hit) -> Markup {
+    html! {
+        a.hit href=(doc_href(&h.doc)) {
+            span.role { (h.doc.role.as_str()) }
+            " " span.time { (short(h.doc.timestamp.as_deref())) }
+            @if !h.doc.active { " " span.mark.abandoned { "abandoned branch" } }
+            " " span.snippet { (highlighted(&h.snippet, &h.highlights)) }
+        }
+    }
+}
+
+/// A snippet with its matched words marked.
+pub fn highlighted(s: &str, ranges: &[std::ops::Range<usize>]) -> Markup {
+    let mut parts: Vec<(bool, &str)> = Vec::new();
+    let mut at = 0;
+    for r in ranges {
+        if r.start < at || s.get(r.clone()).is_none() || s.get(at..r.start).is_none() {
+            continue;
+        }
+        parts.push((false, &s[at..r.start]));
+        parts.push((true, &s[r.clone()]));
+        at = r.end;
+    }
+    parts.push((false, s.get(at..).unwrap_or("")));
+    html! {
+        @for (m, t) in parts {
+            @if m { mark { (t) } } @else { (t) }
+        }
+    }
+}
+
+/// The anchor of an entry on the session page: its id, else its line.
+pub fn anchor(entry_id: Option<&str>, line: u64) -> String {
+    match entry_id {
+        Some(id) if !id.is_empty() => id.to_owned(),
+        _ => format!("line-{line}"),
+    }
+}
+
+/// The session page at a document: its line in view, its branch shown,
+/// its entry the target.
+pub fn doc_href(d: &StoredDoc) -> String {
+    format!(
+        "/session/{}?line={}{}#{}",
+        enc(&d.session_id),
+        d.line,
+        if d.active { "" } else { "&branch=all" },
+        enc(&anchor(d.entry_id.as_deref(), d.line))
+    )
+}
+
+/// A session's page.
+pub fn session_href(id: &str, query: Option<&str>) -> String {
+    format!(
+        "/session/{}{}",
+        enc(id),
+        query.map_or(String::new(), |q| format!("?{q}"))
+    )
+}
+
+/// Percent-encoding of everything but unreserved characters: safe in a
+/// path segment, a query value and a fragment.
+pub fn enc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `2026-01-10T09:00:00.000Z` as `2026-01-10 09:00`.
+pub fn short(t: Option<&str>) -> String {
+    match t {
+        Some(t) if t.len() >= 16 => format!("{} {}", &t[..10], &t[11..16]),
+        Some(t) => t.to_owned(),
+        None => "-".into(),
+    }
+}
+
+/// `GET /stats`: the statistics and the three charts.
+pub async fn stats(State(app): State<Arc<App>>) -> Response {
+    respond(app.blocking(stats_page).await)
+}
+
+fn stats_page(app: &App) -> Page {
+    let snap = match api::snapshot(app) {
+        Ok(s) => s,
+        Err(f) => return failure_page(app, &f),
+    };
+    let numbers = (|| -> Result<_, Failure> {
+        let sessions = snap.pi.sessions(&snap.searcher)?;
+        let stats = snap.pi.stats(&snap.searcher, &sessions)?;
+        let activity = snap
+            .pi
+            .activity(&snap.searcher, &sessions, api::now_ms(), 90, 10)?;
+        Ok((stats, activity))
+    })();
+    let (stats, activity) = match numbers {
+        Ok(n) => n,
+        Err(f) => return failure_page(app, &f),
+    };
+    let body = html! {
+        h1 { "What the index holds" }
+        dl.numbers {
+            dt { "sessions" } dd #n-sessions { (stats.sessions) }
+            dt { "messages" } dd #n-messages { (stats.messages) }
+            @for (role, n) in &stats.messages_by_role {
+                dt { (role) } dd { (n) }
+            }
+            dt { "from" } dd { (short(stats.first.as_deref())) " to " (short(stats.last.as_deref())) }
+            dt { "index" } dd { (format!("{:.1} MB", stats.index_bytes as f64 / 1e6)) " at " (stats.index) }
+            dt { "built" } dd { (short(stats.built_at.as_deref())) }
+        }
+        div #chart-days { (charts::columns("Messages per day, last 90 days (UTC)", &activity.per_day)) }
+        div #chart-dirs { (charts::rows("Sessions per directory", &activity.per_directory)) }
+        div #chart-models { (charts::rows("Messages per model", &activity.per_model)) }
+    };
+    (StatusCode::OK, layout("Stats", app, body))
+}

@@ -1,0 +1,964 @@
+//! The session page: a session file read as Pi's own export reads it.
+//!
+//! The index names the file (a URL names a session by its id, never by a
+//! path). The file is read twice over, both bounded:
+//!
+//! 1. its **tree** ([`Skeleton`]): one pass over the lines (the format's
+//!    prefix scan, [`crate::pi::entry::peek_links`], gives most lines'
+//!    `id` and `parentId` without parsing them; pages the pass has read
+//!    are released behind it), kept for the file's size and time in a
+//!    small cache: ~60 bytes an entry, a few MB for 50,000 messages;
+//! 2. a **window** of at most [`WINDOW`] entries of the chosen view (the
+//!    active branch, a branch by its last entry, or every entry in file
+//!    order), each line read at its offset and parsed alone; the page's
+//!    script fetches the next window as the reader scrolls. A line over
+//!    [`MAX_DRAWN`] bytes is named, not drawn.
+//!
+//! Entries are drawn as what they are: messages (Markdown; thinking and
+//! tool output folded; a tool call as one row with its main argument,
+//! opened to its arguments and its result), bash executions, custom
+//! messages, compaction and branch summaries, labels, `context_edit`
+//! marks, model changes. Every entry has its anchor (its entry id).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use maud::{html, Markup, PreEscaped};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::pi::branch::{active, Link};
+use crate::pi::entry::{peek_links, Peek};
+use crate::pi::Header;
+use crate::search::SessionRow;
+use crate::source::{complete_len, Lines, MappedFile};
+
+use super::api::{self, Failure};
+use super::markdown::to_html;
+use super::pages::{self, anchor, enc, layout, short, Page};
+use super::App;
+
+/// Entries drawn per window.
+pub const WINDOW: usize = 200;
+/// A line longer than this is named on the page, not parsed and drawn
+/// (download the raw file for it).
+pub const MAX_DRAWN: u64 = 8 << 20;
+/// An inline image is drawn as a thumbnail up to this many bytes of
+/// base64; a bigger one is named.
+pub const MAX_IMAGE: usize = 2 << 20;
+/// Tool output shown per result, in bytes (the rest is in the raw file).
+pub const MAX_OUTPUT: usize = 100 << 10;
+/// Sessions whose tree is kept.
+const CACHED: usize = 4;
+
+/// One entry (a line after the header) of a session file.
+#[derive(Debug)]
+pub struct Entry {
+    /// Byte offset of its line.
+    pub offset: u64,
+    /// Length of its line, in bytes.
+    pub len: u64,
+    /// 1-based line number.
+    pub line: u64,
+    /// Its `id` (none in version 1).
+    pub id: Option<Box<str>>,
+    /// The entry its `parentId` names, by index.
+    pub parent: Option<u32>,
+    /// On the active branch.
+    pub active: bool,
+}
+
+/// A session file's tree: every entry's place, none of its text.
+#[derive(Debug)]
+pub struct Skeleton {
+    /// The header, when the first line is one.
+    pub header: Option<Header>,
+    /// The entries in file order.
+    pub entries: Vec<Entry>,
+    /// Entries no other entry names as parent (the ends of branches), in
+    /// file order; the last is the active branch's.
+    pub tips: Vec<u32>,
+    /// `toolResult` messages: one per tool call that finished.
+    pub tool_results: usize,
+}
+
+impl Skeleton {
+    /// Read the tree of the file at `path`.
+    pub fn read(path: &std::path::Path) -> std::io::Result<Skeleton> {
+        let file = File::open(path)?;
+        let map = MappedFile::from_file(&file)?;
+        let bytes = map.bytes();
+        let complete = &bytes[..complete_len(bytes)];
+        let release = |s: usize, e: usize| map.release(s, e);
+        let mut header = None;
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut parents: Vec<Option<Box<str>>> = Vec::new();
+        let mut tool_results = 0;
+        let mut released = 0usize;
+        let finder = memchr::memmem::Finder::new(b"\"role\":\"toolResult\"");
+        for line in Lines::releasing(complete, 0, 1, &release) {
+            let b = line
+                .bytes
+                .strip_prefix(b"\xef\xbb\xbf")
+                .unwrap_or(line.bytes);
+            if line.number == 1 {
+                header = crate::pi::fingerprint(b).ok();
+                continue;
+            }
+            if b.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let (id, parent) = match peek_links(b, true) {
+                Peek::Skip { id, parent } => (id.map(Box::from), parent.map(Box::from)),
+                _ => match serde_json::from_slice::<Links>(b) {
+                    Ok(l) => (l.id.map(Box::from), l.parent_id.map(Box::from)),
+                    Err(_) => (None, None),
+                },
+            };
+            if finder.find(&b[..b.len().min(256)]).is_some() {
+                tool_results += 1;
+            }
+            entries.push(Entry {
+                offset: line.offset,
+                len: line.bytes.len() as u64,
+                line: line.number,
+                id,
+                parent: None,
+                active: false,
+            });
+            parents.push(parent);
+            // What the pass has read is not needed again.
+            let at = line.offset as usize;
+            if at - released > 16 << 20 {
+                map.release(released, at);
+                released = at;
+            }
+        }
+        let links: Vec<Link<'_>> = entries
+            .iter()
+            .zip(&parents)
+            .map(|(e, p)| Link {
+                id: e.id.as_deref(),
+                parent: p.as_deref(),
+            })
+            .collect();
+        let flags = active(&links);
+        let mut by_id: HashMap<&str, u32> = HashMap::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(id) = e.id.as_deref() {
+                by_id.insert(id, i as u32);
+            }
+        }
+        let resolved: Vec<Option<u32>> = parents
+            .iter()
+            .map(|p| p.as_deref().and_then(|p| by_id.get(p).copied()))
+            .collect();
+        drop(by_id);
+        drop(links);
+        let mut has_child = vec![false; entries.len()];
+        for (i, e) in entries.iter_mut().enumerate() {
+            e.active = flags[i];
+            e.parent = resolved[i];
+            if let Some(p) = e.parent {
+                has_child[p as usize] = true;
+            }
+        }
+        let linear = entries.iter().all(|e| e.id.is_none());
+        let tips = if linear {
+            entries
+                .len()
+                .checked_sub(1)
+                .map(|l| l as u32)
+                .into_iter()
+                .collect()
+        } else {
+            (0..entries.len() as u32)
+                .filter(|&i| !has_child[i as usize] && entries[i as usize].id.is_some())
+                .collect()
+        };
+        Ok(Skeleton {
+            header,
+            entries,
+            tips,
+            tool_results,
+        })
+    }
+
+    /// The entries of `view`, in reading order.
+    pub fn view(&self, view: &View) -> Vec<u32> {
+        match view {
+            View::Active => (0..self.entries.len() as u32)
+                .filter(|&i| self.entries[i as usize].active)
+                .collect(),
+            View::All => (0..self.entries.len() as u32).collect(),
+            View::Leaf(leaf) => {
+                let mut path = Vec::new();
+                let mut at = Some(*leaf);
+                while let Some(i) = at {
+                    if path.len() > self.entries.len() {
+                        break; // a cycle
+                    }
+                    path.push(i);
+                    at = self.entries[i as usize].parent;
+                }
+                path.reverse();
+                path
+            }
+        }
+    }
+
+    /// The last entry with this id.
+    pub fn find(&self, id: &str) -> Option<u32> {
+        self.entries
+            .iter()
+            .rposition(|e| e.id.as_deref() == Some(id))
+            .map(|i| i as u32)
+    }
+}
+
+#[derive(Deserialize)]
+struct Links<'a> {
+    #[serde(borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "parentId", borrow)]
+    parent_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// Which entries a session page shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The active branch (Pi's reading order).
+    Active,
+    /// Every entry in file order, abandoned branches marked.
+    All,
+    /// The branch that ends at this entry.
+    Leaf(u32),
+}
+
+/// A tree kept: the file's path, size and time when it was read.
+type Held = (String, u64, std::time::SystemTime, Arc<Skeleton>);
+
+/// The trees of the last few sessions read, by file version.
+#[derive(Default)]
+pub struct Cache {
+    held: Mutex<Vec<Held>>,
+}
+
+impl Cache {
+    /// The tree of `path` as it is now.
+    pub fn get(&self, path: &str) -> std::io::Result<Arc<Skeleton>> {
+        let meta = std::fs::metadata(path)?;
+        let (len, mtime) = (meta.len(), meta.modified()?);
+        {
+            let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(s) = held
+                .iter()
+                .find(|h| h.0 == path && h.1 == len && h.2 == mtime)
+            {
+                return Ok(s.3.clone());
+            }
+        }
+        let sk = Arc::new(Skeleton::read(std::path::Path::new(path))?);
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        held.retain(|h| h.0 != path);
+        held.insert(0, (path.to_owned(), len, mtime, sk.clone()));
+        held.truncate(CACHED);
+        Ok(sk)
+    }
+}
+
+/// Query parameters of the session page.
+#[derive(Debug, Default, Deserialize)]
+pub struct SessionParams {
+    /// `all`: every entry in file order.
+    pub branch: Option<String>,
+    /// Show the branch that ends at this entry id.
+    pub leaf: Option<String>,
+    /// Start the window near this line (a hit's).
+    pub line: Option<u64>,
+    /// Start the window at this position of the view.
+    pub from: Option<usize>,
+    /// Only the window's entries (for the page's script).
+    pub fragment: Option<String>,
+}
+
+/// `GET /session/ID`.
+pub async fn page(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    Query(p): Query<SessionParams>,
+) -> Response {
+    pages::respond(app.blocking(move |app| session_page(app, &id, &p)).await)
+}
+
+fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
+    let found = (|| -> Result<_, Failure> {
+        let snap = api::snapshot(app)?;
+        let row = api::session_row(&snap, id)?;
+        let lineage = lineage_of(app, &snap, &row)?;
+        Ok((row, lineage))
+    })();
+    let (row, lineage) = match found {
+        Ok(f) => f,
+        Err(f) => return pages::failure_page(app, &f),
+    };
+    let sk = match app.sessions.get(&row.path) {
+        Ok(s) => s,
+        Err(e) => {
+            return pages::failure_page(
+                app,
+                &Failure::NotFound(format!(
+                    "the session's file {} cannot be read ({e}): it may have moved; the next refresh of the index finds it",
+                    row.path
+                )),
+            )
+        }
+    };
+    let view = match (&p.leaf, p.branch.as_deref()) {
+        (Some(leaf), _) => match sk.find(leaf) {
+            Some(i) => View::Leaf(i),
+            None => View::Active,
+        },
+        (None, Some("all")) => View::All,
+        _ => View::Active,
+    };
+    let order = sk.view(&view);
+    let from = match (p.from, p.line) {
+        (Some(f), _) => f.min(order.len()),
+        (None, Some(line)) => {
+            let at = order.partition_point(|&i| sk.entries[i as usize].line < line);
+            at.saturating_sub(WINDOW / 10)
+        }
+        _ => 0,
+    };
+    let to = (from + WINDOW).min(order.len());
+    let base = view_query(&view, &sk);
+    let entries = window(&sk, &row, &view, &order[from..to]);
+    let next = (to < order.len()).then(|| {
+        let q = join_query(&base, &format!("from={to}"));
+        html! {
+            a.more href=(pages::session_href(&row.session_id, Some(&q)))
+                data-fragment=(pages::session_href(&row.session_id, Some(&join_query(&q, "fragment=1")))) {
+                "later entries (" (to) " of " (order.len()) " shown)"
+            }
+        }
+    });
+    if p.fragment.is_some() {
+        return (
+            StatusCode::OK,
+            html! { (entries) @if let Some(n) = next { (n) } },
+        );
+    }
+    let body = html! {
+        (head(&row, &sk, &lineage, &view))
+        @if from > 0 {
+            a.earlier href=(pages::session_href(&row.session_id, Some(&join_query(&base, &format!("from={}", from.saturating_sub(WINDOW)))))) {
+                "earlier entries (" (from) " before these)"
+            }
+        }
+        div #entries { (entries) @if let Some(n) = next { (n) } }
+    };
+    (StatusCode::OK, layout(row.label(), app, body))
+}
+
+fn view_query(view: &View, sk: &Skeleton) -> String {
+    match view {
+        View::Active => String::new(),
+        View::All => "branch=all".into(),
+        View::Leaf(i) => format!(
+            "leaf={}",
+            enc(sk.entries[*i as usize].id.as_deref().unwrap_or(""))
+        ),
+    }
+}
+
+fn join_query(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_owned()
+    } else {
+        format!("{a}&{b}")
+    }
+}
+
+/// The session this one was forked from (the session, or the path its
+/// header names when the index does not hold it), and its forks.
+fn lineage_of(
+    app: &App,
+    snap: &crate::live::Snapshot,
+    row: &SessionRow,
+) -> Result<Lineage, Failure> {
+    let all = snap.pi.sessions(&snap.searcher)?;
+    let lineage = app.forks.get(app.state.generation(), &all);
+    let by_path = |p: &str| all.iter().find(|s| s.path == p).cloned();
+    let parent = match lineage.parent(&row.path) {
+        Some(p) => by_path(p).map(|s| (Some(s), p.to_owned())),
+        None => super::forks::Lineage::named_parent(&row.path).map(|p| (None, p)),
+    };
+    let forks = lineage
+        .children(&row.path)
+        .iter()
+        .filter_map(|c| by_path(c))
+        .collect();
+    Ok(Lineage { parent, forks })
+}
+
+/// What the session page says of a session's forks.
+struct Lineage {
+    parent: Option<(Option<SessionRow>, String)>,
+    forks: Vec<SessionRow>,
+}
+
+fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Markup {
+    let cwd = row.cwd.as_deref().unwrap_or(".");
+    let resume = format!(
+        "cd {} && pi --session {}",
+        crate::output::shell_quote(cwd),
+        crate::output::shell_quote(&row.path)
+    );
+    let file_name = std::path::Path::new(&row.path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let branches = sk.tips.len();
+    html! {
+        section.session-head {
+            h1 { (row.label()) }
+            dl.meta {
+                dt { "directory" } dd.cwd { (cwd) }
+                @if !row.models.is_empty() { dt { "models" } dd { (row.models.join(", ")) } }
+                dt { "dates" } dd { (short(row.started.as_deref())) " to " (short(row.last.as_deref())) }
+                dt { "messages" } dd #n-messages { (row.messages) }
+                dt { "tool calls" } dd #n-tools { (sk.tool_results) }
+                dt { "entries" } dd { (sk.entries.len()) }
+                dt { "file" } dd.file { (file_name) }
+                @if let Some((found, path)) = &lineage.parent {
+                    dt { "forked from" }
+                    dd #forked-from {
+                        @match found {
+                            Some(p) => a href=(pages::session_href(&p.session_id, None)) { (p.label()) },
+                            None => span { (path) " (not in the index)" },
+                        }
+                    }
+                }
+                @if !lineage.forks.is_empty() {
+                    dt { "forks" }
+                    dd #forks {
+                        @for (i, f) in lineage.forks.iter().enumerate() {
+                            @if i > 0 { ", " }
+                            a href=(pages::session_href(&f.session_id, None)) { (f.label()) }
+                        }
+                    }
+                }
+            }
+            div.actions {
+                button.copy type="button" data-copy=(resume) title="copy the command" { "Resume in Pi" }
+                code.resume { (resume) }
+                a.raw href=(format!("{}/raw", pages::session_href(&row.session_id, None))) download=(file_name) { "Raw JSONL" }
+            }
+            div.actions {
+                @if *view == View::Active {
+                    span.on { "active branch" }
+                } @else {
+                    a #view-active href=(pages::session_href(&row.session_id, None)) { "active branch" }
+                }
+                @if *view == View::All {
+                    span.on { "all branches (" (branches) ")" }
+                } @else {
+                    a #view-all href=(pages::session_href(&row.session_id, Some("branch=all"))) { "all branches (" (branches) ")" }
+                }
+                button #toggle-thinking type="button" { "show all thinking" }
+                button #toggle-tools type="button" { "show all tool output" }
+            }
+            @if *view != View::Active && branches > 1 {
+                ol.branches {
+                    @for &t in &sk.tips {
+                        @let e = &sk.entries[t as usize];
+                        li {
+                            a.branch href=(pages::session_href(&row.session_id, Some(&format!("leaf={}", enc(e.id.as_deref().unwrap_or("")))))) data-leaf=(e.id.as_deref().unwrap_or("")) {
+                                "branch ending at line " (e.line)
+                            }
+                            @if e.active { " " span.mark { "active" } } @else { " " span.mark.abandoned { "abandoned" } }
+                            @if *view == View::Leaf(t) { " " span.mark { "shown" } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One window of entries, drawn.
+fn window(sk: &Skeleton, row: &SessionRow, view: &View, ids: &[u32]) -> Markup {
+    let file = File::open(&row.path).ok();
+    let parsed: Vec<(&Entry, Option<Value>)> = ids
+        .iter()
+        .map(|&i| {
+            let e = &sk.entries[i as usize];
+            let v = file.as_ref().and_then(|f| read_entry(f, e));
+            (e, v)
+        })
+        .collect();
+    // Results drawn inside their tool call when both are in this window.
+    let mut results: HashMap<&str, &Value> = HashMap::new();
+    for (_, v) in &parsed {
+        if let Some(m) = v.as_ref().and_then(|v| v.get("message")) {
+            if m.get("role").and_then(Value::as_str) == Some("toolResult") {
+                if let Some(id) = m.get("toolCallId").and_then(Value::as_str) {
+                    results.insert(id, m);
+                }
+            }
+        }
+    }
+    let mut called: Vec<&str> = Vec::new();
+    for (_, v) in &parsed {
+        for b in blocks(v.as_ref().and_then(|v| v.get("message"))) {
+            if let Some(id) = call_id(b) {
+                if results.contains_key(id) {
+                    called.push(id);
+                }
+            }
+        }
+    }
+    let show_branch = *view == View::All;
+    html! {
+        @for (e, v) in &parsed {
+            (entry(e, v.as_ref(), &results, &called, show_branch))
+        }
+    }
+}
+
+fn read_entry(f: &File, e: &Entry) -> Option<Value> {
+    if e.len > MAX_DRAWN {
+        return None;
+    }
+    let mut buf = vec![0u8; e.len as usize];
+    f.read_exact_at(&mut buf, e.offset).ok()?;
+    serde_json::from_slice(&buf).ok()
+}
+
+fn blocks(message: Option<&Value>) -> impl Iterator<Item = &Value> {
+    message
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn call_id(b: &Value) -> Option<&str> {
+    if b.get("type").and_then(Value::as_str) != Some("toolCall") {
+        return None;
+    }
+    b.get("id")
+        .or_else(|| b.get("toolCallId"))
+        .and_then(Value::as_str)
+}
+
+fn str_of<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
+    v.get(k).and_then(Value::as_str)
+}
+
+fn entry(
+    e: &Entry,
+    v: Option<&Value>,
+    results: &HashMap<&str, &Value>,
+    called: &[&str],
+    show_branch: bool,
+) -> Markup {
+    let a = anchor(e.id.as_deref(), e.line);
+    let Some(v) = v else {
+        let why = if e.len > MAX_DRAWN {
+            format!(
+                "a line of {:.1} MB: too long to draw here (the raw JSONL holds it)",
+                e.len as f64 / 1e6
+            )
+        } else {
+            "a damaged line (not one JSON object): the raw JSONL holds it".into()
+        };
+        return html! {
+            article.entry.damaged id=(a) data-line=(e.line) {
+                (entry_head("line", None, e, &a, show_branch))
+                p.note { (why) }
+            }
+        };
+    };
+    let ty = str_of(v, "type").unwrap_or("");
+    let time = str_of(v, "timestamp");
+    match ty {
+        "message" => {
+            let Some(m) = v.get("message") else {
+                return html! {};
+            };
+            message(e, &a, m, time, results, called, show_branch)
+        }
+        "compaction" | "branch_summary" => {
+            let label = if ty == "compaction" {
+                "compaction"
+            } else {
+                "branch summary"
+            };
+            html! {
+                article.entry.summary id=(a) data-line=(e.line) {
+                    (entry_head(label, time, e, &a, show_branch))
+                    details.summary-text {
+                        summary { (label) ": what was summarized" }
+                        div.md { (PreEscaped(to_html(str_of(v, "summary").unwrap_or("")))) }
+                    }
+                }
+            }
+        }
+        "custom_message" => html! {
+            article.entry.custom id=(a) data-line=(e.line) {
+                (entry_head(&format!("custom: {}", str_of(v, "customType").unwrap_or("?")), time, e, &a, show_branch))
+                div.md { (PreEscaped(to_html(&content_text(v.get("content"))))) }
+            }
+        },
+        "label" => html! {
+            article.entry.mark id=(a) data-line=(e.line) {
+                (entry_head("label", time, e, &a, show_branch))
+                p {
+                    @match str_of(v, "label") {
+                        Some(l) => { "label " q { (l) } " on " },
+                        None => "label cleared on ",
+                    }
+                    @let t = str_of(v, "targetId").unwrap_or("");
+                    a href={"#" (enc(t))} { (t) }
+                }
+            }
+        },
+        "context_edit" => html! {
+            article.entry.mark id=(a) data-line=(e.line) {
+                (entry_head("context edit", time, e, &a, show_branch))
+                p {
+                    @let t = str_of(v, "targetId").unwrap_or("");
+                    @if v.get("replacement").is_none_or(Value::is_null) { "omitted from the model's context: " } @else { "replaced in the model's context: " }
+                    a href={"#" (enc(t))} { (t) }
+                }
+            }
+        },
+        "model_change" => html! {
+            article.entry.mark id=(a) data-line=(e.line) {
+                (entry_head("model", time, e, &a, show_branch))
+                p { (str_of(v, "provider").unwrap_or("")) " " (str_of(v, "modelId").or_else(|| str_of(v, "model")).unwrap_or("")) }
+            }
+        },
+        "thinking_level_change" => html! {
+            article.entry.mark id=(a) data-line=(e.line) {
+                (entry_head("thinking level", time, e, &a, show_branch))
+                p { (str_of(v, "thinkingLevel").unwrap_or("")) }
+            }
+        },
+        "session_info" => html! {
+            article.entry.mark id=(a) data-line=(e.line) {
+                (entry_head("name", time, e, &a, show_branch))
+                p { @match str_of(v, "name").filter(|n| !n.is_empty()) { Some(n) => { "named " q { (n) } }, None => "name cleared" } }
+            }
+        },
+        // Extension state, usage records, types newer than this code:
+        // nothing a person reads, but the anchor stays.
+        _ => html! { div.entry.hidden id=(a) data-line=(e.line) {} },
+    }
+}
+
+fn entry_head(role: &str, time: Option<&str>, e: &Entry, a: &str, show_branch: bool) -> Markup {
+    html! {
+        header.entry-head {
+            span.role { (role) }
+            @if let Some(t) = time { " " time.time datetime=(t) { (short(Some(t))) } }
+            @if show_branch && !e.active { " " span.mark.abandoned { "abandoned branch" } }
+            " " a.anchor href={"#" (enc(a))} title="link to this entry" { "#" }
+            " " button.copy-link type="button" data-anchor=(a) { "copy link" }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn message(
+    e: &Entry,
+    a: &str,
+    m: &Value,
+    time: Option<&str>,
+    results: &HashMap<&str, &Value>,
+    called: &[&str],
+    show_branch: bool,
+) -> Markup {
+    let role = str_of(m, "role").unwrap_or("");
+    match role {
+        "user" | "assistant" => {
+            let model = (role == "assistant").then(|| str_of(m, "model")).flatten();
+            let error = str_of(m, "errorMessage").or_else(|| {
+                (str_of(m, "stopReason") == Some("error")).then_some("the model's reply failed")
+            });
+            html! {
+                article.entry.(role) id=(a) data-line=(e.line) {
+                    (entry_head(role, time, e, a, show_branch))
+                    @if let Some(model) = model { span.model { (model) } }
+                    @match m.get("content") {
+                        Some(Value::String(s)) => div.md { (PreEscaped(to_html(s))) },
+                        Some(Value::Array(blocks)) => {
+                            @for b in blocks { (block(b, results)) }
+                        },
+                        _ => {},
+                    }
+                    @if let Some(err) = error { p.error { (err) } }
+                }
+            }
+        }
+        "toolResult" => {
+            if str_of(m, "toolCallId").is_some_and(|id| called.contains(&id)) {
+                // Drawn inside its call; the anchor stays here.
+                return html! { div.entry.paired id=(a) data-line=(e.line) {} };
+            }
+            html! {
+                article.entry.tool-result id=(a) data-line=(e.line) {
+                    (entry_head("tool result", time, e, a, show_branch))
+                    (tool_row(str_of(m, "toolName").unwrap_or("tool"), None, Some(m)))
+                }
+            }
+        }
+        "bashExecution" => {
+            let code = m.get("exitCode").and_then(Value::as_i64);
+            let failed = code.is_some_and(|c| c != 0)
+                || m.get("cancelled").and_then(Value::as_bool) == Some(true);
+            html! {
+                article.entry.bash id=(a) data-line=(e.line) {
+                    (entry_head("bash", time, e, a, show_branch))
+                    details.tool.error[failed] {
+                        summary { span.tool-name { "$" } " " span.preview { (one_line(str_of(m, "command").unwrap_or(""), 160)) } }
+                        pre.args { (str_of(m, "command").unwrap_or("")) }
+                        pre.result { (capped(str_of(m, "output").unwrap_or(""))) }
+                        @if let Some(c) = code { p.note { "exit code " (c) } }
+                    }
+                }
+            }
+        }
+        "custom" | "hookMessage" => html! {
+            article.entry.custom id=(a) data-line=(e.line) {
+                (entry_head(&format!("custom: {}", str_of(m, "customType").unwrap_or("?")), time, e, a, show_branch))
+                div.md { (PreEscaped(to_html(&content_text(m.get("content"))))) }
+            }
+        },
+        "branchSummary" | "compactionSummary" => html! {
+            article.entry.summary id=(a) data-line=(e.line) {
+                (entry_head("summary", time, e, a, show_branch))
+                div.md { (PreEscaped(to_html(str_of(m, "summary").unwrap_or("")))) }
+            }
+        },
+        "system" => html! {
+            article.entry.system id=(a) data-line=(e.line) {
+                (entry_head("system", time, e, a, show_branch))
+                details.tool {
+                    summary { span.tool-name { "system prompt" } }
+                    pre.result { (capped(&serde_json::to_string_pretty(m.get("sections").unwrap_or(&Value::Null)).unwrap_or_default())) }
+                }
+            }
+        },
+        _ => html! { div.entry.hidden id=(a) data-line=(e.line) {} },
+    }
+}
+
+fn block(b: &Value, results: &HashMap<&str, &Value>) -> Markup {
+    match str_of(b, "type").unwrap_or("") {
+        "text" => html! { div.md { (PreEscaped(to_html(str_of(b, "text").unwrap_or("")))) } },
+        "thinking" => {
+            let redacted = b.get("redacted").and_then(Value::as_bool) == Some(true);
+            html! {
+                details.thinking {
+                    summary { "thinking" @if redacted { " (redacted)" } }
+                    div.md { (PreEscaped(to_html(str_of(b, "thinking").unwrap_or("")))) }
+                }
+            }
+        }
+        "toolCall" => {
+            let name = str_of(b, "name")
+                .or_else(|| str_of(b, "toolName"))
+                .unwrap_or("tool");
+            let args = b.get("arguments").or_else(|| b.get("input"));
+            let result = call_id(b).and_then(|id| results.get(id).copied());
+            tool_row(name, args, result)
+        }
+        "image" => image(b),
+        _ => html! {},
+    }
+}
+
+/// A tool call as one row: its name and main argument; opened, its
+/// arguments and its result (errors styled, an edit's diff drawn).
+fn tool_row(name: &str, args: Option<&Value>, result: Option<&Value>) -> Markup {
+    let failed = result
+        .and_then(|r| r.get("isError"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    let diff = result
+        .and_then(|r| r.get("details"))
+        .and_then(|d| d.get("diff"))
+        .and_then(Value::as_str);
+    html! {
+        details.tool.error[failed] data-tool=(name) {
+            summary {
+                span.tool-name { (name) }
+                " " span.preview { (args.map_or(String::new(), preview)) }
+                @if failed { " " span.mark.error { "error" } }
+            }
+            @if let Some(a) = args {
+                pre.args { (serde_json::to_string_pretty(a).unwrap_or_default()) }
+            }
+            @if let Some(d) = diff {
+                pre.diff {
+                    @for l in d.lines() {
+                        @let class = if l.starts_with('+') { "add" } else if l.starts_with('-') { "del" } else { "ctx" };
+                        span class=(class) { (l) "\n" }
+                    }
+                }
+            }
+            @if let Some(r) = result {
+                pre.result { (capped(&content_text(r.get("content").or_else(|| r.get("output"))))) }
+                @for b in blocks(Some(r)) {
+                    @if str_of(b, "type") == Some("image") { (image(b)) }
+                }
+            }
+        }
+    }
+}
+
+/// The one-line preview of a tool call: its main argument, as Pi Web
+/// shows it.
+pub fn preview(args: &Value) -> String {
+    for k in ["command", "path", "file_path", "pattern", "query", "url"] {
+        if let Some(s) = args.get(k).and_then(Value::as_str) {
+            return one_line(s, 160);
+        }
+    }
+    match args {
+        Value::Object(o) => o
+            .values()
+            .find_map(Value::as_str)
+            .map_or_else(|| one_line(&args.to_string(), 160), |s| one_line(s, 160)),
+        other => one_line(&other.to_string(), 160),
+    }
+}
+
+fn one_line(s: &str, n: usize) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(n + 1)
+        .collect();
+    if flat.chars().count() > n {
+        format!("{}…", flat.chars().take(n).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+fn capped(s: &str) -> String {
+    if s.len() <= MAX_OUTPUT {
+        return s.to_owned();
+    }
+    let mut end = MAX_OUTPUT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n… ({} more bytes: the raw JSONL holds them)",
+        &s[..end],
+        s.len() - end
+    )
+}
+
+/// A message's or a result's text: a string, or its text blocks joined.
+fn content_text(c: Option<&Value>) -> String {
+    match c {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter(|b| str_of(b, "type") == Some("text"))
+            .filter_map(|b| str_of(b, "text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// An inline image as a thumbnail (raster types, up to [`MAX_IMAGE`]);
+/// anything else is named.
+fn image(b: &Value) -> Markup {
+    let mime = str_of(b, "mimeType").unwrap_or("");
+    let data = str_of(b, "data").unwrap_or("");
+    let raster = matches!(
+        mime,
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    );
+    let base64 = data
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='));
+    if raster && base64 && !data.is_empty() && data.len() <= MAX_IMAGE {
+        html! {
+            a.thumb href={"data:" (mime) ";base64," (data)} target="_blank" rel="noopener noreferrer" {
+                img.thumb alt={"image (" (mime) ")"} src={"data:" (mime) ";base64," (data)};
+            }
+        }
+    } else {
+        html! {
+            span.image-note {
+                "image " (if mime.is_empty() { "of no type" } else { mime }) ", "
+                (format!("{:.0} KB", data.len() as f64 * 0.75 / 1024.0)) ": not drawn"
+            }
+        }
+    }
+}
+
+/// `GET /session/ID/raw`: the session's file as it is, to download.
+pub async fn raw(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let row = app
+        .blocking(move |app| api::snapshot(app).and_then(|s| api::session_row(&s, &id)))
+        .await;
+    let row = match row {
+        Ok(Ok(r)) => r,
+        Ok(Err(f)) => return (f.status(), format!("pi-index: {}\n", f.message())).into_response(),
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+    };
+    let file = match tokio::fs::File::open(&row.path).await {
+        Ok(f) => f,
+        Err(e) => {
+            return (
+                StatusCode::NOT_FOUND,
+                format!(
+                    "pi-index: the session's file {} cannot be read ({e})\n",
+                    row.path
+                ),
+            )
+                .into_response()
+        }
+    };
+    let name: String = std::path::Path::new(&row.path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session.jsonl".into())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(file));
+    (
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
