@@ -23,8 +23,8 @@ use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader};
 
 use super::family::{Families, KeyMap};
-use super::query::Sort;
 use super::query::FieldMap;
+use super::query::Sort;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
 /// Another session's copy of a hit's message (it matched the query too).

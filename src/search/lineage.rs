@@ -45,4 +45,3 @@ pub struct Lineage {
     /// Its forks.
     pub forks: Vec<SessionRef>,
 }
-

@@ -169,7 +169,8 @@ pub fn search_sessions(
 /// The indexed session with this id (the newest file, when copies share
 /// it); nothing of `id` is read as a path.
 pub fn session_row(snap: &Snapshot, id: &str) -> Result<SessionRow, Failure> {
-    snap.pi
+    let mut row = snap
+        .pi
         .sessions_with_id(&snap.searcher, id)?
         .into_iter()
         .next()
@@ -177,7 +178,15 @@ pub fn session_row(snap: &Snapshot, id: &str) -> Result<SessionRow, Failure> {
             Failure::NotFound(format!(
                 "no indexed session has the id {id:?}: search for it from the search page (a new session appears after the next refresh)"
             ))
-        })
+        })?;
+    // The object of `sessions --json`: with its parent and forks.
+    snap.pi.families(&snap.searcher)?.annotate(
+        &snap.pi,
+        &snap.searcher,
+        &mut row,
+        &Default::default(),
+    )?;
+    Ok(row)
 }
 
 /// Query warnings as JSON.
@@ -259,7 +268,13 @@ pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> R
             if q.is_empty() {
                 let all = snap.pi.sessions(&snap.searcher)?;
                 let total = all.len();
-                let page: Vec<_> = all.into_iter().skip(offset).take(limit).collect();
+                let refs = crate::search::family::refs_of(&all);
+                let mut page: Vec<_> = all.into_iter().skip(offset).take(limit).collect();
+                // The objects of `sessions --json`: with parent and forks.
+                let families = snap.pi.families(&snap.searcher)?;
+                for row in &mut page {
+                    families.annotate(&snap.pi, &snap.searcher, row, &refs)?;
+                }
                 return Ok(json_of(
                     Some(total),
                     Sessions { sessions: &page },
@@ -267,7 +282,16 @@ pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> R
                     &snap,
                 ));
             }
-            let found = search_sessions(&snap, q, offset, limit)?;
+            let mut found = search_sessions(&snap, q, offset, limit)?;
+            let families = snap.pi.families(&snap.searcher)?;
+            for h in &mut found.hits {
+                families.annotate(
+                    &snap.pi,
+                    &snap.searcher,
+                    &mut h.session,
+                    &Default::default(),
+                )?;
+            }
             Ok(json_of(
                 Some(found.total),
                 Sessions {

@@ -266,9 +266,7 @@ impl<'a> FieldMap<'a> {
                 let sessions = term_prefix_range(Term::from_field_text(f.session_id, prefix));
                 (self.of_sessions(sessions)?, None)
             }
-            Constraint::Family(prefix) => {
-                of_family(self.pi, self.searcher, prefix)?
-            }
+            Constraint::Family(prefix) => of_family(self.pi, self.searcher, prefix)?,
             Constraint::Model(fragment) => {
                 let models = self
                     .pi
@@ -706,4 +704,3 @@ fn of_family(
         note,
     ))
 }
-
