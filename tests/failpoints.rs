@@ -282,34 +282,36 @@ fn wait_for(path: &std::path::Path) {
     }
 }
 
-#[test]
-fn a_build_that_planned_before_another_committed_indexes_nothing_twice() {
-    use util::concurrent::{check, documents, fresh_documents};
+/// The race of two builds, in a known order: a message is appended, build
+/// A plans (it sees the line as new) and waits before taking the writer,
+/// build B indexes the line and commits, then A goes on. Returns A's
+/// `--json` report, B's, and the setup. `env` is added to A's.
+fn the_race(
+    env: &[(&str, &str)],
+) -> (
+    serde_json::Value,
+    serde_json::Value,
+    util::incremental::Setup,
+) {
     let t = setup();
     t.build(&[]);
     append(
         &t.file,
         &(user("b1", Some("a2"), 2, "second question zqtwice") + "\n"),
     );
-    // Build A plans (it sees the appended line as new), then waits before
-    // taking the writer; build B indexes the same line and commits; then
-    // A goes on.
     let flag = t.s.dir.path().join("go");
-    let a =
-        t.s.build_cmd(&[&t.sessions])
-            .env(
-                "PI_INDEX_TEST_PAUSE_AT",
-                format!("before-writer:{}", flag.display()),
-            )
-            .arg("--json")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+    let mut a = t.s.build_cmd(&[&t.sessions]);
+    a.env(
+        "PI_INDEX_TEST_PAUSE_AT",
+        format!("before-writer:{}", flag.display()),
+    )
+    .envs(env.iter().copied())
+    .arg("--json")
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    let a = a.spawn().unwrap();
     wait_for(&t.s.dir.path().join("go.reached"));
     let b = t.build(&[]);
-    assert_eq!(b["files_grown"], 1, "{b}");
-    assert_eq!(b["messages_indexed"], 1, "{b}");
     std::fs::write(&flag, b"").unwrap();
     let out = a.wait_with_output().unwrap();
     assert!(
@@ -317,7 +319,15 @@ fn a_build_that_planned_before_another_committed_indexes_nothing_twice() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (serde_json::from_slice(&out.stdout).unwrap(), b, t)
+}
+
+#[test]
+fn a_build_that_planned_before_another_committed_indexes_nothing_twice() {
+    use util::concurrent::{check, documents, fresh_documents};
+    let (a, b, t) = the_race(&[]);
+    assert_eq!(b["files_grown"], 1, "{b}");
+    assert_eq!(b["messages_indexed"], 1, "{b}");
     // Planned again under the lock, against B's commit: nothing left to do.
     assert_eq!(a["messages_indexed"], 0, "{a}");
     assert_eq!(a["files_unchanged"], 2, "{a}");
@@ -340,29 +350,9 @@ fn a_build_that_planned_before_another_committed_indexes_nothing_twice() {
 #[test]
 fn check_finds_doubled_and_missing_documents_and_repair_mends_them() {
     use util::concurrent::{check, documents, fresh_documents};
-    let t = setup();
-    t.build(&[]);
-    append(
-        &t.file,
-        &(user("b1", Some("a2"), 2, "second question zqtwice") + "\n"),
-    );
     // As builds were before they planned again under the lock: A indexes
     // the line B already committed.
-    let flag = t.s.dir.path().join("go");
-    let a =
-        t.s.build_cmd(&[&t.sessions])
-            .env(
-                "PI_INDEX_TEST_PAUSE_AT",
-                format!("before-writer:{}", flag.display()),
-            )
-            .env("PI_INDEX_TEST_NO_REPLAN", "1")
-            .arg("-q")
-            .spawn()
-            .unwrap();
-    wait_for(&t.s.dir.path().join("go.reached"));
-    t.build(&[]);
-    std::fs::write(&flag, b"").unwrap();
-    assert!(a.wait_with_output().unwrap().status.success());
+    let (_, _, t) = the_race(&[("PI_INDEX_TEST_NO_REPLAN", "1")]);
     assert_eq!(
         t.s.search_json("zqtwice", &[]).len(),
         2,
