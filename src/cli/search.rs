@@ -180,17 +180,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
             .is_none_or(|default| default != index_dir)
             .then_some(index_dir);
         print_grouped(&mut out, named, &result)?;
-        if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
-            writeln!(out)?;
-            out.paint_line(
-                Paint::Dim,
-                &format!(
-                    "{} of {} hits shown: use -n or --offset for more",
-                    result.hits.len(),
-                    result.total
-                ),
-            )?;
-        }
+        more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
         out.flush()?;
     }
     Ok(if result.hits.is_empty() {
@@ -294,17 +284,7 @@ fn team(
             highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;
             writeln!(out)?;
         }
-        if !result.hits.is_empty() && result.total > args.offset + result.hits.len() {
-            writeln!(out)?;
-            out.paint_line(
-                Paint::Dim,
-                &format!(
-                    "{} of {} hits shown: use -n or --offset for more",
-                    result.hits.len(),
-                    result.total
-                ),
-            )?;
-        }
+        more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
         out.flush()?;
     }
     Ok(if result.hits.is_empty() {
@@ -396,3 +376,21 @@ fn print_grouped<W: Write>(
 }
 
 pub use pi_index::search::copies::also_in;
+
+/// The last line of a page of hits that is not the last page: how many
+/// of how many, and how to see more.
+fn more_hits(
+    out: &mut Screen<impl Write>,
+    shown: usize,
+    total: usize,
+    offset: usize,
+) -> std::io::Result<()> {
+    if shown > 0 && total > offset + shown {
+        writeln!(out)?;
+        out.paint_line(
+            Paint::Dim,
+            &format!("{shown} of {total} hits shown: use -n or --offset for more"),
+        )?;
+    }
+    Ok(())
+}
