@@ -1,4 +1,4 @@
-//! The picker's keystroke-to-frame latency, as the README gives it: each
+//! The picker's keystroke-to-frame latency, as docs/pick.md gives it: each
 //! query of `benches/pick_drive.rs` typed key by key from an empty query,
 //! `--rounds` times, every keystroke timed from the key event to the
 //! frame (120x40, `TestBackend`) that shows its rows and preview; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write a Pi session whose messages are giant lines, for measuring what
-one giant line costs a build and a search (README, Limitations).
+one giant line costs a build and a search (docs/limitations.md).
 
     scripts/gen-giant.py OUT.jsonl                   # one line of 209 MB
     scripts/gen-giant.py OUT.jsonl --lines 20 --mb 9 # twenty of 9.8 MB

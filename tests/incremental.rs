@@ -274,8 +274,8 @@ fn other_kinds_or_another_schema_rebuild_everything_and_say_why() {
 
 #[test]
 fn a_line_of_tens_of_megabytes_is_indexed_to_the_cap_and_the_cut_reported() {
-    // Indexed whole before one message's text was capped (README,
-    // Limitations): now its first MiB, and the build says so.
+    // Indexed whole before one message's text was capped (docs/
+    // limitations.md): now its first MiB, and the build says so.
     let t = setup();
     t.build(&[]);
     let big = "word ".repeat(5_000_000); // 25 MB of text

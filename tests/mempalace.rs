@@ -80,8 +80,8 @@ fn compare(root: &std::path::Path, python: &std::path::Path) -> usize {
             continue;
         }
         let ours = String::from_utf8(out.stdout).unwrap();
-        // pi-index never prints a control character raw (README, "What
-        // reaches the terminal"): a carriage return is dropped. MemPalace
+        // pi-index never prints a control character raw (docs/guide.md,
+        // "What reaches the terminal"): a carriage return is dropped. MemPalace
         // itself turns CRLF into LF when it reads a transcript file.
         let theirs = mp["transcript"].as_str().unwrap().replace("\r\n", "\n");
         assert!(

@@ -1248,7 +1248,7 @@ fn browser_hostile_corpus_runs_nothing_and_shows_the_text() {
     );
 }
 
-/// Not a check: the README's screenshots, taken with headless Chromium
+/// Not a check: the web view's screenshots (README.md, docs/web.md), taken with headless Chromium
 /// over the search fixtures (`cargo test --test tests serve::screenshots
 /// -- --ignored`, which writes docs/serve-*.png).
 #[test]

@@ -164,7 +164,7 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
         .filter(|r| r["host"] == "ci@runner-7")
         .map(|r| without(r, &["host"]))
         .collect();
-    // The team database keeps no fork lineage yet (README, For a team):
+    // The team database keeps no fork lineage yet (docs/limitations.md):
     // the local rows' `parent` and `forks` are the one difference.
     let local_rows: Vec<_> = local_rows
         .iter()
@@ -538,7 +538,7 @@ fn a_phrase_past_the_16383rd_word_is_found_and_the_gin_index_is_used() {
     assert!(plan.contains("pi_messages_tsv"), "{plan}");
 }
 
-/// The README's roles, as `scripts/team/roles.sql` holds them.
+/// The roles of docs/team.md, as `scripts/team/roles.sql` holds them.
 fn roles_sql() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/team/roles.sql"))
         .unwrap()

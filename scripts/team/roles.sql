@@ -1,4 +1,4 @@
--- Least privilege for a team database (README, "For a team"). Run once,
+-- Least privilege for a team database (docs/team.md, "Least privilege"). Run once,
 -- as the owner of pi-index's tables, after the first push created them:
 --   psql "$PI_INDEX_DATABASE_URL" -f scripts/team/roles.sql
 -- Then one login role per pushing machine, named as it pushes (--as), and

@@ -72,7 +72,7 @@ pub struct BuildArgs {
 
 /// The most worker threads a build starts. More gain nothing on the
 /// machines this runs on, and the SIGBUS guard covers 256 mapped files at
-/// once (see the README's limitations): 64 threads stay well inside it.
+/// once (see docs/limitations.md): 64 threads stay well inside it.
 /// 65,535 threads once hung a build.
 pub const MAX_THREADS: usize = 64;
 

@@ -51,8 +51,8 @@
 //! find (a query for a compound was already "the whole, or its parts in a
 //! row"), and made every identifier and path its own term: on text with a
 //! real vocabulary that was most of the distinct terms, and a quarter of a
-//! build's indexing CPU (`cargo run --release --example shapes`, see the
-//! README). Emitting every run of parts had cost ~19% more again.
+//! build's indexing CPU (`cargo run --release --example shapes`, see
+//! docs/performance.md). Emitting every run of parts had cost ~19% more again.
 
 use tantivy::tokenizer::{
     AsciiFoldingFilter, RawTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,

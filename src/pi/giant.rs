@@ -19,7 +19,7 @@
 //!
 //! Measured on a file with one line of 209 MB (release build): the whole
 //! build takes 0.10-0.23 CPU-seconds and peaks at 31 MB resident, where
-//! parsing the line whole took 1.36 GB (the README's Limitations).
+//! parsing the line whole took 1.36 GB (docs/limitations.md).
 //!
 //! What is left out is never silent: the chunk parser records each
 //! truncated line ([`super::Truncation`]), which the build reports.
@@ -36,7 +36,7 @@ use super::Kinds;
 /// read: this, with `--memory`, bounds what one line costs a build and
 /// one hit a search. Measured with 8 MiB, a page of 20 hits on giant
 /// messages took 495 MB and a file of 20 of them 537 MB to build; with
-/// 1 MiB, see the README's Limitations. It is far above any message a
+/// 1 MiB, see docs/limitations.md. It is far above any message a
 /// person writes or Pi's own tools return (they cut their output at
 /// 50 KB), and bounds pasted logs and other tools' output, whose first
 /// MiB is indexed and the cut reported. Lines longer than this are read

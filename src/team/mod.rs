@@ -467,7 +467,7 @@ pub fn advice(e: &tokio_postgres::Error) -> String {
         use tokio_postgres::error::SqlState;
         let code = db.code();
         let what = if *code == SqlState::INSUFFICIENT_PRIVILEGE {
-            ": this role may not do that (see the README's roles for pushing and reading)"
+            ": this role may not do that (see docs/team.md, \"Least privilege\", for the roles that push and read)"
         } else if code.code().starts_with("57P") {
             ": the server is shutting down or restarting; try again when it is back"
         } else {

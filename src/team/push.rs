@@ -483,7 +483,7 @@ fn message_row(
 
 /// `COPY table (columns) FROM STDIN` of `data`, handed over a chunk at a
 /// time; `pause` is the tests' point in the middle of it. Under
-/// row-level security (the README's pushing role), where PostgreSQL
+/// row-level security (the pushing role of docs/team.md), where PostgreSQL
 /// refuses `COPY FROM`, the rows are copied into a temporary table and
 /// inserted from there, so that the policies check every row.
 async fn copy(

@@ -16,7 +16,7 @@
 //! (`to_timestamp(ts_ms / 1000.0)` reads one in SQL).
 //!
 //! Every table has the `host` column the row-level security policies of
-//! the README's pushing role check.
+//! the pushing role of docs/team.md ("Least privilege") check.
 
 use tokio_postgres::{Client, GenericClient};
 

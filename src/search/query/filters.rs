@@ -85,7 +85,7 @@ pub enum Key {
 }
 
 impl Key {
-    /// Every key, in the order the README lists them.
+    /// Every key, in the order docs/guide.md lists them.
     pub const ALL: [Key; 9] = [
         Key::Role,
         Key::Cwd,
