@@ -285,6 +285,25 @@ def parse_only(s):
     return groups or set(GROUPS), (tools | {"pi-index"}) if tools else set(TOOLS)
 
 
+DOC_BEGIN = "<!-- bench.py table: begin -->"
+DOC_END = "<!-- bench.py table: end -->"
+
+
+def splice_doc(path, table, dry_run=False):
+    """Put `table` between the bench.py markers of the markdown file `path`
+    (each exactly once, begin before end), leaving the rest of it as it was."""
+    doc = open(path).read()
+    if doc.count(DOC_BEGIN) != 1 or doc.count(DOC_END) != 1 or doc.index(DOC_BEGIN) > doc.index(DOC_END):
+        raise SystemExit(f"{path}: needs one line {DOC_BEGIN} and, after it, one line {DOC_END}")
+    if dry_run:
+        return
+    head = doc[:doc.index(DOC_BEGIN) + len(DOC_BEGIN)]
+    tail = doc[doc.index(DOC_END):]
+    with open(path, "w") as f:
+        f.write(head + "\n\n" + table.strip("\n") + "\n\n" + tail)
+    log(f"the table is now in {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", default="1GB", help="corpus size for scripts/gen-corpus.py (default 1GB)")
@@ -303,7 +322,18 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-results.md"), help="markdown table (and .json beside)")
     ap.add_argument("--data", default=os.path.join(ROOT, "target", "bench-data"),
                     help="corpus, indexes, scratch homes and installed peers (default target/bench-data)")
+    ap.add_argument("--doc", help="also put the table into this markdown file, between its bench.py markers "
+                                  f"({DOC_BEGIN} and {DOC_END}; e.g. docs/performance.md), nothing else changed")
+    ap.add_argument("--splice", metavar="TABLE",
+                    help="with --doc: put this table, written by an earlier run (its --out), into --doc and stop")
     args = ap.parse_args()
+    if args.splice:
+        if not args.doc:
+            ap.error("--splice needs --doc")
+        splice_doc(args.doc, open(args.splice).read())
+        return
+    if args.doc:
+        splice_doc(args.doc, "", dry_run=True)  # the markers are there: fail now, not after the run
     if args.runs < 1:
         ap.error("--runs must be >= 1")
     search_runs = args.search_runs or 2 * args.runs
@@ -612,6 +642,8 @@ def main():
     text = "\n".join(out) + "\n"
     with open(args.out, "w") as f:
         f.write(text)
+    if args.doc:
+        splice_doc(args.doc, text)
     raw = {"args": vars(args), "pi_index": pi_version, "corpus": {"bytes": nbytes, "files": nfiles,
                                                                   "vocab": manifest.get("vocab")},
            "rows": [{"group": r.group, "tool": r.cmd.tool, "name": r.cmd.name, "command": r.cmd.shown,
