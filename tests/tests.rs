@@ -16,6 +16,7 @@ mod check;
 mod concurrency;
 mod corpus;
 mod crash;
+mod docs;
 mod forks;
 mod format_rules;
 mod hostile;
