@@ -1036,6 +1036,12 @@ fn the_database_holds_the_local_families_and_merges_copies_as_locally() {
     }
     assert_eq!(as_set(paged), as_set(all));
     let out = run(s.cmd().args([
+        "search", "-n", "1", "--offset", "50", "--db", &url, "--", &family,
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("past the last hit (7 hits)"), "{err}");
+    let out = run(s.cmd().args([
         "search",
         "-n",
         "2",
