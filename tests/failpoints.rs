@@ -399,8 +399,9 @@ fn check_finds_doubled_and_missing_documents_and_repair_mends_them() {
 }
 
 /// A local index of the fixtures pushed once, then changed (a session
-/// grown, one rewritten, one deleted, one added) and built again: what
-/// the next push has to send.
+/// grown, one rewritten, one deleted, one added, and a fork added to a
+/// family: its parent's row changes though its file did not) and built
+/// again: what the next push has to send.
 fn pushed_then_changed(url: &str) -> (Scratch, PathBuf) {
     let s = Scratch::new();
     let dir = fixture_copy(&s);
@@ -411,10 +412,19 @@ fn pushed_then_changed(url: &str) -> (Scratch, PathBuf) {
     ] {
         std::fs::copy(util::fixture(name), dir.join(name)).unwrap();
     }
+    let forks = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/forks");
+    for name in ["fork-parent.jsonl", "fork-inferred-no-parent-session.jsonl"] {
+        std::fs::copy(forks.join(name), dir.join(name)).unwrap();
+    }
     s.build(&[&dir], &[]);
     util::pg::push_ok(&s, url, "h");
-    // Grown, deleted and added (see `change`), and one rewritten.
+    // Grown, deleted and added (see `change`), one rewritten, and a fork.
     change(&dir);
+    std::fs::copy(
+        forks.join("fork-edited-copy.jsonl"),
+        dir.join("fork-edited-copy.jsonl"),
+    )
+    .unwrap();
     let v1 = dir.join("v1-no-version.jsonl");
     let kept: Vec<String> = std::fs::read_to_string(&v1)
         .unwrap()

@@ -1144,6 +1144,85 @@ fn browser_a_fork_links_to_its_parent_and_back() {
         .contains("zqchild follow-up"));
 }
 
+/// The `href`s inside the element that starts at `marker` in `html`, up
+/// to its closing `end`.
+fn hrefs_in(html: &str, marker: &str, end: &str) -> Vec<String> {
+    let Some(at) = html.find(marker) else {
+        return Vec::new();
+    };
+    let part = &html[at..];
+    let part = &part[..part.find(end).unwrap_or(part.len())];
+    part.split("href=\"")
+        .skip(1)
+        .map(|h| h[..h.find('"').unwrap()].to_owned())
+        .collect()
+}
+
+#[test]
+fn serve_forks_are_the_index_families() {
+    // The forks fixtures: an older fork whose header names no parent
+    // (inferred from its first entries), a stated fork whose parent
+    // moved (found by its id), a fork whose parent is not indexed.
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    copy_dir(&repo().join("fixtures/forks"), &dir);
+    s.build(&[&dir], &[]);
+    let parent = "f0a1b2c3-0000-4000-8000-000000000001";
+    let inferred = "f0a1b2c3-0000-4000-8000-0000000000aa";
+    let edited = "f0a1b2c3-0000-4000-8000-0000000000bb";
+    let orphan = "f0a1b2c3-0000-4000-8000-0000000000cc";
+    let srv = Server::start(&s, &["--no-refresh"]);
+    let page = |id: &str| {
+        let r = srv.get(&format!("/session/{id}"));
+        assert_eq!(r.status, 200, "{id}");
+        r.body
+    };
+    let link = |id: &str| format!("/session/{id}");
+    for fork in [inferred, edited] {
+        assert_eq!(
+            hrefs_in(&page(fork), "id=\"forked-from\"", "</dd>"),
+            [link(parent)],
+            "{fork}"
+        );
+    }
+    // Its forks, oldest first, as `sessions --json` lists them.
+    assert_eq!(
+        hrefs_in(&page(parent), "id=\"forks\"", "</dd>"),
+        [link(inferred), link(edited)]
+    );
+    let row = srv.json(&format!("/api/session/{parent}"))["session"].clone();
+    let forks: Vec<Value> = row["forks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["session"].clone())
+        .collect();
+    assert_eq!(forks, [json!(inferred), json!(edited)]);
+    // A parent that is not indexed: named, not linked.
+    let body = page(orphan);
+    assert!(
+        body.contains("2026-02-01T10-00-00-000Z_9999aaaa-0000-4000-8000-000000000009.jsonl (not in the index)"),
+        "{body}"
+    );
+    assert!(hrefs_in(&body, "id=\"forked-from\"", "</dd>").is_empty());
+    // Every session: the inferred fork nested under its parent (the
+    // edited one is in another directory: listed there, marked a fork).
+    let home = srv.get("/").body;
+    let under_parent = hrefs_in(
+        &home[home.find(&format!("href=\"{}\"", link(parent))).unwrap()..],
+        "<ul class=\"forks\"",
+        "</ul>",
+    );
+    assert_eq!(under_parent, [link(inferred)]);
+    let b = home.find("/home/u/forks-b").unwrap();
+    let section = &home[b..home[b..].find("</section>").unwrap() + b];
+    assert!(section.contains(&link(edited)), "{section}");
+    assert!(
+        section.contains("<span class=\"mark\">fork</span>"),
+        "{section}"
+    );
+}
+
 /// Strings that run script wherever they are put into HTML unescaped.
 const HOSTILE: [&str; 6] = [
     "<script>window.__pwned=1;alert(1)</script>",

@@ -164,12 +164,6 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
         .filter(|r| r["host"] == "ci@runner-7")
         .map(|r| without(r, &["host"]))
         .collect();
-    // The team database keeps no fork lineage yet (docs/limitations.md):
-    // the local rows' `parent` and `forks` are the one difference.
-    let local_rows: Vec<_> = local_rows
-        .iter()
-        .map(|r| without(r, &["parent", "forks"]))
-        .collect();
     assert_eq!(ci, local_rows);
     let out = run(s
         .cmd()
@@ -184,19 +178,20 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
         .arg(scratches[2].index())
         .args(["--", "zqcharlie"])));
     let mut keys: Vec<String> = found[0].as_object().unwrap().keys().cloned().collect();
-    // The database keeps no fork lineage yet: no parent, no forks.
-    let mut want: Vec<String> = local[0]
-        .as_object()
-        .unwrap()
-        .keys()
-        .filter(|k| !matches!(k.as_str(), "parent" | "forks"))
-        .cloned()
-        .collect();
+    let mut want: Vec<String> = local[0].as_object().unwrap().keys().cloned().collect();
     want.push("host".into());
     keys.sort();
     want.sort();
     assert_eq!(keys, want);
-    assert_eq!(found[0]["session_id"], local[0]["session_id"]);
+    // The same object but for the scores (another ranking's).
+    let scores = ["score", "name_score", "title_score"];
+    let mut remote = without(&found[0], &["host"]);
+    let mut here = local[0].clone();
+    for v in [&mut remote, &mut here] {
+        *v = without(v, &scores);
+        v["hit"] = without(&v["hit"], &["score"]);
+    }
+    assert_eq!(remote, here);
 
     // show --db: one host's session, the same documents as locally.
     let out = run(s.cmd().args([
@@ -536,6 +531,21 @@ fn a_phrase_past_the_16383rd_word_is_found_and_the_gin_index_is_used() {
     )
     .unwrap();
     assert!(plan.contains("pi_messages_tsv"), "{plan}");
+    // With families in the database, a search merges copies: the
+    // statement that does it uses the index too.
+    let forks = Scratch::new();
+    forks.build(&[&forks_dir()], &[]);
+    push_ok(&forks, &url, "forks");
+    c.sql("long_phrase", "ANALYZE");
+    let plan = pi_index::team::search::explain(
+        &db,
+        "w123",
+        &Default::default(),
+        &pi_index::search::query::Now::system(),
+    )
+    .unwrap();
+    assert!(plan.contains("hits"), "the merging statement: {plan}");
+    assert!(plan.contains("pi_messages_tsv"), "{plan}");
 }
 
 /// The roles of docs/team.md, as `scripts/team/roles.sql` holds them.
@@ -848,4 +858,487 @@ fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
     let out = push_with(&format!("{url}?sslmode=require"), &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+}
+
+fn forks_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/forks")
+}
+
+const PARENT: &str = "f0a1b2c3-0000-4000-8000-000000000001";
+const INFERRED: &str = "f0a1b2c3-0000-4000-8000-0000000000aa";
+const EDITED: &str = "f0a1b2c3-0000-4000-8000-0000000000bb";
+const ORPHAN: &str = "f0a1b2c3-0000-4000-8000-0000000000cc";
+const UNRELATED: &str = "f0a1b2c3-0000-4000-8000-0000000000dd";
+
+/// `sessions --json` of the local index, or with `--db` (then each row
+/// loses its `host`, which must be `host`).
+fn sessions_json(s: &Scratch, db: Option<(&str, &str)>, query: &[&str]) -> Vec<serde_json::Value> {
+    let mut cmd = s.cmd();
+    cmd.args(["sessions", "--json", "--all"]);
+    match db {
+        Some((url, _)) => cmd.args(["--db", url]),
+        None => cmd.arg("--index").arg(s.index()),
+    };
+    if !query.is_empty() {
+        cmd.arg("--").args(query);
+    }
+    let out = run(&mut cmd);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "sessions: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = json_lines(&out);
+    match db {
+        Some((_, host)) => rows
+            .iter()
+            .filter(|r| r["host"] == host)
+            .map(|r| without(r, &["host"]))
+            .collect(),
+        None => rows,
+    }
+}
+
+/// A hit without its score (each side's own ranking), and with `host`
+/// taken off when it is `host`.
+fn unscored(h: &serde_json::Value, host: Option<&str>) -> serde_json::Value {
+    if let Some(host) = host {
+        assert_eq!(h["host"], host, "{h}");
+    }
+    without(h, &["score", "host"])
+}
+
+/// Hits as a set: sorted by their JSON.
+fn as_set(mut v: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    v.sort_by_key(|h| h.to_string());
+    v
+}
+
+#[test]
+fn the_database_holds_the_local_families_and_merges_copies_as_locally() {
+    let Some(url) = database("families") else {
+        return;
+    };
+    let s = Scratch::new();
+    let r = s.build(&[&forks_dir()], &[]);
+    assert_eq!(r["files_indexed"], 5, "{r}");
+    push_ok(&s, &url, "h");
+    // A second host with the same files: its families are its own.
+    push_ok(&s, &url, "g");
+
+    // sessions --db: the local rows, parent and forks included.
+    let local = sessions_json(&s, None, &[]);
+    let remote = sessions_json(&s, Some((&url, "h")), &[]);
+    assert_eq!(remote, local);
+    assert_eq!(sessions_json(&s, Some((&url, "g")), &[]), local);
+    let parent = local.iter().find(|r| r["session_id"] == PARENT).unwrap();
+    assert_eq!(parent["forks"].as_array().unwrap().len(), 2, "{parent}");
+
+    // search --db: a copied message is one hit per host, with its copies,
+    // the local hit's object.
+    for word in [
+        "zqforkshared",
+        "zqforkanswer",
+        "zqforktimeout",
+        "zqforkinferredown",
+        "zqforkyes",
+        "zqforkcollide",
+        "zqforkgrown",
+        "zqnothing",
+        "* family:f0a1b2c3-0000-4000-8000-0000000000aa",
+        "* family:f0a1b2c3-0000-4000-8000-0000000000cc",
+        "* -family:f0a1b2c3-0000-4000-8000-000000000001",
+        "zqforkshared cwd:/home/u/forks",
+    ] {
+        let here = as_set(
+            s.search_json(word, &[])
+                .iter()
+                .map(|h| unscored(h, None))
+                .collect(),
+        );
+        let there = as_set(
+            db_search(&s, &url, &format!("{word} host:h"))
+                .iter()
+                .map(|h| unscored(h, Some("h")))
+                .collect(),
+        );
+        assert_eq!(there, here, "{word}");
+        let both = db_search(&s, &url, word);
+        assert_eq!(both.len(), 2 * here.len(), "{word}");
+    }
+    let shared = db_search(&s, &url, "zqforkshared host:g");
+    assert_eq!(shared.len(), 1);
+    assert_eq!(shared[0]["session_id"], PARENT);
+    let copies: Vec<_> = shared[0]["copies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["session_id"].as_str().unwrap(),
+                c["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(copies, [(INFERRED, 2), (EDITED, 2)]);
+    // Filters per copy: only the edited fork is in /home/u/forks-b.
+    let b = db_search(&s, &url, "zqforkshared cwd:/home/u/forks-b host:g");
+    assert_eq!(b.len(), 1);
+    assert_eq!(
+        (&b[0]["session_id"], &b[0]["copies"]),
+        (&EDITED.into(), &serde_json::json!([]))
+    );
+    // --copies: every copy its own hit.
+    let out = run(s.cmd().args([
+        "search",
+        "--json",
+        "--copies",
+        "-n",
+        "100",
+        "--db",
+        &url,
+        "--",
+        "zqforkshared host:h",
+    ]));
+    let every = json_lines(&out);
+    assert_eq!(every.len(), 3);
+    assert!(every.iter().all(|h| h["copies"] == serde_json::json!([])));
+
+    // Counts and pages are of hits after merging, the same hits as
+    // locally, each once.
+    let family = format!("* family:{INFERRED} host:h");
+    let all = db_search(&s, &url, &family);
+    assert_eq!(all.len(), 7);
+    let copies: usize = all
+        .iter()
+        .map(|h| h["copies"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(copies, 5);
+    let mut paged = Vec::new();
+    for offset in 0..7 {
+        let out = run(s.cmd().args([
+            "search",
+            "--json",
+            "--sort",
+            "oldest",
+            "-n",
+            "1",
+            "--offset",
+            &offset.to_string(),
+            "--db",
+            &url,
+            "--",
+            &family,
+        ]));
+        let page = json_lines(&out);
+        assert_eq!(page.len(), 1, "offset {offset}");
+        paged.extend(page);
+    }
+    assert_eq!(as_set(paged), as_set(all));
+    let out = run(s.cmd().args([
+        "search", "-n", "1", "--offset", "50", "--db", &url, "--", &family,
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("past the last hit (7 hits)"), "{err}");
+    let out = run(s.cmd().args([
+        "search",
+        "-n",
+        "2",
+        "--color",
+        "never",
+        "--db",
+        &url,
+        &format!("* family:{PARENT} host:h"),
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2 of 7 hits shown"), "{text}");
+    let out = run(s.cmd().args([
+        "search",
+        "--color",
+        "never",
+        "--db",
+        &url,
+        "zqforkshared host:h",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[also in 2 forks]: How do I retry a flaky test? zqforkshared"),
+        "{text}"
+    );
+
+    // sessions --db QUERY: the local objects but for the scores, copies
+    // of each session's best message included.
+    for q in ["zqforkshared", "zqforktimeout", "retry"] {
+        let strip = |v: &serde_json::Value| {
+            let mut v = without(v, &["score", "name_score", "title_score"]);
+            if v["hit"].is_object() {
+                v["hit"] = without(&v["hit"], &["score"]);
+            }
+            v
+        };
+        let here: Vec<_> = as_set(sessions_json(&s, None, &[q]).iter().map(strip).collect());
+        let there: Vec<_> = as_set(
+            sessions_json(&s, Some((&url, "h")), &[q])
+                .iter()
+                .map(strip)
+                .collect(),
+        );
+        assert_eq!(there, here, "{q}");
+        assert!(!here.is_empty(), "{q}");
+    }
+
+    // show --db: the local header's family lines.
+    for id in [PARENT, INFERRED, EDITED, ORPHAN, UNRELATED] {
+        let family = |out: std::process::Output| -> Vec<String> {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .take_while(|l| !l.is_empty())
+                .filter(|l| l.starts_with("forked from") || l.contains(" fork"))
+                .map(str::to_owned)
+                .collect()
+        };
+        let here = family(run(s.cmd().args(["show", id, "--index"]).arg(s.index())));
+        let there = family(run(s.cmd().args(["show", id, "--db", &url, "--host", "h"])));
+        assert_eq!(there, here, "{id}");
+        if id != UNRELATED {
+            assert!(!here.is_empty(), "{id}");
+        }
+    }
+}
+
+#[test]
+fn lineage_follows_forks_that_come_and_go_exactly_as_a_fresh_push() {
+    let Some(url) = database("lineage_steps") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    let proj = dir.join("--home-u-forks--");
+    std::fs::create_dir_all(&proj).unwrap();
+    let put = |name: &str| {
+        std::fs::copy(forks_dir().join(name), proj.join(name)).unwrap();
+    };
+    let mut step = 0;
+    let mut check = |what: &str| -> serde_json::Value {
+        s.build(&[&dir], &[]);
+        let r = push_ok(&s, &url, "h");
+        step += 1;
+        assert_eq!(
+            dump(c, "lineage_steps"),
+            fresh_dump(&s, &format!("lineage_steps_{step}"), "h"),
+            "{what}"
+        );
+        assert_eq!(
+            sessions_json(&s, Some((&url, "h")), &[]),
+            sessions_json(&s, None, &[]),
+            "{what}"
+        );
+        r
+    };
+    // A fork alone, then its parent: the fork's row gains a parent
+    // though its file did not change.
+    put("fork-inferred-no-parent-session.jsonl");
+    check("fork alone");
+    put("fork-parent.jsonl");
+    let r = check("parent after its fork");
+    assert_eq!(
+        (r["sessions_new"].as_u64(), r["sessions_relinked"].as_u64()),
+        (Some(1), Some(1)),
+        "{r}"
+    );
+    // A stated fork written after its parent was pushed: the parent's
+    // row gains a fork.
+    put("fork-edited-copy.jsonl");
+    let r = check("fork after its parent");
+    // The parent (a new fork), and the inferred fork too when the new
+    // session's key (a hash of its path) is the family's smallest, which
+    // names the family.
+    let key = |name: &str| {
+        let path = std::fs::canonicalize(proj.join(name)).unwrap();
+        pi_index::index::schema::session_key(&path.to_string_lossy())
+    };
+    let renamed = key("fork-edited-copy.jsonl")
+        < key("fork-parent.jsonl").min(key("fork-inferred-no-parent-session.jsonl"));
+    assert_eq!(r["sessions_relinked"], 1 + u64::from(renamed), "{r}");
+    assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
+    // The parent moves: its forks follow it.
+    let moved = dir.join("--home-u-elsewhere--");
+    std::fs::create_dir_all(&moved).unwrap();
+    std::fs::rename(
+        proj.join("fork-parent.jsonl"),
+        moved.join("fork-parent.jsonl"),
+    )
+    .unwrap();
+    let r = check("parent moved");
+    assert_eq!(r["sessions_moved"], 1, "{r}");
+    // The parent is deleted: the stated fork keeps its parent's path.
+    std::fs::remove_file(moved.join("fork-parent.jsonl")).unwrap();
+    let r = check("parent deleted");
+    assert_eq!(r["sessions_deleted"], 1, "{r}");
+    // Nothing changed: nothing sent.
+    let r = push_ok(&s, &url, "h");
+    assert_eq!(
+        (r["transactions"].as_u64(), r["sessions_relinked"].as_u64()),
+        (Some(0), Some(0)),
+        "{r}"
+    );
+}
+
+/// A session file named `name` (`session_info`) whose first user message
+/// is `title`, followed by `messages`.
+fn named_session(id: &str, name: Option<&str>, title: &str, messages: &[&str]) -> String {
+    let mut lines = vec![format!(
+        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/home/u/rank"}}"#
+    )];
+    lines.push(user("t1", None, 1, title));
+    let mut parent = "t1".to_owned();
+    for (i, m) in messages.iter().enumerate() {
+        let id = format!("r{i}");
+        lines.push(assistant(&id, &parent, 2 + i as u32, m));
+        parent = id;
+    }
+    if let Some(name) = name {
+        lines.push(format!(
+            r#"{{"type":"session_info","id":"n1","parentId":"{parent}","timestamp":"2026-05-01T10:50:00.000Z","name":"{name}"}}"#
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn sessions_db_query_ranks_names_then_titles_then_messages_as_locally() {
+    let Some(url) = database("ranking") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    // By its messages alone: the word many times, in many messages.
+    let busy = [
+        "zqrank zqrank zqrank",
+        "zqrank again",
+        "zqrank and zqrank",
+        "more zqrank",
+    ];
+    std::fs::write(
+        dir.join("busy.jsonl"),
+        named_session("busy", None, "a question", &busy),
+    )
+    .unwrap();
+    // By its first user message.
+    std::fs::write(
+        dir.join("titled.jsonl"),
+        named_session("titled", None, "zqrank in the title", &["an answer"]),
+    )
+    .unwrap();
+    // By its name: the word nowhere else.
+    std::fs::write(
+        dir.join("named.jsonl"),
+        named_session(
+            "named",
+            Some("zqrank notes"),
+            "something else",
+            &["nothing here"],
+        ),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    push_ok(&s, &url, "h");
+    let order = |rows: &[serde_json::Value]| -> Vec<(String, String)> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r["session_id"].as_str().unwrap().to_owned(),
+                    r["matched"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let local = sessions_json(&s, None, &["zqrank"]);
+    let remote = sessions_json(&s, Some((&url, "h")), &["zqrank"]);
+    let want = [
+        ("named".to_owned(), "name".to_owned()),
+        ("titled".to_owned(), "title".to_owned()),
+        ("busy".to_owned(), "messages".to_owned()),
+    ];
+    assert_eq!(order(&local), want);
+    assert_eq!(order(&remote), want);
+    // The name's score counts; a session found by its name alone has no
+    // hit, and its title for a snippet.
+    assert!(
+        remote[0]["name_score"].as_f64().unwrap() > 0.0,
+        "{}",
+        remote[0]
+    );
+    assert_eq!(remote[0]["hit"], serde_json::Value::Null);
+    assert_eq!(remote[0]["snippet"], "something else");
+    assert_eq!(remote[0]["matches"], 0);
+    assert!(
+        remote[1]["title_score"].as_f64().unwrap() > 0.0,
+        "{}",
+        remote[1]
+    );
+    assert_eq!(remote[2]["matches"], 4);
+    assert_eq!(remote[2]["name_score"], 0.0);
+    // A phrase of the name, and a filter on messages (which no name
+    // matches: found by messages alone, as locally).
+    for q in [
+        "\"zqrank notes\"",
+        "zqrank role:assistant",
+        "name:notes",
+        "zqrank -name:notes",
+    ] {
+        assert_eq!(
+            order(&sessions_json(&s, Some((&url, "h")), &[q])),
+            order(&sessions_json(&s, None, &[q])),
+            "{q}"
+        );
+    }
+    // -n keeps the best.
+    let out = run(s
+        .cmd()
+        .args(["sessions", "--json", "-n", "1", "--db", &url, "zqrank"]));
+    assert_eq!(order(&json_lines(&out)), want[..1]);
+}
+
+#[test]
+fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
+    let Some(url) = database("migrate") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    s.build(&[&forks_dir()], &[]);
+    push_ok(&s, &url, "h");
+    // The tables as version 1 made them (what this version added, taken
+    // away).
+    c.sql(
+        "migrate",
+        "DROP INDEX pi_sessions_family; \
+         ALTER TABLE pi_messages DROP COLUMN copy; \
+         ALTER TABLE pi_sessions DROP COLUMN pushed_schema, DROP COLUMN title_tsv, \
+         DROP COLUMN parent_session, DROP COLUMN parent_path, DROP COLUMN parent_how, \
+         DROP COLUMN fork_ids, DROP COLUMN fork_paths, DROP COLUMN family, DROP COLUMN family_age; \
+         UPDATE pi_index_schema SET version = 1",
+    );
+    let out = run(s.cmd().args(["search", "zqforkshared", "--db", &url]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("older schema (1)") && err.contains("pi-index push"),
+        "{err}"
+    );
+    // The next push migrates, and replaces the rows pushed under 1.
+    let r = push_ok(&s, &url, "h");
+    assert_eq!(r["sessions_replaced"], 5, "{r}");
+    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "2");
+    assert_eq!(dump(c, "migrate"), fresh_dump(&s, "migrate_fresh", "h"));
+    assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
 }

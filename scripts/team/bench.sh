@@ -3,28 +3,38 @@
 # private PostgreSQL cluster on a loopback port:
 #
 #   scripts/team/bench.sh                     # 1 GB real-vocabulary corpus
-#   SIZE=50MB PAIRS=1 scripts/team/bench.sh   # a quick check
+#   SIZE=20MB PAIRS=1 RUNS=3 scripts/team/bench.sh   # a quick check
 #
 # It measures, and prints as a Markdown table:
 # - the first push of pi-index against `agentsview pg push` of the same
-#   sessions into the same server, in pairs, each side's local build
-#   (`pi-index build`, `agentsview sync --full`) done first and not timed;
-#   MB/s of session files pushed; the push's peak RSS (/usr/bin/time -v);
-# - a no-change push (10 runs);
-# - search --db medians (20 runs each) for the five query shapes (rare
-#   word, common word, two words, phrase, filtered) with three hosts'
-#   worth of data (the corpus pushed as three hosts).
+#   sessions into the same server, in pairs (each into a fresh database),
+#   each side's local build (`pi-index build`, `agentsview sync --full`)
+#   done first and not timed; MB/s of session files pushed; the push's
+#   peak RSS (/usr/bin/time);
+# - a no-change push (10 runs: median and every run);
+# - search --db for the five query shapes (rare word, common word, two
+#   words, phrase, filtered) with three hosts' worth of data (the corpus
+#   pushed as three hosts): the median of RUNS runs of the statement on
+#   the server (its duration in the server's log) and of the whole
+#   command (a new process, its connection, the query, the printing).
 #
-# Environment: SIZE (default 1GB), PAIRS (default 3), WORK (default
-# target/team-bench), PG_BIN (default Debian's newest
-# /usr/lib/postgresql/*/bin), AV_VERSION (agentsview from PyPI, default
-# 0.46.*). Needs python3, a release build (made here) and, for the
-# agentsview rows, pip. Runs the server as `nobody` when run as root.
+# Environment: SIZE (default 1GB), SEED (42), FORK_SHARE (0: the share of
+# sessions given forks, as `gen-corpus.py --fork-share`), CORPUS (a
+# corpus already generated; default WORK/corpus-SIZE), PAIRS (3), RUNS
+# (20), WORK (default target/team-bench), PI_BIN (a pi-index binary;
+# default: a release build made here), PG_BIN (default Debian's newest
+# /usr/lib/postgresql/*/bin), AGENTSVIEW (an agentsview binary; default
+# the one on PATH, else PyPI's AV_VERSION, default 0.46.*, installed
+# into WORK/av-venv). Needs python3 and /usr/bin/time. Runs the server as
+# `nobody` when run as root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 SIZE=${SIZE:-1GB}
+SEED=${SEED:-42}
+FORK_SHARE=${FORK_SHARE:-0}
 PAIRS=${PAIRS:-3}
+RUNS=${RUNS:-20}
 WORK=${WORK:-$ROOT/target/team-bench}
 AV_VERSION=${AV_VERSION:-0.46.*}
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
@@ -32,25 +42,31 @@ PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail 
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time) for wall time and peak RSS" >&2; exit 2; }
 
 mkdir -p "$WORK"
-CORPUS=$WORK/corpus-$SIZE
+CORPUS=${CORPUS:-$WORK/corpus-$SIZE-$SEED-$FORK_SHARE}
 if [ ! -d "$CORPUS" ]; then
-    python3 scripts/gen-corpus.py --out "$CORPUS" --size "$SIZE" >/dev/null
+    python3 scripts/gen-corpus.py --out "$CORPUS" --size "$SIZE" --seed "$SEED" --fork-share "$FORK_SHARE" >/dev/null
 fi
 CORPUS_BYTES=$(du -sb "$CORPUS" | cut -f1)
 
-cargo build --release --quiet
-PI=$ROOT/target/release/pi-index
-
-# agentsview from PyPI, into its own venv.
-AV=
-if [ ! -x "$WORK/av-venv/bin/python" ]; then
-    python3 -m venv "$WORK/av-venv" && "$WORK/av-venv/bin/pip" install -q "agentsview==$AV_VERSION" || true
+if [ -n "${PI_BIN:-}" ]; then
+    PI=$(realpath "$PI_BIN")
+else
+    cargo build --release --quiet
+    PI=$ROOT/target/release/pi-index
 fi
-for c in "$WORK"/av-venv/lib/python*/site-packages/agentsview/bin/agentsview "$WORK/av-venv/bin/agentsview"; do
-    [ -x "$c" ] && AV=$c && break
-done
 
-# A private cluster on a free port, owned by nobody when we are root.
+# agentsview: the one named, else on PATH, else from PyPI into a venv.
+AV=${AGENTSVIEW:-$(command -v agentsview || true)}
+if [ -z "$AV" ]; then
+    if [ ! -x "$WORK/av-venv/bin/agentsview" ]; then
+        python3 -m venv "$WORK/av-venv" && "$WORK/av-venv/bin/pip" install -q "agentsview==$AV_VERSION" ||
+            echo "bench: agentsview could not be installed from PyPI: its rows are left empty" >&2
+    fi
+    [ -x "$WORK/av-venv/bin/agentsview" ] && AV=$WORK/av-venv/bin/agentsview
+fi
+
+# A private cluster on a free port, owned by nobody when we are root;
+# every statement's duration goes to its log (the server-side times).
 PGDIR=$(mktemp -d /tmp/pi-index-bench-pg.XXXXXX)
 chmod 755 "$PGDIR"
 mkdir "$PGDIR/data"
@@ -60,26 +76,45 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 HOME=$PGDIR as_owner "$PG_BIN/initdb" -A trust -U postgres -E UTF8 --locale=C -D "$PGDIR/data" >/dev/null
 HOME=$PGDIR as_owner "$PG_BIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/data/log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $PORT -c unix_socket_directories='' -c shared_buffers=512MB -c max_wal_size=4GB" start >/dev/null
-stop() { kill -INT "$(head -1 "$PGDIR/data/postmaster.pid")" 2>/dev/null || true; sleep 2; rm -rf "$PGDIR"; }
+stop() {
+    HOME=$PGDIR as_owner "$PG_BIN/pg_ctl" -D "$PGDIR/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$PGDIR"
+}
 trap stop EXIT
-psql_() { "$PG_BIN/psql" -X -q -t -A -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
+psql_() { PGOPTIONS='-c client_min_messages=warning' "$PG_BIN/psql" -X -q -t -A -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
 URL=postgres://postgres@127.0.0.1:$PORT
 
 # Each side's local build, not timed.
-IDX=$WORK/index
+IDX=$WORK/index-$(basename "$CORPUS")
 "$PI" build "$CORPUS" --index "$IDX" -q
 AVHOME=$WORK/av-home
+# agentsview's environment: its own home, the corpus as Pi's sessions,
+# no daemon, no browser, no update check.
+AVENV=(env HOME="$AVHOME" AGENTSVIEW_DATA_DIR="$AVHOME/.agentsview" PI_DIR="$CORPUS"
+    AGENTSVIEW_NO_DAEMON=1 AGENTSVIEW_NO_BROWSER=1 AGENTSVIEW_DISABLE_UPDATE_CHECK=1
+    AGENTSVIEW_DISABLE_AUTO_SYNC=1)
 if [ -n "$AV" ]; then
     rm -rf "$AVHOME" && mkdir -p "$AVHOME"
-    HOME=$AVHOME PI_DIR=$CORPUS AGENTSVIEW_NO_DAEMON=1 AGENTSVIEW_TELEMETRY=0 "$AV" sync --full >/dev/null 2>&1 || AV=
+    if ! "${AVENV[@]}" "$AV" sync --full >"$WORK/av-sync.log" 2>&1; then
+        echo "bench: agentsview sync --full failed (see $WORK/av-sync.log): its rows are left empty" >&2
+        AV=
+    fi
+    # Its state after the sync, restored before each push: whatever it
+    # remembers of a push made before, each pair's is a first push.
+    rm -rf "$AVHOME.synced" && cp -a "$AVHOME" "$AVHOME.synced"
 fi
 
-# time_of CMD...: wall seconds and peak RSS (KB) of one run.
+# time_of CMD...: wall seconds and peak RSS (KB) of one run, which must
+# succeed; what it printed goes to WORK/last.log.
 time_of() {
-    local out
-    out=$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1)
-    echo "$out"
+    if ! /usr/bin/time -o "$WORK/last.time" -f '%e %M' "$@" >"$WORK/last.log" 2>&1; then
+        echo "bench: failed: $*" >&2
+        tail -20 "$WORK/last.log" >&2
+        return 1
+    fi
+    tail -1 "$WORK/last.time"
 }
+median() { python3 -c 'import statistics, sys; print(f"{statistics.median(float(x) for x in sys.argv[1:]):.3f}")' "$@"; }
 
 echo "| what | pi-index | agentsview | ratio |"
 echo "|---|---:|---:|---:|"
@@ -87,40 +122,64 @@ for pair in $(seq 1 "$PAIRS"); do
     psql_ -d postgres -c "DROP DATABASE IF EXISTS pi_push" -c "CREATE DATABASE pi_push"
     read -r pi_s pi_kb < <(time_of "$PI" push "$URL/pi_push" --as bench --index "$IDX" -q)
     av_s=-
+    av_kb=0
     if [ -n "$AV" ]; then
         psql_ -d postgres -c "DROP DATABASE IF EXISTS av_push" -c "CREATE DATABASE av_push"
-        read -r av_s _ < <(HOME=$AVHOME AGENTSVIEW_NO_DAEMON=1 AGENTSVIEW_TELEMETRY=0 \
-            AGENTSVIEW_PG_URL="$URL/av_push" time_of "$AV" pg push)
+        rm -rf "$AVHOME" && cp -a "$AVHOME.synced" "$AVHOME"
+        read -r av_s av_kb < <(time_of "${AVENV[@]}" AGENTSVIEW_PG_URL="$URL/av_push?sslmode=disable" \
+            AGENTSVIEW_PG_MACHINE=bench "$AV" pg push)
+        cp "$WORK/last.log" "$WORK/av-push-$pair.log"
     fi
-    ratio=$( [ "$av_s" = - ] && echo - || python3 -c "print(f'{$av_s/$pi_s:.2f}x')")
-    mbs=$(python3 -c "print(f'{$CORPUS_BYTES/1e6/$pi_s:.0f}')")
-    echo "| first push, pair $pair | $pi_s s ($mbs MB/s, $((pi_kb / 1024)) MB RSS) | $av_s s | $ratio |"
+    ratio=$( [ "$av_s" = - ] && echo - || python3 -c "print(f'{$av_s/max($pi_s, 0.01):.2f}x')")
+    mbs=$(python3 -c "print(f'{$CORPUS_BYTES/1e6/max($pi_s, 0.01):.0f}')")
+    av_mb=$( [ "$av_s" = - ] && echo "" || echo " ($((av_kb / 1024)) MB RSS)")
+    echo "| first push of $((CORPUS_BYTES / 1000000)) MB, pair $pair | $pi_s s ($mbs MB/s, $((pi_kb / 1024)) MB RSS) | $av_s s$av_mb | $ratio |"
 done
+if [ -n "$AV" ]; then
+    rows=$(psql_ -d av_push -c "SELECT count(*) FROM agentsview.messages" 2>/dev/null || echo "?")
+    echo "| agentsview's rows (messages) | | $rows | |"
+fi
+echo "| pi-index's rows (messages) | $(psql_ -d pi_push -c "SELECT count(*) FROM pi_messages") | | |"
 
 nochange=()
 for _ in $(seq 1 10); do
     read -r s _ < <(time_of "$PI" push "$URL/pi_push" --as bench --index "$IDX" -q)
     nochange+=("$s")
 done
-echo "| no-change push, 10 runs (s) | ${nochange[*]} | | |"
+echo "| no-change push, median of 10 (s) | $(median "${nochange[@]}") (${nochange[*]}) | | |"
 
 # Three hosts' worth: the same index pushed as two more hosts.
 "$PI" push "$URL/pi_push" --as bench2 --index "$IDX" -q
 "$PI" push "$URL/pi_push" --as bench3 --index "$IDX" -q
 psql_ -d pi_push -c "VACUUM ANALYZE"
+echo "| rows with three hosts (messages) | $(psql_ -d pi_push -c "SELECT count(*) FROM pi_messages") | | |"
+psql_ -d postgres -c "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
+sleep 1
+LOG=$PGDIR/data/log
 for shape in "rare:zqplant0001" "common:error" "two words:error handling" "phrase:\"error handling\"" "filtered:error role:user after:2020-01-01"; do
     name=${shape%%:*}
     query=${shape#*:}
-    median=$(python3 - "$PI" "$URL/pi_push" "$query" <<'EOF'
+    from=$(wc -c <"$LOG")
+    read -r wall hits < <(python3 - "$PI" "$URL/pi_push" "$query" "$RUNS" <<'EOF'
 import statistics, subprocess, sys, time
-pi, url, q = sys.argv[1:]
-runs = []
-for _ in range(20):
+pi, url, q, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+times, hits = [], 0
+for _ in range(runs):
     t = time.perf_counter()
-    subprocess.run([pi, "search", "--db", url, "--json", "--", q], stdout=subprocess.DEVNULL)
-    runs.append((time.perf_counter() - t) * 1000)
-print(f"{statistics.median(runs):.1f}")
+    out = subprocess.run([pi, "search", "--db", url, "--json", "--", q], stdout=subprocess.PIPE, check=False)
+    times.append((time.perf_counter() - t) * 1000)
+    if out.returncode not in (0, 1):
+        sys.exit(f"search --db {q!r} failed: exit {out.returncode}")
+    hits = out.stdout.count(b"\n")
+print(f"{statistics.median(times):.1f} {hits}")
 EOF
 )
-    echo "| search --db, $name (\`$query\`), median of 20, ms | $median | | |"
+    # The search statement's own durations, as the server logged them.
+    server=$(tail -c +"$((from + 1))" "$LOG" | python3 -c '
+import re, statistics, sys
+text = sys.stdin.read()
+d = [float(m.group(1)) for m in re.finditer(r"duration: ([0-9.]+) ms\s+(?:execute [^:]*|statement): (?:WITH hits|SELECT m\.host)", text)]
+print(f"{statistics.median(d):.1f} ms over {len(d)}" if d else "not logged")')
+    echo "| search --db, $name (\`$query\`, $hits hits on the first page): server, median | $server | | |"
+    echo "| the same, the whole command, median of $RUNS, ms | $wall | | |"
 done

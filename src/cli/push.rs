@@ -127,7 +127,7 @@ fn print(args: &PushArgs, r: &PushReport) -> anyhow::Result<()> {
     } else if !args.quiet {
         let mut err = output::stderr();
         let sent = r.sessions_new + r.sessions_grown + r.sessions_replaced;
-        if sent + r.sessions_moved + r.sessions_deleted == 0 {
+        if sent + r.sessions_moved + r.sessions_deleted + r.sessions_relinked == 0 {
             writeln!(
                 err,
                 "pi-index: up to date: {} sessions of {}, nothing to push ({} ms)",
@@ -136,7 +136,7 @@ fn print(args: &PushArgs, r: &PushReport) -> anyhow::Result<()> {
         } else {
             writeln!(
                 err,
-                "pi-index: pushed {} messages of {} sessions as {} ({} new, {} grown, {} replaced, {} moved, {} deleted, {} unchanged; {:.1} MB in {} transactions, {} ms)",
+                "pi-index: pushed {} messages of {} sessions as {} ({} new, {} grown, {} replaced, {} moved, {} deleted, {} unchanged, {} with a new place in their family; {:.1} MB in {} transactions, {} ms)",
                 r.messages_sent,
                 sent,
                 r.host,
@@ -146,6 +146,7 @@ fn print(args: &PushArgs, r: &PushReport) -> anyhow::Result<()> {
                 r.sessions_moved,
                 r.sessions_deleted,
                 r.sessions_unchanged,
+                r.sessions_relinked,
                 r.bytes_sent as f64 / 1e6,
                 r.transactions,
                 r.elapsed_ms

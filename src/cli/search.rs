@@ -232,8 +232,17 @@ fn team(
     let limit = args.limit.min(i64::MAX as usize / 2);
     let offset = args.offset.min(i64::MAX as usize / 2);
     let query = args.query.join(" ");
-    let result =
-        pi_index::team::search::search(&db, &query, filters, now, sort, limit, offset, 160)?;
+    let result = pi_index::team::search::search(
+        &db,
+        &query,
+        filters,
+        now,
+        sort,
+        limit,
+        offset,
+        160,
+        args.copies,
+    )?;
     warn(
         &result.warnings,
         args.offset,
@@ -279,6 +288,14 @@ fn team(
             if !d.active {
                 write!(out, " ")?;
                 out.paint(Paint::Warn, "[abandoned branch]")?;
+            }
+            if let Some(mark) = super::show::edited_mark(d.edited) {
+                write!(out, " ")?;
+                out.paint(Paint::Warn, mark)?;
+            }
+            if let Some(also) = also_in(h.hit.copies.len()) {
+                write!(out, " ")?;
+                out.paint(Paint::Dim, &also)?;
             }
             write!(out, ": ")?;
             highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;

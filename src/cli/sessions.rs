@@ -202,28 +202,11 @@ fn found(
             out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
             // What it was found by: its name, its first message, or
             // messages alone; and how many messages match.
-            let by = match h.matched {
-                Matched::Name => "name",
-                Matched::Title => "title",
-                Matched::Messages => "messages",
-            };
-            let m = if h.matches == 1 {
-                "message"
-            } else {
-                "messages"
-            };
-            write!(out, "  [{by}] {} {m}  ", h.matches)?;
+            write!(out, "  [{}] ", matched_by(h.matched))?;
+            write_matches(&mut out, h.matches)?;
             out.paint_line(Paint::Dim, &s.session_id)?;
             write!(out, "    ")?;
-            if let Some(hit) = &h.hit {
-                out.paint(Paint::Role, &format!("[{}]", hit.doc.role))?;
-                write!(out, " line {}", hit.doc.line)?;
-                if let Some(also) = super::search::also_in(hit.copies.len()) {
-                    write!(out, " ")?;
-                    out.paint(Paint::Dim, &also)?;
-                }
-                write!(out, ": ")?;
-            }
+            write_hit(&mut out, h.hit.as_ref())?;
             highlight(&mut out, &h.snippet, &h.highlights)?;
             writeln!(out)?;
         }
@@ -234,6 +217,40 @@ fn found(
     } else {
         EXIT_OK
     })
+}
+
+/// What a session was found by: its name, its first message, or its
+/// messages alone.
+fn matched_by(m: Matched) -> &'static str {
+    match m {
+        Matched::Name => "name",
+        Matched::Title => "title",
+        Matched::Messages => "messages",
+    }
+}
+
+/// "3 messages  ": how many of a found session's messages match.
+fn write_matches(out: &mut impl Write, n: u64) -> std::io::Result<()> {
+    let m = if n == 1 { "message" } else { "messages" };
+    write!(out, "{n} {m}  ")
+}
+
+/// The start of a found session's second line: its best message's role,
+/// line and copies, when a message matched.
+fn write_hit<W: Write>(
+    out: &mut pi_index::output::Screen<W>,
+    hit: Option<&pi_index::search::Hit>,
+) -> anyhow::Result<()> {
+    if let Some(hit) = hit {
+        out.paint(Paint::Role, &format!("[{}]", hit.doc.role))?;
+        write!(out, " line {}", hit.doc.line)?;
+        if let Some(also) = super::search::also_in(hit.copies.len()) {
+            write!(out, " ")?;
+            out.paint(Paint::Dim, &also)?;
+        }
+        write!(out, ": ")?;
+    }
+    Ok(())
 }
 
 /// The sessions as a tree of threads: each session with no parent among
@@ -317,7 +334,9 @@ fn team(
         &args.query.join(" "),
         &Filters::default(),
         &now,
-        i64::MAX as usize,
+        dir,
+        since,
+        args.shown(),
     )?;
     let mut err = output::stderr();
     for w in warnings.iter().take(20) {
@@ -328,11 +347,6 @@ fn team(
         )?;
     }
     drop(err);
-    let hits: Vec<_> = hits
-        .into_iter()
-        .filter(|h| h.session.selected(dir, since))
-        .take(args.limit)
-        .collect();
     for h in &hits {
         let s = &h.session;
         if let Some(json) = &mut json {
@@ -346,17 +360,12 @@ fn team(
             Paint::Dim,
             &format!("{}  {}", h.host, s.cwd.as_deref().unwrap_or("?")),
         )?;
-        let m = if h.matches == 1 {
-            "message"
-        } else {
-            "messages"
-        };
-        write!(out, "  {} {m}  ", h.matches)?;
+        write!(out, "  [{}] ", matched_by(h.matched))?;
+        write_matches(&mut out, h.matches)?;
         out.paint_line(Paint::Dim, &s.session_id)?;
         write!(out, "    ")?;
-        out.paint(Paint::Role, &format!("[{}]", h.hit.doc.role))?;
-        write!(out, " line {}: ", h.hit.doc.line)?;
-        highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;
+        write_hit(&mut out, h.hit.as_ref())?;
+        highlight(&mut out, &h.snippet, &h.highlights)?;
         writeln!(out)?;
     }
     if let Some(json) = &mut json {

@@ -119,7 +119,7 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
         // Every document of one session comes from one host.
         let host = docs.first().map(|d| d.host.clone());
         let docs = docs.into_iter().map(|d| d.doc).collect();
-        return print(&args, docs, host.as_deref(), None);
+        return print(&args, docs, host.as_deref(), Source::Team(&db));
     }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
@@ -132,17 +132,25 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     };
     let key = pi.resolve_session(&searcher, &arg)?;
     let docs = pi.session_documents(&searcher, &key)?;
-    print(&args, docs, None, Some((&pi, &searcher)))
+    print(&args, docs, None, Source::Local(&pi, &searcher))
+}
+
+/// Where a session's documents come from (and its family, for the
+/// header).
+enum Source<'a> {
+    /// The local index.
+    Local(&'a PiIndex, &'a tantivy::Searcher),
+    /// The team database.
+    Team(&'a pi_index::team::Db),
 }
 
 /// Print a session's documents as `args` asks; `host` when they come
-/// from the team database, the local index (for the session's family)
-/// when they come from it.
+/// from the team database.
 fn print(
     args: &ShowArgs,
     mut docs: Vec<pi_index::search::StoredDoc>,
     host: Option<&str>,
-    local: Option<(&PiIndex, &tantivy::Searcher)>,
+    source: Source<'_>,
 ) -> anyhow::Result<std::process::ExitCode> {
     if let Some(line) = args.around {
         // Around a line: context on both sides, whatever its branch, so a
@@ -181,8 +189,23 @@ fn print(
                     first.cwd.as_deref().unwrap_or("?")
                 )?;
                 writeln!(out, "file {}", first.path)?;
-                if let Some((pi, searcher)) = local {
-                    family_header(&mut out, pi, searcher, &first.path)?;
+                let family = match source {
+                    Source::Local(pi, searcher) => match pi.lineage(searcher, &first.path)? {
+                        Some(lineage) => {
+                            let at = match lineage.parent.as_ref().filter(|p| p.session.is_some()) {
+                                Some(p) => pi.fork_point(searcher, &first.path, &p.path)?,
+                                None => None,
+                            };
+                            Some((lineage, at))
+                        }
+                        None => None,
+                    },
+                    Source::Team(db) => {
+                        pi_index::team::search::lineage(db, host.unwrap_or_default(), &first.path)?
+                    }
+                };
+                if let Some((lineage, at)) = family {
+                    family_header(&mut out, &lineage, at.as_deref())?;
                 }
                 if let Some(h) = host {
                     writeln!(out, "host {h}")?;
@@ -211,17 +234,14 @@ fn print(
     Ok(EXIT_OK)
 }
 
-/// The family lines of `show`'s header: "forked from X at entry Y" and
-/// the session's forks.
+/// The family lines of `show`'s header: "forked from X at entry Y" (`at`:
+/// the session's last entry its parent holds too) and the session's
+/// forks.
 fn family_header(
     out: &mut impl Write,
-    pi: &PiIndex,
-    searcher: &tantivy::Searcher,
-    path: &str,
+    lineage: &pi_index::search::lineage::Lineage,
+    at: Option<&str>,
 ) -> anyhow::Result<()> {
-    let Some(lineage) = pi.lineage(searcher, path)? else {
-        return Ok(());
-    };
     if let Some(p) = &lineage.parent {
         let how = match p.how {
             pi_index::search::family::Link::Stated => "",
@@ -231,9 +251,7 @@ fn family_header(
         };
         match &p.session {
             Some(id) => {
-                let at = pi
-                    .fork_point(searcher, path, &p.path)?
-                    .map_or(String::new(), |e| format!(" at entry {e}"));
+                let at = at.map_or(String::new(), |e| format!(" at entry {e}"));
                 writeln!(out, "forked from {id}{at}{how}  file {}", p.path)?;
             }
             None => writeln!(out, "forked from {} (not indexed){how}", p.path)?,

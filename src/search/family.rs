@@ -330,6 +330,13 @@ impl Families {
         self.shared.contains_key(&m.family).then_some(m.family)
     }
 
+    /// Every session with a relative, indexed or not (a parent named
+    /// but not indexed counts): the sessions whose `parent` or `forks`
+    /// say something.
+    pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
+        self.members.keys().copied()
+    }
+
     /// For every session with indexed relatives: its family.
     pub fn shared_map(&self) -> KeyMap<u64, u64> {
         self.members

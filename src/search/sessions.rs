@@ -239,8 +239,10 @@ impl PiIndex {
     }
 }
 
-/// Whether the query or the flags filter on messages' own facts.
-fn about_messages(query: &str, flags: &Filters) -> bool {
+/// Whether the query or the flags filter on messages' own facts (then
+/// `sessions QUERY` ranks no name or title: a session is found by its
+/// messages alone).
+pub fn about_messages(query: &str, flags: &Filters) -> bool {
     fn walk(ast: &grammar::Ast) -> bool {
         match ast {
             grammar::Ast::Leaf {

@@ -18,8 +18,10 @@
 //! - [`session`]: a session file read for the page (its tree, a window of
 //!   its entries) and drawn, entry by entry;
 //! - [`markdown`]: message text as HTML, raw HTML shown as text;
-//! - [`charts`]: bar charts drawn as SVG by the server;
-//! - [`forks`]: which session was forked from which.
+//! - [`charts`]: bar charts drawn as SVG by the server.
+//!
+//! Which session was forked from which is the index's own families
+//! ([`crate::search::family`]), as `sessions --json` and `show` give them.
 //!
 //! The index is kept fresh by [`crate::live`]: a background thread runs an
 //! incremental build every few seconds (never two at once); requests are
@@ -28,7 +30,6 @@
 pub mod api;
 pub mod assets;
 pub mod charts;
-pub mod forks;
 mod guard;
 pub mod markdown;
 pub mod pages;
@@ -88,8 +89,6 @@ pub struct App {
     pub state: State,
     /// Sessions' trees, read once per file version.
     pub sessions: session::Cache,
-    /// Which session was forked from which, read once per commit.
-    pub forks: forks::Forks,
     guard: guard::Guard,
 }
 
@@ -178,7 +177,6 @@ async fn serve(
     let app = Arc::new(App {
         state: State::new(opts.live.clone()),
         sessions: session::Cache::default(),
-        forks: forks::Forks::default(),
         guard: guard::Guard::new(&addrs, opts.token.clone()),
     });
     if opts.live.refresh {

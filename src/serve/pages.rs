@@ -11,6 +11,7 @@ use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, DOCTYPE};
 
 use crate::live::{Refresh, RefreshStatus};
+use crate::search::family::Families;
 use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
 
 use super::api::{self, Failure, Params};
@@ -104,7 +105,7 @@ pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Res
 }
 
 fn search_page(app: &App, p: &Params) -> Page {
-    let results = match api::snapshot(app).and_then(|snap| results(app, &snap, p)) {
+    let results = match api::snapshot(app).and_then(|snap| results(&snap, p)) {
         Ok(m) => m,
         Err(f) if p.fragment.is_some() => return (f.status(), html! { p.error { (f.message()) } }),
         Err(f) => html! { p.error { (f.message()) } },
@@ -140,11 +141,11 @@ fn search_page(app: &App, p: &Params) -> Page {
 /// The results for a query: sessions (best first), or hits in time order
 /// with `sort=newest|oldest`; without a query every session, newest
 /// first, grouped by directory.
-fn results(app: &App, snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> {
+fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> {
     let q = p.query()?;
     let offset = p.offset.unwrap_or(0);
     if q.is_empty() {
-        return recent(app, snap, offset);
+        return recent(snap, offset);
     }
     let sort = p.sort()?;
     if sort != Sort::Relevance {
@@ -200,10 +201,11 @@ fn results(app: &App, snap: &crate::live::Snapshot, p: &Params) -> Result<Markup
 
 /// Every session, newest first, grouped by directory (in the order of
 /// each directory's newest session), forks nested under their parent
-/// when both are listed in the same directory.
-fn recent(app: &App, snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure> {
+/// when both are listed in the same directory. Parents and forks are the
+/// index's families, as `sessions --json` gives them.
+fn recent(snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure> {
     let all = snap.pi.sessions(&snap.searcher)?;
-    let lineage = app.forks.get(app.state.generation(), &all);
+    let families = snap.pi.families(&snap.searcher)?;
     let total = all.len();
     let page: Vec<&SessionRow> = all.iter().skip(offset).take(RECENT).collect();
     let mut groups: Vec<(&str, Vec<&SessionRow>)> = Vec::new();
@@ -220,10 +222,10 @@ fn recent(app: &App, snap: &crate::live::Snapshot, offset: usize) -> Result<Mark
         @for (dir, sessions) in &groups {
             section.directory {
                 h2 { (dir) }
-                @let listed = |p: &str| sessions.iter().any(|s| s.path == p);
+                @let listed = |k: u64| sessions.iter().any(|s| s.key == k);
                 ul.sessions {
-                    @for s in sessions.iter().filter(|s| lineage.parent(&s.path).is_none_or(|p| !listed(p))) {
-                        (session_item(s, sessions, &lineage, 0))
+                    @for s in sessions.iter().filter(|s| parent_key(&families, s).is_none_or(|p| !listed(p))) {
+                        (session_item(s, sessions, &families, 0))
                     }
                 }
             }
@@ -232,26 +234,33 @@ fn recent(app: &App, snap: &crate::live::Snapshot, offset: usize) -> Result<Mark
     })
 }
 
+/// The key of the indexed session `s` was forked from.
+fn parent_key(families: &Families, s: &SessionRow) -> Option<u64> {
+    families.parent_of(s.key).and_then(|(p, _)| p)
+}
+
 /// A session of the listing, its forks (listed beside it) below it.
 fn session_item(
     s: &SessionRow,
     listed: &[&SessionRow],
-    lineage: &super::forks::Lineage,
+    families: &Families,
     depth: usize,
 ) -> Markup {
-    let forks: Vec<&SessionRow> = lineage
-        .children(&s.path)
+    // In the listing's order (newest first), as the sessions around them.
+    let of = families.forks_of(s.key);
+    let forks: Vec<&SessionRow> = listed
         .iter()
-        .filter_map(|c| listed.iter().find(|l| l.path == *c).copied())
+        .filter(|l| of.contains(&l.key))
+        .copied()
         .collect();
     html! {
         li {
             a.session href=(session_href(&s.session_id, None)) { (s.label()) }
             span.dim { " · " (short(s.last.as_deref())) " · " (s.messages) " messages" }
-            @if lineage.parent(&s.path).is_some() && depth == 0 { " " span.mark { "fork" } }
+            @if parent_key(families, s).is_some() && depth == 0 { " " span.mark { "fork" } }
             @if !forks.is_empty() && depth < 16 {
                 ul.forks {
-                    @for f in &forks { (session_item(f, listed, lineage, depth + 1)) }
+                    @for f in &forks { (session_item(f, listed, families, depth + 1)) }
                 }
             }
         }

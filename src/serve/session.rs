@@ -301,7 +301,7 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
     let found = (|| -> Result<_, Failure> {
         let snap = api::snapshot(app)?;
         let row = api::session_row(&snap, id)?;
-        let lineage = lineage_of(app, &snap, &row)?;
+        let lineage = lineage_of(&snap, &row)?;
         Ok((row, lineage))
     })();
     let (row, lineage) = match found {
@@ -387,24 +387,26 @@ fn join_query(a: &str, b: &str) -> String {
 }
 
 /// The session this one was forked from (the session, or the path its
-/// header names when the index does not hold it), and its forks.
-fn lineage_of(
-    app: &App,
-    snap: &crate::live::Snapshot,
-    row: &SessionRow,
-) -> Result<Lineage, Failure> {
-    let all = snap.pi.sessions(&snap.searcher)?;
-    let lineage = app.forks.get(app.state.generation(), &all);
-    let by_path = |p: &str| all.iter().find(|s| s.path == p).cloned();
-    let parent = match lineage.parent(&row.path) {
-        Some(p) => by_path(p).map(|s| (Some(s), p.to_owned())),
-        None => super::forks::Lineage::named_parent(&row.path).map(|p| (None, p)),
+/// header names when the index does not hold it), and its forks: the
+/// index's families, as `sessions --json` and `show` give them (`row` is
+/// that row, its family filled in by [`api::session_row`]).
+fn lineage_of(snap: &crate::live::Snapshot, row: &SessionRow) -> Result<Lineage, Failure> {
+    let Some(family) = &row.family else {
+        return Ok(Lineage {
+            parent: None,
+            forks: Vec::new(),
+        });
     };
-    let forks = lineage
-        .children(&row.path)
-        .iter()
-        .filter_map(|c| by_path(c))
-        .collect();
+    let by_path = |p: &str| snap.pi.session_by_path(&snap.searcher, p);
+    let parent = match &family.parent {
+        Some(p) if p.session.is_some() => Some((by_path(&p.path)?, p.path.clone())),
+        Some(p) => Some((None, p.path.clone())),
+        None => None,
+    };
+    let mut forks = Vec::with_capacity(family.forks.len());
+    for f in &family.forks {
+        forks.extend(by_path(&f.path)?);
+    }
     Ok(Lineage { parent, forks })
 }
 

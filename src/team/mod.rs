@@ -11,6 +11,8 @@
 //! - [`text`]: `tsvector` and `tsquery` literals made by pi-index's own
 //!   tokenizer, so that the server finds exactly what the local index
 //!   finds (identifiers by their parts, folded, CJK per character).
+//! - [`lineage`]: each session's place in its family, resolved by the
+//!   pushing host's local index and kept on its row.
 //! - [`push`]: what changed in the local index since this host's last
 //!   push, sent by `COPY` in bounded batches, one transaction each, the
 //!   push state committed with the rows.
@@ -21,6 +23,7 @@
 //! Every statement runs through one [`Db`]: a connection and the small
 //! single-threaded runtime that drives it.
 
+pub mod lineage;
 pub mod push;
 pub mod query;
 pub mod schema;

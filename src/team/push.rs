@@ -16,7 +16,13 @@
 //! - a session rewritten any other way: its rows replaced;
 //! - a session whose file moved (the same state found at a new path): its
 //!   path changed, nothing else sent;
-//! - a session gone from the local index: its rows deleted.
+//! - a session gone from the local index: its rows deleted;
+//! - a session whose file did not change but whose place in its family
+//!   did (a fork of it appeared or went, its parent moved): its row's
+//!   lineage updated ([`super::lineage`]: every row's is compared with
+//!   the local index's at every push, so a push killed before it wrote
+//!   them leaves them to the next);
+//! - a session pushed under an older schema version: its rows replaced.
 //!
 //! Rows go by `COPY ... FROM STDIN` (text format) in batches of about
 //! [`BATCH_BYTES`], each batch one transaction that also writes the
@@ -34,6 +40,7 @@ use serde::Serialize;
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Transaction};
 
+use super::lineage::RowLineage;
 use super::text;
 use super::{schema, Db, TeamError};
 use crate::index::state::FileState;
@@ -66,6 +73,10 @@ pub struct PushReport {
     pub sessions_moved: u64,
     /// Sessions no longer in the local index: their rows deleted.
     pub sessions_deleted: u64,
+    /// Sessions sent for nothing but their place in their family (a
+    /// fork of theirs appeared or went, a parent moved): their rows'
+    /// lineage updated.
+    pub sessions_relinked: u64,
     /// Message rows sent.
     pub messages_sent: u64,
     /// Bytes of rows sent by `COPY`.
@@ -85,6 +96,11 @@ struct Pushed {
     messages: i64,
     /// [`digest`] of the messages pushed.
     digest: i64,
+    /// The schema version it was pushed under (rows of an older one are
+    /// pushed again).
+    schema: i32,
+    /// Its lineage, as pushed.
+    lineage: RowLineage,
 }
 
 /// A hash of what a session's messages say, their `context_edit` marks
@@ -130,7 +146,9 @@ struct Remote {
 const STATE_SQL: &str = "SELECT pg_is_in_recovery(), (SELECT max(version) FROM pi_index_schema), \
      (SELECT kinds FROM pi_hosts WHERE host = $1), \
      s.path, s.sid, s.session_id, s.file_size, s.file_mtime_ns, s.indexed_to, s.head_hash, \
-     s.tail_hash, s.messages, s.digest, row_security_active('pi_messages') \
+     s.tail_hash, s.messages, s.digest, row_security_active('pi_messages'), s.pushed_schema, \
+     s.parent_session, s.parent_path, s.parent_how, s.fork_ids, s.fork_paths, s.family, \
+     s.family_age \
      FROM (SELECT 1) AS one LEFT JOIN pi_sessions s ON s.host = $1";
 
 /// Why a state query could not give the state.
@@ -144,7 +162,10 @@ enum StateError {
 async fn remote_state(client: &Client, host: &str) -> Result<Remote, StateError> {
     let rows = match client.query_typed(STATE_SQL, &[(&host, Type::TEXT)]).await {
         Ok(rows) => rows,
-        Err(e) if schema::is_missing_table(&e) => return Err(StateError::NotReady),
+        // Tables of another version may lack a column this one reads.
+        Err(e) if schema::is_missing_table(&e) || schema::is_missing_column(&e) => {
+            return Err(StateError::NotReady)
+        }
         Err(e) => return Err(StateError::Db(e)),
     };
     let first = rows.first().ok_or(StateError::NotReady)?;
@@ -174,6 +195,16 @@ async fn remote_state(client: &Client, host: &str) -> Result<Remote, StateError>
                 },
                 messages: r.get(11),
                 digest: r.get(12),
+                schema: r.get(14),
+                lineage: RowLineage {
+                    parent_session: r.get(15),
+                    parent_path: r.get(16),
+                    parent_how: r.get(17),
+                    fork_ids: r.get(18),
+                    fork_paths: r.get(19),
+                    family: r.get(20),
+                    family_age: r.get(21),
+                },
             },
         );
     }
@@ -284,6 +315,7 @@ struct Grown {
     sid: i64,
     digest: i64,
     row: SessionRow,
+    lineage: RowLineage,
     docs_len: i64,
     state: FileState,
     old: i32,
@@ -354,15 +386,7 @@ fn array_literal(items: &[String]) -> String {
     s
 }
 
-/// Text as the database keeps it: NUL, which PostgreSQL's text cannot
-/// hold, as U+FFFD (the same in rows, in parameters and in filters).
-pub fn pg_text(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains('\0') {
-        std::borrow::Cow::Owned(s.replace('\0', "\u{FFFD}"))
-    } else {
-        std::borrow::Cow::Borrowed(s)
-    }
-}
+pub use super::text::pg_text;
 
 fn ms(ts: Option<&str>) -> Option<i64> {
     ts.and_then(crate::pi::time::parse_iso_millis)
@@ -370,13 +394,16 @@ fn ms(ts: Option<&str>) -> Option<i64> {
 
 /// The columns of `pi_sessions` a push writes, in `COPY` order.
 const SESSION_COLUMNS: &str = "host, sid, path, session_id, cwd, session_name, name_tsv, title, models, \
-     started_ms, last_ms, messages, file_size, file_mtime_ns, indexed_to, head_hash, tail_hash, digest";
+     started_ms, last_ms, messages, file_size, file_mtime_ns, indexed_to, head_hash, tail_hash, digest, \
+     pushed_schema, title_tsv, parent_session, parent_path, parent_how, fork_ids, fork_paths, family, \
+     family_age";
 
 /// The columns of `pi_messages`, in `COPY` order.
 const MESSAGE_COLUMNS: &str =
     "host, sid, ord, line, off, entry_id, role, ts_ms, model, active, edited, \
-     replacement, text, windowed, tsv";
+     replacement, text, windowed, tsv, copy";
 
+#[allow(clippy::too_many_arguments)]
 fn session_row(
     out: &mut Vec<u8>,
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
@@ -385,6 +412,7 @@ fn session_row(
     row: &SessionRow,
     docs: &[StoredDoc],
     st: &FileState,
+    lineage: &RowLineage,
 ) {
     let messages = docs.len();
     copy_str(out, host);
@@ -422,6 +450,23 @@ fn session_row(
     }
     out.push(b'\t');
     copy_num(out, digest(docs));
+    out.push(b'\t');
+    copy_num(out, schema::VERSION);
+    out.push(b'\t');
+    copy_str(out, &text::name_tsv(analyzer, row.title.as_deref()));
+    let l = lineage;
+    for v in [&l.parent_session, &l.parent_path, &l.parent_how] {
+        out.push(b'\t');
+        copy_opt(out, v.as_deref());
+    }
+    for v in [&l.fork_ids, &l.fork_paths] {
+        out.push(b'\t');
+        copy_str(out, &array_literal(v));
+    }
+    out.push(b'\t');
+    copy_opt_num(out, l.family);
+    out.push(b'\t');
+    copy_opt_num(out, l.family_age.map(i64::from));
     out.push(b'\n');
 }
 
@@ -464,6 +509,15 @@ fn message_row(
     out.push(if indexed.windowed { b't' } else { b'f' });
     out.push(b'\t');
     copy_str(out, &indexed.tsv);
+    out.push(b'\t');
+    // The copy key of the text as the local index hashed it (before NUL
+    // became U+FFFD).
+    copy_opt_num(
+        out,
+        d.entry_id
+            .as_deref()
+            .map(|id| crate::index::lineage::copy_key(id, &d.text) as i64),
+    );
     out.push(b'\n');
     for (win, w) in indexed.windows.iter().enumerate() {
         let out = &mut batch.windows;
@@ -585,10 +639,9 @@ async fn commit_batch(
     for g in &batch.grown {
         let r = &g.row;
         let st = &g.state;
-        let name_tsv = text::name_tsv(
-            &mut crate::index::tokenizer::analyzer(),
-            r.session_name.as_deref(),
-        );
+        let mut analyzer = crate::index::tokenizer::analyzer();
+        let name_tsv = text::name_tsv(&mut analyzer, r.session_name.as_deref());
+        let title_tsv = text::name_tsv(&mut analyzer, r.title.as_deref());
         let (size, mtime, to, head, tail) = (
             st.size as i64,
             st.mtime_ns as i64,
@@ -605,7 +658,7 @@ async fn commit_batch(
             "UPDATE pi_sessions SET cwd = $3, session_name = $4, name_tsv = $5::tsvector, \
              title = $6, models = $7, started_ms = $8, last_ms = $9, messages = $10, \
              file_size = $11, file_mtime_ns = $12, indexed_to = $13, head_hash = $14, \
-             tail_hash = $15, digest = $16 WHERE host = $1 AND sid = $2",
+             tail_hash = $15, digest = $16, title_tsv = $17::tsvector WHERE host = $1 AND sid = $2",
             &[
                 (&host, Type::TEXT),
                 (&g.sid, Type::INT8),
@@ -623,9 +676,11 @@ async fn commit_batch(
                 (&head, Type::INT8),
                 (&tail, Type::INT8),
                 (&g.digest, Type::INT8),
+                (&title_tsv, Type::TEXT),
             ],
         )
         .await?;
+        relink(&tx, host, g.sid, &g.lineage).await?;
         // The old messages' branch marks, as the local index has them now
         // (an append can move the active branch).
         let offs: Vec<i64> = g.inactive.iter().map(|(o, _)| *o).collect();
@@ -652,12 +707,43 @@ async fn commit_batch(
     Ok(())
 }
 
+/// Write `lineage` on the row of session `sid`.
+async fn relink(
+    tx: &Transaction<'_>,
+    host: &str,
+    sid: i64,
+    lineage: &RowLineage,
+) -> Result<(), tokio_postgres::Error> {
+    let l = lineage;
+    tx.execute_typed(
+        "UPDATE pi_sessions SET parent_session = $3, parent_path = $4, parent_how = $5, \
+         fork_ids = $6, fork_paths = $7, family = $8, family_age = $9 WHERE host = $1 AND sid = $2",
+        &[
+            (&host, Type::TEXT),
+            (&sid, Type::INT8),
+            (&l.parent_session, Type::TEXT),
+            (&l.parent_path, Type::TEXT),
+            (&l.parent_how, Type::TEXT),
+            (&l.fork_ids, Type::TEXT_ARRAY),
+            (&l.fork_paths, Type::TEXT_ARRAY),
+            (&l.family, Type::INT8),
+            (&l.family_age, Type::INT4),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// One transaction: the sessions gone deleted, the moved ones' paths
+/// changed, and the lineage of sessions whose files did not change
+/// brought up to date.
 async fn delete_and_move(
     client: &mut Client,
     host: &str,
     kinds: &str,
     gone: &[i64],
     moves: &[(i64, String, FileState)],
+    relinks: &[(i64, RowLineage)],
 ) -> Result<(), tokio_postgres::Error> {
     let tx = client.transaction().await?;
     tx.execute_typed(
@@ -700,6 +786,9 @@ async fn delete_and_move(
         )
         .await?;
     }
+    for (sid, lineage) in relinks {
+        relink(&tx, host, *sid, lineage).await?;
+    }
     crate::failpoint::point("push-before-removal-commit");
     tx.commit().await?;
     Ok(())
@@ -737,19 +826,43 @@ pub fn push(
     // An index of other kinds holds other documents: everything again.
     if remote.kinds.as_deref().is_some_and(|k| k != kinds) {
         let all: Vec<i64> = remote.sessions.values().map(|p| p.sid).collect();
-        let r = db
-            .rt
-            .block_on(delete_and_move(&mut db.client, &host, &kinds, &all, &[]));
+        let r = db.rt.block_on(delete_and_move(
+            &mut db.client,
+            &host,
+            &kinds,
+            &all,
+            &[],
+            &[],
+        ));
         r.map_err(|e| db.error("removing the rows of this host's other kinds", &e))?;
         report.transactions += 1;
         remote.sessions.clear();
     }
+    // Every session's place in its family, as the local index resolves
+    // it now (from columns, plus the records of the sessions with
+    // relatives).
+    let searcher = pi.searcher()?;
+    let lineage = super::lineage::local(pi, &searcher)?;
+    let want = |path: &str| {
+        lineage
+            .get(pg_text(path).as_ref())
+            .cloned()
+            .unwrap_or_default()
+    };
     let mut new: Vec<&str> = Vec::new();
     let mut changed: Vec<(&str, Pushed)> = Vec::new();
+    // Sessions whose file did not change but whose family did.
+    let mut relinks: Vec<(i64, RowLineage)> = Vec::new();
     for (path, st) in &local {
         match remote.sessions.get(pg_text(path).as_ref()) {
             None => new.push(path),
-            Some(p) if same(&p.state, st) => report.sessions_unchanged += 1,
+            Some(p) if p.schema == schema::VERSION && same(&p.state, st) => {
+                report.sessions_unchanged += 1;
+                let w = want(path);
+                if p.lineage != w {
+                    relinks.push((p.sid, w));
+                }
+            }
             Some(p) => changed.push((path, p.clone())),
         }
     }
@@ -759,7 +872,7 @@ pub fn push(
         .iter()
         .filter(|(p, _)| !live.contains(p.as_str()))
         .collect();
-    if new.is_empty() && changed.is_empty() && gone.is_empty() {
+    if new.is_empty() && changed.is_empty() && gone.is_empty() && relinks.is_empty() {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     }
@@ -767,12 +880,11 @@ pub fn push(
     changed.sort_unstable_by(|a, b| a.0.cmp(b.0));
     gone.sort_unstable_by(|a, b| a.0.cmp(b.0));
 
-    let searcher = pi.searcher()?;
     // Moves: a gone session whose bytes appear at a new path.
     let mut moves: Vec<(i64, String, FileState)> = Vec::new();
     let mut moved_paths: HashSet<&str> = HashSet::new();
     let mut moved_sids: HashSet<i64> = HashSet::new();
-    for (_, p) in &gone {
+    for (_, p) in gone.iter().filter(|(_, p)| p.schema == schema::VERSION) {
         let Some(path) = new
             .iter()
             .find(|n| !moved_paths.contains(**n) && moved(&local[**n], &p.state))
@@ -786,6 +898,10 @@ pub fn push(
             moved_paths.insert(path);
             moved_sids.insert(p.sid);
             moves.push((p.sid, (*path).to_owned(), local[*path]));
+            let w = want(path);
+            if p.lineage != w {
+                relinks.push((p.sid, w));
+            }
         }
     }
     new.retain(|n| !moved_paths.contains(n));
@@ -794,18 +910,21 @@ pub fn push(
         .map(|(_, p)| p.sid)
         .filter(|s| !moved_sids.contains(s))
         .collect();
-    if !deleted.is_empty() || !moves.is_empty() {
+    relinks.sort_unstable_by_key(|(sid, _)| *sid);
+    if !deleted.is_empty() || !moves.is_empty() || !relinks.is_empty() {
         let r = db.rt.block_on(delete_and_move(
             &mut db.client,
             &host,
             &kinds,
             &deleted,
             &moves,
+            &relinks,
         ));
         r.map_err(|e| db.error("removing and moving sessions", &e))?;
         report.transactions += 1;
         report.sessions_deleted = deleted.len() as u64;
         report.sessions_moved = moves.len() as u64;
+        report.sessions_relinked = relinks.len() as u64;
     }
 
     let todo = (new.len() + changed.len()) as u64;
@@ -833,7 +952,8 @@ pub fn push(
             },
             Some(p) => {
                 let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
-                let grown = pg_text(&row.session_id) == p.session_id.as_str()
+                let grown = p.schema == schema::VERSION
+                    && pg_text(&row.session_id) == p.session_id.as_str()
                     && st.indexed_to > p.state.indexed_to
                     && before as i64 == p.messages
                     && digest(&docs[..before]) == p.digest;
@@ -878,6 +998,7 @@ pub fn push(
                     &row,
                     &docs,
                     &st,
+                    &want(path),
                 );
                 for (ord, d) in docs.iter().enumerate() {
                     message_row(&mut batch, &mut analyzer, &host, sid, ord, d);
@@ -895,6 +1016,7 @@ pub fn push(
                     .collect();
                 batch.grown.push(Grown {
                     sid,
+                    lineage: want(path),
                     digest: digest(&docs),
                     docs_len: docs.len() as i64,
                     row,

@@ -13,6 +13,10 @@
 //! - Every piece of user text is a bind parameter: the SQL text is made
 //!   only of this module's own words and parameter numbers.
 //!
+//! `sessions QUERY` also runs the query over the sessions' names and
+//! titles ([`compile_sessions`]): the same tree, its words and phrases on
+//! `s.name_tsv` or `s.title_tsv`, its filters on the session's facts.
+//!
 //! A windowed message ([`super::text`]) has its tokens in `pi_windows`: the
 //! tree is compiled twice, once with leaves on the row's `tsv` and once
 //! with leaves "some window of the message matches", and the two are
@@ -23,8 +27,8 @@ use std::collections::BTreeSet;
 
 use tokio_postgres::types::{ToSql, Type};
 
-use super::push::pg_text;
 use super::text;
+use super::text::pg_text;
 use crate::search::query::filters::{Branches, Constraint, Filters, Key, Now};
 use crate::search::query::grammar::{self, Ast, Leaf};
 use crate::search::query::{QueryError, Warning};
@@ -38,7 +42,14 @@ pub enum Param {
     Texts(Vec<String>),
     /// `bigint`.
     Int(i64),
+    /// A null `text`.
+    NullText,
+    /// A null `bigint`.
+    NullInt,
 }
+
+static NULL_TEXT: Option<String> = None;
+static NULL_INT: Option<i64> = None;
 
 impl Param {
     /// The value and its type, as `query_typed` takes them.
@@ -47,6 +58,8 @@ impl Param {
             Param::Text(s) => (s, Type::TEXT),
             Param::Texts(v) => (v, Type::TEXT_ARRAY),
             Param::Int(n) => (n, Type::INT8),
+            Param::NullText => (&NULL_TEXT, Type::TEXT),
+            Param::NullInt => (&NULL_INT, Type::INT8),
         }
     }
 }
@@ -75,13 +88,49 @@ fn in_windows(n: usize) -> String {
     )
 }
 
+/// How `ts_rank_cd` is normalized: 1 divides the rank by 1 + the
+/// logarithm of the text's length, so that of two texts with the same
+/// covers the shorter ranks higher, as BM25's length normalization has it
+/// (without it every text with one occurrence scores the same).
+pub const NORMALIZATION: i32 = 1;
+
 /// The score of a message for the `tsquery` `$n`: `ts_rank_cd` on its
 /// row, or its best window's.
 pub fn score(n: usize) -> String {
     format!(
-        "(CASE WHEN m.windowed THEN coalesce((SELECT max(ts_rank_cd(w.tsv, ${n}::tsquery)) \
+        "(CASE WHEN m.windowed THEN coalesce((SELECT max(ts_rank_cd(w.tsv, ${n}::tsquery, {NORMALIZATION})) \
          FROM pi_windows w WHERE w.host = m.host AND w.sid = m.sid AND w.ord = m.ord), 0) \
-         ELSE ts_rank_cd(m.tsv, ${n}::tsquery) END)"
+         ELSE ts_rank_cd(m.tsv, ${n}::tsquery, {NORMALIZATION}) END)"
+    )
+}
+
+/// What a query's words are matched against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Messages (`m.tsv`, or their windows).
+    Messages,
+    /// Sessions' names (`s.name_tsv`).
+    Names,
+    /// Sessions' titles, their first user message (`s.title_tsv`).
+    Titles,
+}
+
+impl Scope {
+    /// The `tsvector` column of a session scope.
+    fn column(self) -> &'static str {
+        match self {
+            Scope::Messages => "m.tsv",
+            Scope::Names => "s.name_tsv",
+            Scope::Titles => "s.title_tsv",
+        }
+    }
+}
+
+/// The score of a session's name or title for the `tsquery` `$n`.
+pub fn session_score(scope: Scope, n: usize) -> String {
+    format!(
+        "ts_rank_cd({}, ${n}::tsquery, {NORMALIZATION})",
+        scope.column()
     )
 }
 
@@ -103,6 +152,7 @@ impl Cond {
 struct Compiler<'a> {
     analyzer: tantivy::tokenizer::TextAnalyzer,
     now: &'a Now,
+    scope: Scope,
     params: Vec<Param>,
     warnings: Vec<Warning>,
     /// The positive text leaves' `tsquery` literals.
@@ -183,6 +233,9 @@ impl Compiler<'_> {
             self.terms.extend(tokens);
         }
         let n = self.param(Param::Text(tsquery));
+        if self.scope != Scope::Messages {
+            return Cond::same(format!("{} @@ ${n}::tsquery", self.scope.column()));
+        }
         Cond {
             plain: format!("m.tsv @@ ${n}::tsquery"),
             windowed: in_windows(n),
@@ -195,7 +248,12 @@ impl Compiler<'_> {
             Leaf::Filter { key, value } => {
                 if *key == Key::Host && !value.trim().is_empty() {
                     let n = self.text(value);
-                    return Ok(Some(Cond::same(format!("m.host = ${n}"))));
+                    let table = if self.scope == Scope::Messages {
+                        "m"
+                    } else {
+                        "s"
+                    };
+                    return Ok(Some(Cond::same(format!("{table}.host = ${n}"))));
                 }
                 let c = Constraint::parse(*key, value, self.now)?;
                 let (sql, note) = self.constraint(&c);
@@ -263,16 +321,26 @@ impl Compiler<'_> {
 
     /// The condition of a filter, and a note when it can match nothing.
     fn constraint(&mut self, c: &Constraint) -> (String, Option<String>) {
+        // A session's name or title matches no filter on messages (and
+        // `sessions QUERY` ranks none for such a query).
+        if self.scope != Scope::Messages && c.is_about_messages() {
+            return ("FALSE".into(), None);
+        }
         match c {
-            // The team database has no lineage yet (issue 22's families
-            // are read from local columns): said, never ignored.
-            Constraint::Family(id) => (
-                "FALSE".into(),
-                Some(format!(
-                    "family:{} is not available with --db yet (the team database keeps no fork lineage): it matches nothing",
-                    crate::search::query::limits::shown(id)
-                )),
-            ),
+            // The sessions whose id starts with the value, and every
+            // session of their families (of the same host: lineage never
+            // crosses hosts).
+            Constraint::Family(prefix) => {
+                let n = self.text(prefix);
+                (
+                    format!(
+                        "(s.host, s.sid) IN (SELECT r.host, r.sid FROM pi_sessions f \
+                         JOIN pi_sessions r ON r.host = f.host AND (r.sid = f.sid OR r.family = f.family) \
+                         WHERE starts_with(f.session_id, ${n}))"
+                    ),
+                    None,
+                )
+            }
             Constraint::Roles(roles) => {
                 let names = roles.iter().map(|r| r.as_str().to_owned()).collect();
                 let n = self.param(Param::Texts(names));
@@ -326,11 +394,36 @@ impl Compiler<'_> {
 /// condition on messages. The errors and warnings are the local
 /// search's.
 pub fn compile(query: &str, filters: &Filters, now: &Now) -> Result<SqlQuery, QueryError> {
+    compile_in(query, filters, now, Scope::Messages, Vec::new())
+}
+
+/// Compile `query` with the flags' `filters` into a SQL condition on
+/// sessions (`s`), its words matched against the sessions' names or
+/// titles (`scope`), its parameters numbered after `params` (those of a
+/// statement it joins), which it returns with its own.
+pub fn compile_sessions(
+    query: &str,
+    filters: &Filters,
+    now: &Now,
+    scope: Scope,
+    params: Vec<Param>,
+) -> Result<SqlQuery, QueryError> {
+    compile_in(query, filters, now, scope, params)
+}
+
+fn compile_in(
+    query: &str,
+    filters: &Filters,
+    now: &Now,
+    scope: Scope,
+    params: Vec<Param>,
+) -> Result<SqlQuery, QueryError> {
     let parsed = grammar::parse(query)?;
     let mut c = Compiler {
         analyzer: crate::index::tokenizer::analyzer(),
         now,
-        params: Vec::new(),
+        scope,
+        params,
         warnings: parsed.warnings,
         ranked: Vec::new(),
         terms: BTreeSet::new(),
@@ -350,7 +443,7 @@ pub fn compile(query: &str, filters: &Filters, now: &Now) -> Result<SqlQuery, Qu
         parts.push(sql);
     }
     match top {
-        Some(cond) if c.has_text => parts.push(format!(
+        Some(cond) if c.has_text && scope == Scope::Messages => parts.push(format!(
             "((NOT m.windowed AND {}) OR (m.windowed AND {}))",
             cond.plain, cond.windowed
         )),
@@ -414,6 +507,40 @@ mod tests {
         assert_eq!(
             c.terms.into_iter().collect::<Vec<_>>(),
             vec!["socket".to_owned(), "test".to_owned()]
+        );
+    }
+
+    #[test]
+    fn names_and_titles_take_the_words_and_the_session_filters_numbered_after_others() {
+        let c = compile_sessions(
+            r#""flaky test" host:bob family:019b role:user"#,
+            &Filters::default(),
+            &Now::system(),
+            Scope::Titles,
+            vec![Param::Int(7)],
+        )
+        .unwrap();
+        assert_eq!(
+            c.condition,
+            "(s.title_tsv @@ $2::tsquery AND s.host = $3 AND (s.host, s.sid) IN \
+             (SELECT r.host, r.sid FROM pi_sessions f JOIN pi_sessions r ON r.host = f.host \
+             AND (r.sid = f.sid OR r.family = f.family) WHERE starts_with(f.session_id, $4)) \
+             AND FALSE)"
+        );
+        assert_eq!(
+            c.params,
+            vec![
+                Param::Int(7),
+                Param::Text("'flaky' <-> 'test'".into()),
+                Param::Text("bob".into()),
+                Param::Text("019b".into()),
+                Param::Text("('flaky' <-> 'test')".into()),
+            ]
+        );
+        assert_eq!(c.rank, Some(5));
+        assert_eq!(
+            session_score(Scope::Titles, 5),
+            "ts_rank_cd(s.title_tsv, $5::tsquery, 1)"
         );
     }
 

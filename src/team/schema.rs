@@ -5,8 +5,8 @@
 //! |---|---|---|---|
 //! | `pi_index_schema` | the schema version (one row) | | a push migrates an older one, and every command refuses a newer one |
 //! | `pi_hosts` | one row per pushing host: the kinds its index includes | `host` | a host whose local index changed kinds is pushed again whole |
-//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with, and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
-//! | `pi_messages` | one row per local message document: every field a local hit carries, the text, and its `tsvector` | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
+//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with, the `tsvector`s of its name and title (what `sessions QUERY` ranks besides messages), its place in its family (see below), and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
+//! | `pi_messages` | one row per local message document: every field a local hit carries, the text, its `tsvector`, and its copy key | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
 //! | `pi_windows` | for the few messages a `tsvector` cannot hold exactly (see [`super::text`]): their text's tokens in overlapping windows of positions | `(host, sid, ord, win)` | phrases past PostgreSQL's 16,383rd position |
 //!
 //! `sid` comes from a sequence and stays with a session whose file moved
@@ -17,17 +17,43 @@
 //!
 //! Every table has the `host` column the row-level security policies of
 //! the pushing role of docs/team.md ("Least privilege") check.
+//!
+//! # Lineage
+//!
+//! Forks are resolved where a host's sessions all are, in its local index
+//! ([`crate::search::family`]), and pushed as the local index resolves
+//! them: each session row holds its parent (`parent_session`, null when
+//! the parent is not indexed; `parent_path`; `parent_how`, `stated` or
+//! `inferred`), its forks (`fork_ids`, `fork_paths`, oldest first), and,
+//! when it has indexed relatives, its `family` (the local family's key)
+//! and `family_age` (its place in the family's order: ancestors first,
+//! then older first), by which copies of a message (`pi_messages.copy`,
+//! [`crate::index::lineage::copy_key`]) are merged into one hit. A fork
+//! belongs to the host that pushed it: lineage never crosses hosts. A
+//! push compares every row's lineage with the local index's and updates
+//! the rows that differ (a fork that appears changes its parent's row),
+//! so the database holds what a fresh push would.
+//!
+//! # Versions
+//!
+//! - 1: the tables.
+//! - 2: lineage, copy keys, titles' `tsvector`s, and positions in names'
+//!   (for phrases); `pushed_schema` on each session row says under which
+//!   version it was pushed, and a push replaces its host's rows pushed
+//!   under an older one (until then they are searched as before, without
+//!   lineage).
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 1;
+pub const VERSION: i32 = 2;
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 1] = [r#"
+const MIGRATIONS: [&str; 2] = [
+    r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
 CREATE TABLE pi_hosts (
@@ -87,11 +113,34 @@ CREATE TABLE pi_windows (
     tsv tsvector NOT NULL,
     PRIMARY KEY (host, sid, ord, win)
 );
-"#];
+"#,
+    // Version 2: lineage and copies. Every new column has a constant
+    // default: adding it rewrites no table.
+    r#"
+ALTER TABLE pi_sessions
+    ADD COLUMN pushed_schema integer NOT NULL DEFAULT 1,
+    ADD COLUMN title_tsv tsvector NOT NULL DEFAULT '',
+    ADD COLUMN parent_session text,
+    ADD COLUMN parent_path text,
+    ADD COLUMN parent_how text,
+    ADD COLUMN fork_ids text[] NOT NULL DEFAULT '{}',
+    ADD COLUMN fork_paths text[] NOT NULL DEFAULT '{}',
+    ADD COLUMN family bigint,
+    ADD COLUMN family_age integer;
+ALTER TABLE pi_messages ADD COLUMN copy bigint;
+CREATE INDEX pi_sessions_family ON pi_sessions (host, family) WHERE family IS NOT NULL;
+"#,
+];
 
 /// Whether `e` says a table does not exist (`42P01`).
 pub fn is_missing_table(e: &tokio_postgres::Error) -> bool {
     e.code() == Some(&tokio_postgres::error::SqlState::UNDEFINED_TABLE)
+}
+
+/// Whether `e` says a column does not exist (`42703`): tables of another
+/// version.
+pub fn is_missing_column(e: &tokio_postgres::Error) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::UNDEFINED_COLUMN)
 }
 
 /// The version the database holds (0: none of our tables). Safe inside a

@@ -8,19 +8,40 @@
 //! by recency then by storage order, so pages cut at any offset are the
 //! same order. Snippets are made by pi-index's own highlighter
 //! ([`crate::search::snippet`]) from the returned text.
+//!
+//! **Copies.** A message copied into forks is one hit, as locally
+//! ([`crate::search::copies`]): the matching messages of sessions with a
+//! family ([`super::lineage`]) are grouped by host, family and copy key,
+//! each group is one hit at its first session in the family's order
+//! (`family_age`) with the others as its `copies`, and the page is cut
+//! from the merged list in the usual order, so totals and pages count
+//! hits after merging. Grouping needs only columns of the matching rows
+//! (the same set the local collector sets aside), so it is exact on the
+//! server; a database where no session has a family runs the plain
+//! statement.
+//!
+//! **Sessions.** `sessions QUERY` ranks as locally
+//! ([`crate::search::sessions`]): the query runs over messages, over
+//! names and over titles; sessions whose name matches come first, then
+//! those whose title matches, then those found by messages alone, each
+//! group by `name + title + best message + 0.5 ln(1 + matching
+//! messages)`, where each term is a `ts_rank_cd` here (a BM25 there).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use tokio_postgres::Row;
 
-use super::query::{self, SqlQuery};
+use super::lineage::RowLineage;
+use super::query::{self, Param, Scope, SqlQuery};
 use super::{schema, Db, TeamError};
 use crate::pi::time::format_millis;
 use crate::pi::{Edited, Role};
+use crate::search::copies::CopyRef;
+use crate::search::lineage::Lineage;
 use crate::search::query::{Filters, Now, Warning};
 use crate::search::snippet::{head, Snippets};
-use crate::search::{Hit, SessionRow, Sort, StoredDoc};
+use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
 
 /// A hit from the team database.
 #[derive(Clone, Debug, Serialize)]
@@ -69,27 +90,50 @@ const DOC_COLUMNS: &str =
 
 const FROM: &str = "FROM pi_messages m JOIN pi_sessions s ON s.host = m.host AND s.sid = m.sid";
 
-fn doc_of(r: &Row) -> (String, StoredDoc) {
-    let ts: Option<i64> = r.get(7);
-    let role: String = r.get(6);
+/// The host and the message of a row whose columns from `at` on are
+/// [`DOC_COLUMNS`].
+fn doc_at(r: &Row, at: usize) -> (String, StoredDoc) {
+    let ts: Option<i64> = r.get(at + 7);
+    let role: String = r.get(at + 6);
     let doc = StoredDoc {
-        session_id: r.get(1),
-        path: r.get(2),
-        line: r.get::<_, i64>(3) as u64,
-        offset: r.get::<_, i64>(4) as u64,
-        entry_id: r.get(5),
+        session_id: r.get(at + 1),
+        path: r.get(at + 2),
+        line: r.get::<_, i64>(at + 3) as u64,
+        offset: r.get::<_, i64>(at + 4) as u64,
+        entry_id: r.get(at + 5),
         role: role.parse().unwrap_or(Role::User),
         timestamp: ts.map(format_millis),
         timestamp_ms: ts,
-        cwd: r.get(8),
-        session_name: r.get(9),
-        model: r.get(10),
-        active: r.get(11),
-        edited: Edited::from_rank(r.get::<_, i16>(12) as u64),
-        replacement: r.get(13),
-        text: r.get(14),
+        cwd: r.get(at + 8),
+        session_name: r.get(at + 9),
+        model: r.get(at + 10),
+        active: r.get(at + 11),
+        edited: Edited::from_rank(r.get::<_, i16>(at + 12) as u64),
+        replacement: r.get(at + 13),
+        text: r.get(at + 14),
     };
-    (r.get(0), doc)
+    (r.get(at), doc)
+}
+
+fn doc_of(r: &Row) -> (String, StoredDoc) {
+    doc_at(r, 0)
+}
+
+/// The copies of a hit from three parallel arrays (ids, paths, lines).
+fn copies_of(r: &Row, at: usize) -> Vec<CopyRef> {
+    let ids: Option<Vec<String>> = r.get(at);
+    let paths: Option<Vec<String>> = r.get(at + 1);
+    let lines: Option<Vec<i64>> = r.get(at + 2);
+    ids.unwrap_or_default()
+        .into_iter()
+        .zip(paths.unwrap_or_default())
+        .zip(lines.unwrap_or_default())
+        .map(|((session_id, path), line)| CopyRef {
+            session_id,
+            path,
+            line: line as u64,
+        })
+        .collect()
 }
 
 /// The start of `text`, at most `chars` characters, on one line (what a
@@ -141,8 +185,21 @@ impl Snipper {
     }
 }
 
+/// Whether any session of the database has a family (then a search
+/// merges copies; else it runs the plain statement).
+fn has_families(db: &Db) -> Result<bool, TeamError> {
+    let row = db
+        .run(db.client.query_typed_one(
+            "SELECT EXISTS (SELECT 1 FROM pi_sessions WHERE family IS NOT NULL)",
+            &[],
+        ))
+        .map_err(|e| db.error("looking for families", &e))?;
+    Ok(row.get(0))
+}
+
 /// Run `query` (with the flags' `filters`) against the database: hits
-/// `offset..offset + limit` in `sort` order.
+/// `offset..offset + limit` in `sort` order; a message copied into forks
+/// is one hit with its `copies` unless `copies` asks for every copy.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
     db: &Db,
@@ -153,23 +210,25 @@ pub fn search(
     limit: usize,
     offset: usize,
     snippet_chars: usize,
+    copies: bool,
 ) -> Result<TeamResult, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
     let mut q = query::compile(query, filters, now)?;
-    let sql = search_sql(&mut q, sort, limit, offset);
+    let merge = !copies && has_families(db)?;
+    let (sql, count_sql) = search_sql(&mut q, sort, limit, offset, merge);
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
         .run(db.client.query_typed(&sql, &params))
         .map_err(|e| db.error("searching", &e))?;
+    let width = DOC_COLUMNS.split(',').count();
     let mut total = rows
         .first()
-        .map_or(0, |r| r.get::<_, i64>("total") as usize);
+        .map_or(0, |r| r.get::<_, i64>(width + 1) as usize);
     if rows.is_empty() && offset > 0 {
         // Past the last hit: how many there are, for the message.
-        let sql = format!("SELECT count(*) {FROM} WHERE {}", q.condition);
         let n = q.params.len() - 2;
         let row = db
-            .run(db.client.query_typed_one(&sql, &params[..n]))
+            .run(db.client.query_typed_one(&count_sql, &params[..n]))
             .map_err(|e| db.error("counting hits", &e))?;
         total = row.get::<_, i64>(0) as usize;
     }
@@ -178,11 +237,10 @@ pub fn search(
         .iter()
         .map(|r| {
             let (host, doc) = doc_of(r);
-            let score: f32 = r.get("score");
-            TeamHit {
-                host,
-                hit: snipper.hit(doc, score),
-            }
+            let score: f32 = r.get(width);
+            let mut hit = snipper.hit(doc, score);
+            hit.copies = copies_of(r, width + 2);
+            TeamHit { host, hit }
         })
         .collect();
     Ok(TeamResult {
@@ -193,26 +251,76 @@ pub fn search(
 }
 
 /// The statement of a search (its last two parameters, pushed here, are
-/// the limit and the offset).
-fn search_sql(q: &mut SqlQuery, sort: Sort, limit: usize, offset: usize) -> String {
+/// the limit and the offset) and the statement that counts its hits
+/// (every parameter but those two). `merge`: copies of a message in one
+/// family are one hit (see the [module documentation](self)).
+fn search_sql(
+    q: &mut SqlQuery,
+    sort: Sort,
+    limit: usize,
+    offset: usize,
+    merge: bool,
+) -> (String, String) {
     let score = match (sort, q.rank) {
         (Sort::Relevance, Some(n)) => query::score(n),
         _ => "0::real".to_owned(),
     };
-    let order = match sort {
-        Sort::Relevance => "score DESC, m.ts_ms DESC NULLS LAST, m.host, m.sid, m.ord",
-        Sort::Newest => "m.ts_ms DESC NULLS LAST, m.host, m.sid, m.ord",
-        Sort::Oldest => "m.ts_ms ASC NULLS LAST, m.host, m.sid, m.ord",
+    // `t`: the table the columns are of (the plain statement's score is
+    // its own output column, not one of `m`'s).
+    let order = |t: &str| match sort {
+        Sort::Relevance => {
+            let s = if t == "m." { "" } else { t };
+            format!("{s}score DESC, {t}ts_ms DESC NULLS LAST, {t}host, {t}sid, {t}ord")
+        }
+        Sort::Newest => format!("{t}ts_ms DESC NULLS LAST, {t}host, {t}sid, {t}ord"),
+        Sort::Oldest => format!("{t}ts_ms ASC NULLS LAST, {t}host, {t}sid, {t}ord"),
     };
     let lim = q.params.len() + 1;
-    q.params.push(query::Param::Int(limit as i64));
-    q.params.push(query::Param::Int(offset as i64));
-    format!(
-        "SELECT {DOC_COLUMNS}, {score} AS score, count(*) OVER () AS total {FROM} \
-         WHERE {} ORDER BY {order} LIMIT ${lim} OFFSET ${}",
-        q.condition,
-        lim + 1
-    )
+    q.params.push(Param::Int(limit as i64));
+    q.params.push(Param::Int(offset as i64));
+    let cond = &q.condition;
+    if !merge {
+        let sql = format!(
+            "SELECT {DOC_COLUMNS}, {score} AS score, count(*) OVER () AS total, \
+             NULL::text[], NULL::text[], NULL::bigint[] {FROM} \
+             WHERE {cond} ORDER BY {} LIMIT ${lim} OFFSET ${}",
+            order("m."),
+            lim + 1
+        );
+        return (sql, format!("SELECT count(*) {FROM} WHERE {cond}"));
+    }
+    // The matches once (score included); those of sessions with a family
+    // grouped by copy, the first in the family's order standing for the
+    // others; the page cut from both in the usual order.
+    let by_age = "ORDER BY family_age, sid, ord";
+    let merged = format!(
+        "WITH hits AS MATERIALIZED (SELECT m.host, m.sid, m.ord, m.ts_ms, {score} AS score, \
+         s.family, m.copy, s.family_age {FROM} WHERE {cond}), \
+         merged AS (SELECT host, sid, ord, ts_ms, score, NULL::bigint[] AS c_sids, \
+         NULL::integer[] AS c_ords FROM hits WHERE family IS NULL OR copy IS NULL \
+         UNION ALL SELECT host, sids[1], ords[1], tss[1], scores[1], sids[2:], ords[2:] \
+         FROM (SELECT host, array_agg(sid {by_age}) AS sids, array_agg(ord {by_age}) AS ords, \
+         array_agg(ts_ms {by_age}) AS tss, array_agg(score {by_age}) AS scores \
+         FROM hits WHERE family IS NOT NULL AND copy IS NOT NULL \
+         GROUP BY host, family, copy) AS g)"
+    );
+    let sql = format!(
+        "{merged}, page AS (SELECT *, count(*) OVER () AS total FROM merged \
+         ORDER BY {} LIMIT ${lim} OFFSET ${}) \
+         SELECT {DOC_COLUMNS}, p.score, p.total, c.ids, c.paths, c.lines \
+         FROM page p JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+         JOIN pi_sessions s ON s.host = p.host AND s.sid = p.sid \
+         LEFT JOIN LATERAL (SELECT array_agg(cs.session_id ORDER BY x.i) AS ids, \
+         array_agg(cs.path ORDER BY x.i) AS paths, array_agg(cm.line ORDER BY x.i) AS lines \
+         FROM unnest(p.c_sids, p.c_ords) WITH ORDINALITY AS x(sid, ord, i) \
+         JOIN pi_sessions cs ON cs.host = p.host AND cs.sid = x.sid \
+         JOIN pi_messages cm ON cm.host = p.host AND cm.sid = x.sid AND cm.ord = x.ord) AS c ON TRUE \
+         ORDER BY {}",
+        order(""),
+        lim + 1,
+        order("p.")
+    );
+    (sql, format!("{merged} SELECT count(*) FROM merged"))
 }
 
 /// PostgreSQL's plan for the search of `query` (first page, by
@@ -220,7 +328,9 @@ fn search_sql(q: &mut SqlQuery, sort: Sort, limit: usize, offset: usize) -> Stri
 pub fn explain(db: &Db, query: &str, filters: &Filters, now: &Now) -> Result<String, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
     let mut q = query::compile(query, filters, now)?;
-    let sql = format!("EXPLAIN {}", search_sql(&mut q, Sort::Relevance, 20, 0));
+    let merge = has_families(db)?;
+    let (sql, _) = search_sql(&mut q, Sort::Relevance, 20, 0, merge);
+    let sql = format!("EXPLAIN {sql}");
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
         .run(db.client.query_typed(&sql, &params))
@@ -232,32 +342,74 @@ pub fn explain(db: &Db, query: &str, filters: &Filters, now: &Now) -> Result<Str
         .join("\n"))
 }
 
-fn session_of(r: &Row) -> TeamSession {
-    let started: Option<i64> = r.get(6);
-    let last: Option<i64> = r.get(7);
+/// The session of a row whose columns from `at` on are
+/// [`SESSION_COLUMNS`], with its place in its family.
+fn session_at(r: &Row, at: usize) -> TeamSession {
+    let started: Option<i64> = r.get(at + 6);
+    let last: Option<i64> = r.get(at + 7);
+    let lineage = RowLineage {
+        parent_session: r.get(at + 11),
+        parent_path: r.get(at + 12),
+        parent_how: r.get(at + 13),
+        fork_ids: r.get(at + 14),
+        fork_paths: r.get(at + 15),
+        family: None,
+        family_age: None,
+    };
     TeamSession {
-        host: r.get(0),
+        host: r.get(at),
         session: SessionRow {
-            session_id: r.get(1),
-            path: r.get(2),
-            cwd: r.get(3),
-            session_name: r.get(4),
-            title: r.get(5),
+            session_id: r.get(at + 1),
+            path: r.get(at + 2),
+            cwd: r.get(at + 3),
+            session_name: r.get(at + 4),
+            title: r.get(at + 5),
             started: started.map(format_millis),
             last: last.map(format_millis),
-            messages: r.get::<_, i64>(8) as u64,
+            messages: r.get::<_, i64>(at + 8) as u64,
             last_ms: last,
-            models: r.get(9),
-            key: r.get::<_, i64>(10) as u64,
-            parent_path: None,
+            models: r.get(at + 9),
+            key: r.get::<_, i64>(at + 10) as u64,
+            parent_path: lineage.parent_path.clone(),
             head: 0,
-            family: None,
+            family: Some(lineage.to_lineage()),
         },
     }
 }
 
+fn session_of(r: &Row) -> TeamSession {
+    session_at(r, 0)
+}
+
+/// Where `s.sid` is in [`SESSION_COLUMNS`].
+const SID: usize = 10;
+
 const SESSION_COLUMNS: &str = "s.host, s.session_id, s.path, s.cwd, s.session_name, s.title, \
-     s.started_ms, s.last_ms, s.messages, s.models, s.sid";
+     s.started_ms, s.last_ms, s.messages, s.models, s.sid, s.parent_session, s.parent_path, \
+     s.parent_how, s.fork_ids, s.fork_paths";
+
+/// The condition that keeps sessions at or below `$d` (with `$b`, the
+/// same ending in `/`) and active at or after `$t`, each when not null.
+fn selected(d: usize, b: usize, t: usize) -> String {
+    format!(
+        "(${d}::text IS NULL OR s.cwd = ${d} OR starts_with(s.cwd, ${b})) \
+         AND (${t}::bigint IS NULL OR s.last_ms >= ${t})"
+    )
+}
+
+/// `dir` (normalized) and the same ending in `/`, as the database keeps
+/// text.
+fn dir_params(dir: Option<&str>) -> (Option<String>, Option<String>) {
+    let dir = dir.map(|d| super::text::pg_text(d).into_owned());
+    let below = dir.as_ref().map(|d| {
+        if d.ends_with('/') {
+            d.clone()
+        } else {
+            format!("{d}/")
+        }
+    });
+    (dir, below)
+}
 
 /// Every session of the database (or of `host`), newest activity first,
 /// at or below `dir` and active at or after `since`.
@@ -269,21 +421,13 @@ pub fn sessions(
 ) -> Result<Vec<TeamSession>, TeamError> {
     use tokio_postgres::types::Type;
     db.run(schema::check(&db.client, &db.target))?;
-    let host = host.map(|h| super::push::pg_text(h).into_owned());
-    let dir = dir.map(|d| super::push::pg_text(d).into_owned());
-    let below = dir.as_ref().map(|d| {
-        if d.ends_with('/') {
-            d.clone()
-        } else {
-            format!("{d}/")
-        }
-    });
+    let host = host.map(|h| super::text::pg_text(h).into_owned());
+    let (dir, below) = dir_params(dir);
     let sql = format!(
         "SELECT {SESSION_COLUMNS} FROM pi_sessions s \
-         WHERE ($1::text IS NULL OR s.host = $1) \
-         AND ($2::text IS NULL OR s.cwd = $2 OR starts_with(s.cwd, $3)) \
-         AND ($4::bigint IS NULL OR s.last_ms >= $4) \
-         ORDER BY s.last_ms DESC NULLS LAST, s.path, s.host"
+         WHERE ($1::text IS NULL OR s.host = $1) AND {} \
+         ORDER BY s.last_ms DESC NULLS LAST, s.path, s.host",
+        selected(2, 3, 4)
     );
     let rows = db
         .run(db.client.query_typed(
@@ -299,8 +443,8 @@ pub fn sessions(
     Ok(rows.iter().map(session_of).collect())
 }
 
-/// A session found by a query: the session, how many of its messages
-/// match, and its best hit.
+/// A session found by a query: the object of `sessions QUERY --json`,
+/// with its host.
 #[derive(Clone, Debug, Serialize)]
 pub struct TeamSessionHit {
     /// The host that pushed it.
@@ -308,103 +452,262 @@ pub struct TeamSessionHit {
     /// The session.
     #[serde(flatten)]
     pub session: SessionRow,
-    /// What matched: always `"messages"` on the server (names and titles
-    /// are not ranked there).
-    pub matched: &'static str,
-    /// Its best message's score.
+    /// What matched: `"name"`, `"title"` or `"messages"` (only
+    /// messages), the group it is ranked in.
+    pub matched: Matched,
+    /// Its score within that group (see the [module
+    /// documentation](self)).
     pub score: f32,
-    /// Always 0: names are not ranked on the server (the field is there
-    /// so the object has the local one's keys).
+    /// `ts_rank_cd` of the query on its name (0: no match).
     pub name_score: f32,
-    /// Always 0: titles are not ranked on the server.
+    /// `ts_rank_cd` of the query on its title (0: no match).
     pub title_score: f32,
     /// How many of its messages match.
     pub matches: u64,
-    /// Its best matching message, with its snippet.
-    pub hit: Hit,
-    /// The best message's snippet.
+    /// Its best matching message, with its snippet (none when only the
+    /// name or title matched).
+    pub hit: Option<Hit>,
+    /// The best message's snippet, else the title.
     pub snippet: String,
+    /// Byte ranges of matched words within `snippet`.
+    #[serde(skip)]
+    pub highlights: Vec<std::ops::Range<usize>>,
 }
 
-/// The sessions whose messages match `query`, best first (by their best
-/// message's `ts_rank_cd`), at most `limit`.
+/// The sessions `query` finds, best first (see the [module
+/// documentation](self)), at or below `dir` and active at or after
+/// `since`, at most `limit`.
+#[allow(clippy::too_many_arguments)]
 pub fn find_sessions(
     db: &Db,
     query: &str,
     filters: &Filters,
     now: &Now,
+    dir: Option<&str>,
+    since: Option<i64>,
     limit: usize,
 ) -> Result<(Vec<TeamSessionHit>, Vec<Warning>), TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
-    let mut q = query::compile(query, filters, now)?;
+    let q = query::compile(query, filters, now)?;
     let score = q.rank.map_or("0::real".to_owned(), query::score);
-    let lim = q.params.len() + 1;
-    q.params.push(query::Param::Int(limit as i64));
+    let mut params = q.params.clone();
+    // Names and titles, unless the query is about messages' own facts.
+    let mut parts = Vec::new();
+    for scope in [Scope::Names, Scope::Titles] {
+        if crate::search::sessions::about_messages(query, filters) {
+            parts.push(
+                "SELECT NULL::text AS host, NULL::bigint AS sid, NULL::real AS score WHERE FALSE"
+                    .to_owned(),
+            );
+            continue;
+        }
+        let sq = query::compile_sessions(query, filters, now, scope, params)?;
+        let score = sq
+            .rank
+            .map_or("0::real".to_owned(), |n| query::session_score(scope, n));
+        parts.push(format!(
+            "SELECT s.host, s.sid, {score} AS score FROM pi_sessions s WHERE {}",
+            sq.condition
+        ));
+        params = sq.params;
+    }
+    let (dir, below) = dir_params(dir);
+    let n = params.len();
+    params.push(dir.map_or(Param::NullText, Param::Text));
+    params.push(below.map_or(Param::NullText, Param::Text));
+    params.push(since.map_or(Param::NullInt, Param::Int));
+    params.push(Param::Int(i64::try_from(limit).unwrap_or(i64::MAX)));
+    let weight = crate::search::sessions::MATCHES_WEIGHT;
     let sql = format!(
-        "WITH hits AS (SELECT m.host, m.sid, m.ord, m.ts_ms, {score} AS score {FROM} WHERE {}), \
-         best AS (SELECT DISTINCT ON (host, sid) host, sid, ord, score, ts_ms, \
+        "WITH hits AS (SELECT m.host, m.sid, m.ord, m.ts_ms, {score} AS score {FROM} WHERE {cond}), \
+         best AS (SELECT DISTINCT ON (host, sid) host, sid, ord, score, \
          count(*) OVER (PARTITION BY host, sid) AS matches FROM hits \
-         ORDER BY host, sid, score DESC, ts_ms DESC NULLS LAST, ord) \
-         SELECT {SESSION_COLUMNS}, b.matches, b.score, {DOC_COLUMNS} \
-         FROM best b JOIN pi_sessions s ON s.host = b.host AND s.sid = b.sid \
-         JOIN pi_messages m ON m.host = b.host AND m.sid = b.sid AND m.ord = b.ord \
-         ORDER BY b.score DESC, s.last_ms DESC NULLS LAST, s.path, s.host LIMIT ${lim}",
-        q.condition
+         ORDER BY host, sid, score DESC, ord), \
+         names AS ({names}), titles AS ({titles}), \
+         found AS (SELECT host, sid FROM best UNION SELECT host, sid FROM names \
+         UNION SELECT host, sid FROM titles), \
+         ranked AS (SELECT f.host, f.sid, b.ord, b.score AS m_score, coalesce(b.matches, 0) AS matches, \
+         n.score AS n_score, t.score AS t_score, \
+         CASE WHEN n.sid IS NOT NULL THEN 0 WHEN t.sid IS NOT NULL THEN 1 ELSE 2 END AS grp, \
+         (coalesce(n.score, 0) + coalesce(t.score, 0) + coalesce(b.score, 0) \
+         + {weight} * ln(1 + coalesce(b.matches, 0)::float8))::real AS score \
+         FROM found f LEFT JOIN best b ON b.host = f.host AND b.sid = f.sid \
+         LEFT JOIN names n ON n.host = f.host AND n.sid = f.sid \
+         LEFT JOIN titles t ON t.host = f.host AND t.sid = f.sid) \
+         SELECT {SESSION_COLUMNS}, r.grp, r.score, coalesce(r.n_score, 0)::real, \
+         coalesce(r.t_score, 0)::real, r.matches, s.family, m.copy, r.m_score, {DOC_COLUMNS} \
+         FROM ranked r JOIN pi_sessions s ON s.host = r.host AND s.sid = r.sid \
+         LEFT JOIN pi_messages m ON m.host = r.host AND m.sid = r.sid AND m.ord = r.ord \
+         WHERE {selected} \
+         ORDER BY r.grp, r.score DESC, s.last_ms DESC NULLS LAST, s.path, s.host LIMIT ${lim}",
+        cond = q.condition,
+        names = parts[0],
+        titles = parts[1],
+        selected = selected(n + 1, n + 2, n + 3),
+        lim = n + 4,
     );
-    let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
+    let typed: Vec<_> = params.iter().map(|p| p.typed()).collect();
     let rows = db
-        .run(db.client.query_typed(&sql, &params))
+        .run(db.client.query_typed(&sql, &typed))
         .map_err(|e| db.error("finding sessions", &e))?;
     let snipper = Snipper::new(&q, 160);
     let width = SESSION_COLUMNS.split(',').count();
     let mut out = Vec::with_capacity(rows.len());
+    // The shown messages that may have copies: (row, host, sid, family,
+    // copy key).
+    let mut copied = Vec::new();
     for r in &rows {
-        let s = session_of(r);
-        let matches: i64 = r.get(width);
-        let score: f32 = r.get(width + 1);
-        // The message's columns follow: read them by shifting.
-        let ts: Option<i64> = r.get(width + 2 + 7);
-        let role: String = r.get(width + 2 + 6);
-        let doc = StoredDoc {
-            session_id: r.get(width + 2 + 1),
-            path: r.get(width + 2 + 2),
-            line: r.get::<_, i64>(width + 2 + 3) as u64,
-            offset: r.get::<_, i64>(width + 2 + 4) as u64,
-            entry_id: r.get(width + 2 + 5),
-            role: role.parse().unwrap_or(Role::User),
-            timestamp: ts.map(format_millis),
-            timestamp_ms: ts,
-            cwd: r.get(width + 2 + 8),
-            session_name: r.get(width + 2 + 9),
-            model: r.get(width + 2 + 10),
-            active: r.get(width + 2 + 11),
-            edited: Edited::from_rank(r.get::<_, i16>(width + 2 + 12) as u64),
-            replacement: r.get(width + 2 + 13),
-            text: r.get(width + 2 + 14),
+        let s = session_at(r, 0);
+        let matched = match r.get::<_, i32>(width) {
+            0 => Matched::Name,
+            1 => Matched::Title,
+            _ => Matched::Messages,
         };
-        let hit = snipper.hit(doc, score);
+        let score: f32 = r.get(width + 1);
+        let name_score: f32 = r.get(width + 2);
+        let title_score: f32 = r.get(width + 3);
+        let matches: i64 = r.get(width + 4);
+        let family: Option<i64> = r.get(width + 5);
+        let copy: Option<i64> = r.get(width + 6);
+        let best: Option<f32> = r.get(width + 7);
+        let at = width + 8;
+        // The best message, when a message matched (its host is null
+        // otherwise: the join found none).
+        let hit = match (best, r.get::<_, Option<String>>(at)) {
+            (Some(best), Some(_)) => {
+                let (_, doc) = doc_at(r, at);
+                if let (Some(f), Some(c)) = (family, copy) {
+                    copied.push((out.len(), s.host.clone(), r.get::<_, i64>(SID), f, c));
+                }
+                Some(snipper.hit(doc, best))
+            }
+            _ => None,
+        };
+        let (snippet, highlights) = match &hit {
+            Some(h) => (h.snippet.clone(), h.highlights.clone()),
+            None => (
+                s.session
+                    .title
+                    .clone()
+                    .or_else(|| s.session.session_name.clone())
+                    .unwrap_or_default(),
+                Vec::new(),
+            ),
+        };
         out.push(TeamSessionHit {
             host: s.host,
             session: s.session,
-            matched: "messages",
+            matched,
             score,
-            name_score: 0.0,
-            title_score: 0.0,
+            name_score,
+            title_score,
             matches: matches as u64,
-            snippet: hit.snippet.clone(),
             hit,
+            snippet,
+            highlights,
         });
     }
+    fill_copies(db, &mut out, &copied)?;
     Ok((out, q.warnings))
 }
 
+/// Fill in the copies of the shown messages `copied` (each: the row of
+/// `hits`, its host, session, family and copy key): the other sessions of
+/// the family holding the same message, whatever they matched, in the
+/// family's order (as locally, where a list of one hit per session fills
+/// them the same way).
+fn fill_copies(
+    db: &Db,
+    hits: &mut [TeamSessionHit],
+    copied: &[(usize, String, i64, i64, i64)],
+) -> Result<(), TeamError> {
+    use tokio_postgres::types::Type;
+    if copied.is_empty() {
+        return Ok(());
+    }
+    let hosts: Vec<&str> = copied.iter().map(|c| c.1.as_str()).collect();
+    let sids: Vec<i64> = copied.iter().map(|c| c.2).collect();
+    let families: Vec<i64> = copied.iter().map(|c| c.3).collect();
+    let keys: Vec<i64> = copied.iter().map(|c| c.4).collect();
+    let rows = db
+        .run(db.client.query_typed(
+            "SELECT x.i, cs.session_id, cs.path, cm.line \
+             FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) WITH ORDINALITY \
+             AS x(host, sid, family, copy, i) \
+             JOIN pi_sessions cs ON cs.host = x.host AND cs.family = x.family AND cs.sid <> x.sid \
+             JOIN pi_messages cm ON cm.host = cs.host AND cm.sid = cs.sid AND cm.copy = x.copy \
+             ORDER BY x.i, cs.family_age, cm.ord",
+            &[
+                (&hosts, Type::TEXT_ARRAY),
+                (&sids, Type::INT8_ARRAY),
+                (&families, Type::INT8_ARRAY),
+                (&keys, Type::INT8_ARRAY),
+            ],
+        ))
+        .map_err(|e| db.error("finding the copies of messages", &e))?;
+    for r in &rows {
+        let i = r.get::<_, i64>(0) as usize - 1;
+        if let Some(hit) = hits[copied[i].0].hit.as_mut() {
+            hit.copies.push(CopyRef {
+                session_id: r.get(1),
+                path: r.get(2),
+                line: r.get::<_, i64>(3) as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What `show` says of a session's family: its lineage and, when its
+/// parent is in the database, the entry where it left the parent (its
+/// last message the parent holds too: the same entry id and text).
+pub fn lineage(
+    db: &Db,
+    host: &str,
+    path: &str,
+) -> Result<Option<(Lineage, Option<String>)>, TeamError> {
+    use tokio_postgres::types::Type;
+    let host = super::text::pg_text(host).into_owned();
+    let path = super::text::pg_text(path).into_owned();
+    let sql =
+        format!("SELECT {SESSION_COLUMNS} FROM pi_sessions s WHERE s.host = $1 AND s.path = $2");
+    let Some(row) = db
+        .run(
+            db.client
+                .query_typed_opt(&sql, &[(&host, Type::TEXT), (&path, Type::TEXT)]),
+        )
+        .map_err(|e| db.error("reading the session's family", &e))?
+    else {
+        return Ok(None);
+    };
+    let lineage = session_of(&row).session.family.unwrap_or_default();
+    let Some(parent) = lineage.parent.as_ref().filter(|p| p.session.is_some()) else {
+        return Ok(Some((lineage, None)));
+    };
+    let at = db
+        .run(db.client.query_typed_opt(
+            "SELECT m.entry_id FROM pi_messages m JOIN pi_sessions s ON s.host = m.host AND s.sid = m.sid \
+             WHERE s.host = $1 AND s.path = $2 AND m.entry_id IS NOT NULL \
+             AND m.copy IN (SELECT pm.copy FROM pi_messages pm JOIN pi_sessions ps \
+             ON ps.host = pm.host AND ps.sid = pm.sid WHERE ps.host = $1 AND ps.path = $3 \
+             AND pm.copy IS NOT NULL) ORDER BY m.ord DESC LIMIT 1",
+            &[
+                (&host, Type::TEXT),
+                (&path, Type::TEXT),
+                (&parent.path, Type::TEXT),
+            ],
+        ))
+        .map_err(|e| db.error("reading where the session was forked", &e))?
+        .map(|r| r.get::<_, String>(0));
+    Ok(Some((lineage, at)))
+}
 /// The messages of the session `arg` names (a path, a session id, or a
 /// unique prefix of one), of `host` when given, in file order.
 pub fn show(db: &Db, arg: &str, host: Option<&str>) -> Result<Vec<TeamDoc>, TeamError> {
     use tokio_postgres::types::Type;
     db.run(schema::check(&db.client, &db.target))?;
-    let arg = super::push::pg_text(arg).into_owned();
-    let host = host.map(|h| super::push::pg_text(h).into_owned());
+    let arg = super::text::pg_text(arg).into_owned();
+    let host = host.map(|h| super::text::pg_text(h).into_owned());
     let rows = db
         .run(db.client.query_typed(
             "SELECT s.host, s.sid, s.session_id, s.path, \

@@ -52,6 +52,16 @@ pub struct Indexed {
     pub windowed: bool,
 }
 
+/// Text as the database keeps it: NUL, which PostgreSQL's text cannot
+/// hold, as U+FFFD (the same in rows, in parameters and in filters).
+pub fn pg_text(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\0') {
+        std::borrow::Cow::Owned(s.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
 /// The tokens of `text`: (0-based position, token).
 pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
@@ -108,6 +118,12 @@ fn literal<'a>(tokens: impl Iterator<Item = &'a (usize, String)>, from: usize) -
 /// instead, that replacement.
 pub fn index(analyzer: &mut TextAnalyzer, text: &str, replacement: Option<&str>) -> Indexed {
     let toks = tokens(analyzer, text);
+    let replaced = replacement.map(|r| tokens(analyzer, r));
+    index_tokens(&toks, replaced.as_deref())
+}
+
+/// [`index`] of a text's tokens, and of its replacement's.
+fn index_tokens(toks: &[(usize, String)], replacement: Option<&[(usize, String)]>) -> Indexed {
     let fits = replacement.is_none() && toks.last().is_none_or(|(p, _)| *p < MAX_POSITION) && {
         let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         toks.iter().all(|(_, t)| {
@@ -126,9 +142,9 @@ pub fn index(analyzer: &mut TextAnalyzer, text: &str, replacement: Option<&str>)
             };
         }
     }
-    let mut windows = windows(&toks);
+    let mut windows = windows(toks);
     if let Some(r) = replacement {
-        windows.extend(self::windows(&tokens(analyzer, r)));
+        windows.extend(self::windows(r));
     }
     Indexed {
         tsv: String::new(),
@@ -165,12 +181,21 @@ fn windows(toks: &[(usize, String)]) -> Vec<String> {
     out
 }
 
-/// The `tsvector` of a session's name: its tokens, without positions (a
-/// `name:` filter asks for its words in any order).
+/// The `tsvector` of a session's name or title: its tokens with their
+/// positions, as a message's (a `name:` filter asks for the name's words
+/// in any order; `sessions QUERY` ranks names and titles by the query's
+/// words and phrases). A name too long for positions (more than a
+/// `tsvector` keeps) has its words without them.
 pub fn name_tsv(analyzer: &mut TextAnalyzer, name: Option<&str>) -> String {
-    let mut lexemes: Vec<String> = name
-        .map(|n| tokens(analyzer, n).into_iter().map(|(_, t)| t).collect())
-        .unwrap_or_default();
+    let Some(name) = name else {
+        return String::new();
+    };
+    let toks = tokens(analyzer, name);
+    let indexed = index_tokens(&toks, None);
+    if !indexed.windowed {
+        return indexed.tsv;
+    }
+    let mut lexemes: Vec<String> = toks.into_iter().map(|(_, t)| t).collect();
     lexemes.sort();
     lexemes.dedup();
     let mut out = String::new();
@@ -265,6 +290,12 @@ mod tests {
             all_words_query(&mut analyzer(), "Socket test").as_deref(),
             Some("'socket' & 'test'")
         );
+        // Names and titles keep positions, for phrases.
+        assert_eq!(
+            name_tsv(&mut analyzer(), Some("Flaky socket test, socket")),
+            "'flaky':1 'socket':2,4 'test':3"
+        );
+        assert_eq!(name_tsv(&mut analyzer(), None), "");
     }
 
     #[test]
