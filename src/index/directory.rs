@@ -18,12 +18,29 @@
 //!
 //! With the `failpoints` feature, writes can also be made to fail as on a
 //! full disk (see `crate::failpoint::write_allowance`).
+//!
+//! # Mapped files released as a build goes
+//!
+//! A build's index is opened with a [`Mapped`] register: its files are
+//! mapped here (not by tantivy's directory) and each mapping is recorded,
+//! so that [`Mapped::release`] can drop every mapped page from the
+//! process's page tables (`MADV_DONTNEED`). A merge maps and reads every
+//! file of the segments it merges; without the release, the pages it read
+//! stayed counted in the build's memory until the merge ended (up to
+//! 270 MB with one merge at a time on a 10 GB corpus, 740 MB with four).
+//! The pages stay in the page cache: what is read again is mapped again
+//! from it on the next access (a minor fault), and since index files are
+//! never written once they are mapped (segments are immutable), dropping
+//! them cannot change what is read.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
+
+use memmap2::Mmap;
+use tantivy::directory::OwnedBytes;
 
 use tantivy::directory::error::{
     DeleteError, LockError, OpenDirectoryError, OpenReadError, OpenWriteError,
@@ -38,17 +55,90 @@ use tantivy::directory::{
 pub(crate) struct IndexDir {
     inner: MmapDirectory,
     root: PathBuf,
+    /// Where the files it maps are recorded, for a build.
+    mapped: Option<Arc<Mapped>>,
 }
 
 impl IndexDir {
-    /// The existing directory at `root`.
-    pub(crate) fn open(root: &Path) -> Result<IndexDir, OpenDirectoryError> {
+    /// The existing directory at `root`; with `mapped`, the files it
+    /// reads are mapped here and recorded there (a build's index).
+    pub(crate) fn open(
+        root: &Path,
+        mapped: Option<Arc<Mapped>>,
+    ) -> Result<IndexDir, OpenDirectoryError> {
         Ok(IndexDir {
             inner: MmapDirectory::open(root)?,
             root: root.to_owned(),
+            mapped,
         })
     }
 }
+
+/// The index files mapped through an [`IndexDir`] opened with it, while
+/// they are in use (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct Mapped {
+    maps: Mutex<Vec<Weak<Mmap>>>,
+}
+
+impl Mapped {
+    /// Drop the pages of every file still mapped from the process's page
+    /// tables; they are mapped again from the page cache when read.
+    pub(crate) fn release(&self) {
+        let live: Vec<Arc<Mmap>> = {
+            let mut maps = self.maps.lock().unwrap_or_else(|p| p.into_inner());
+            maps.retain(|m| m.strong_count() > 0);
+            maps.iter().filter_map(Weak::upgrade).collect()
+        };
+        for map in live {
+            // SAFETY: a read-only shared mapping of a file that is never
+            // written again (a segment file, immutable once written):
+            // after MADV_DONTNEED its pages read the same bytes again, from
+            // the page cache. The mapping is alive (held by `map`).
+            #[cfg(unix)]
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
+    /// Map the file at `path` (`name` in the index) and record it.
+    fn map(&self, path: &Path, name: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
+        let io_error = |io_error: io::Error| {
+            if io_error.kind() == io::ErrorKind::NotFound {
+                OpenReadError::FileDoesNotExist(name.to_owned())
+            } else {
+                OpenReadError::wrap_io_error(io_error, name.to_owned())
+            }
+        };
+        let file = File::open(path).map_err(io_error)?;
+        if file.metadata().map_err(io_error)?.len() == 0 {
+            // Nothing to map (mmap refuses an empty range).
+            return Ok(Arc::new(OwnedBytes::empty()));
+        }
+        // SAFETY: index files are not written or cut once written (as for
+        // tantivy's own MmapDirectory, which maps them the same way).
+        let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(io_error)?);
+        self.maps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Arc::downgrade(&map));
+        Ok(Arc::new(OwnedBytes::new(MappedBytes(map))))
+    }
+}
+
+/// A mapping's bytes, shared by the slices tantivy reads from it.
+struct MappedBytes(Arc<Mmap>);
+
+impl std::ops::Deref for MappedBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+// SAFETY: the bytes are those of the mapping, which does not move while
+// the Arc holding it lives, wherever the `MappedBytes` itself moves.
+unsafe impl stable_deref_trait::StableDeref for MappedBytes {}
 
 /// A name for a temporary file no other writer uses at the same time:
 /// `.tmp` and 8 hex digits (the name pattern an interrupted write leaves,
@@ -128,7 +218,10 @@ fn read_only_lock(_path: &Path, _blocking: bool) -> Result<DirectoryLock, LockEr
 
 impl Directory for IndexDir {
     fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
-        self.inner.get_file_handle(path)
+        match &self.mapped {
+            Some(mapped) => mapped.map(&self.root.join(path), path),
+            None => self.inner.get_file_handle(path),
+        }
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
@@ -225,7 +318,7 @@ mod tests {
     fn small_files_get_the_mode_of_any_new_file() {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
-        let dir = IndexDir::open(t.path()).unwrap();
+        let dir = IndexDir::open(t.path(), None).unwrap();
         dir.atomic_write(Path::new("meta.json"), b"{}").unwrap();
         let plain = t.path().join("plain");
         File::create(&plain).unwrap();

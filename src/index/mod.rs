@@ -268,7 +268,16 @@ pub(crate) fn messages_only(
 
 /// Open the tantivy index in `dir` through our [`directory::IndexDir`].
 pub(crate) fn open_index(dir: &Path) -> Result<Index, IndexError> {
-    let directory = directory::IndexDir::open(dir)
+    open_index_mapped(dir, None)
+}
+
+/// Open the tantivy index in `dir`, its files mapped into `mapped` when
+/// given (a build's, see [`directory::Mapped`]).
+pub(crate) fn open_index_mapped(
+    dir: &Path,
+    mapped: Option<std::sync::Arc<directory::Mapped>>,
+) -> Result<Index, IndexError> {
+    let directory = directory::IndexDir::open(dir, mapped)
         .map_err(|e| tantivy_err(dir, tantivy::TantivyError::OpenDirectoryError(e)))?;
     Index::open(directory).map_err(|e| tantivy_err(dir, e))
 }
@@ -279,8 +288,9 @@ pub(crate) fn create_index(
     dir: &Path,
     schema: tantivy::schema::Schema,
     settings: tantivy::IndexSettings,
+    mapped: Option<std::sync::Arc<directory::Mapped>>,
 ) -> Result<Index, IndexError> {
-    let directory = directory::IndexDir::open(dir)
+    let directory = directory::IndexDir::open(dir, mapped)
         .map_err(|e| tantivy_err(dir, tantivy::TantivyError::OpenDirectoryError(e)))?;
     Index::create(directory, schema, settings).map_err(|e| tantivy_err(dir, e))
 }
