@@ -299,6 +299,16 @@ impl SessionWatch {
             marks,
             next_mark: AtomicU64::new(0),
         };
+        // A barrier that does not come through now (a private directory
+        // on a file system without events) never will: every take is a
+        // full check rather than a wait.
+        if watch.marks.is_some() && watch.shared.lock().broken.is_none() {
+            if let Err(why) = watch.barrier_until(false) {
+                watch.shared.note(|s| {
+                    s.broken.get_or_insert(why);
+                });
+            }
+        }
         watch.look_at_roots(&mut watch.lock_inner());
         watch
     }
@@ -389,29 +399,55 @@ impl SessionWatch {
     /// Wait until every event of a write that returned before this call
     /// has reached the set (see the [module docs](self)).
     fn barrier(&self) -> Result<(), String> {
+        self.barrier_until(true)
+    }
+
+    /// The barrier; `early`: done as soon as the take is known to be
+    /// `Everything` anyway.
+    fn barrier_until(&self, early: bool) -> Result<(), String> {
         let Some(marks) = &self.marks else {
             return Err("the watch has no barrier".into());
         };
         let mark = self.next_mark.fetch_add(1, Ordering::SeqCst) + 1;
         let dir = marks.path().join(mark.to_string());
-        std::fs::create_dir(&dir)
-            .map_err(|e| format!("the watch's barrier could not be set ({e})"))?;
+        let made = match std::fs::create_dir(&dir) {
+            // The private directory was removed (a cleaner of /tmp, after
+            // days without a call): made again, and watched again.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => self
+                .restore_marks(marks.path())
+                .and_then(|()| std::fs::create_dir(&dir)),
+            made => made,
+        };
+        made.map_err(|e| format!("the watch's barrier could not be set ({e})"))?;
         let _ = std::fs::remove_dir(&dir);
         let seen = self.shared.lock();
         let (seen, _) = self
             .shared
             .arrived
             .wait_timeout_while(seen, BARRIER_WAIT, |s| {
-                s.mark < mark && s.everything.is_none() && s.broken.is_none()
+                s.mark < mark && !(early && (s.everything.is_some() || s.broken.is_some()))
             })
             .unwrap_or_else(|p| p.into_inner());
-        if seen.mark >= mark || seen.everything.is_some() || seen.broken.is_some() {
+        if seen.mark >= mark || (early && (seen.everything.is_some() || seen.broken.is_some())) {
             Ok(())
         } else {
             Err(format!(
                 "the watch did not answer within {} s",
                 BARRIER_WAIT.as_secs_f64()
             ))
+        }
+    }
+
+    /// Make the barrier's directory again where it was (only if nothing
+    /// else took its name), and watch it.
+    fn restore_marks(&self, path: &Path) -> std::io::Result<()> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().mode(0o700).create(path)?;
+        match &mut self.lock_inner().watcher {
+            Some(w) => w
+                .watch(path, RecursiveMode::NonRecursive)
+                .map_err(std::io::Error::other),
+            None => Ok(()),
         }
     }
 
@@ -680,6 +716,22 @@ mod tests {
         assert_eq!(w.take(), Changes::None);
         std::fs::write(&f, b"{}\n{}\n").unwrap();
         assert_eq!(w.take(), Changes::Paths(vec![f]));
+    }
+
+    #[test]
+    fn a_barrier_directory_removed_by_a_cleaner_is_made_again() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        let w = SessionWatch::start(std::slice::from_ref(&root));
+        assert!(matches!(w.take(), Changes::Everything(_)), "first take");
+        let marks = w.marks.as_ref().unwrap().path().to_owned();
+        std::fs::remove_dir(&marks).unwrap();
+        let f = root.join("x.jsonl");
+        std::fs::write(&f, b"{}\n").unwrap();
+        assert_eq!(w.take(), Changes::Paths(vec![f.clone()]));
+        std::fs::write(&f, b"{}\n{}\n").unwrap();
+        assert_eq!(w.take(), Changes::Paths(vec![f]));
+        assert!(marks.is_dir());
     }
 
     #[test]
