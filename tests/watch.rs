@@ -122,7 +122,7 @@ fn a_linked_project_directory_is_refreshed_under_the_build_s_path() {
         panic!("the append was not seen")
     };
     let linked = root.join("--linked--/linked.jsonl");
-    assert_eq!(seen, [linked.clone()]);
+    assert_eq!(seen, std::slice::from_ref(&linked));
     let r = build_changed(&o, &seen, &|_| {}).unwrap();
     assert_eq!((r.files_grown, r.files_indexed), (1, 1), "{r:?}");
     let hits = t.s.search_json("zqlinked", &[]);
