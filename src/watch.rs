@@ -44,9 +44,16 @@
 //! Files written in it before that have no event of their own: the
 //! directory's path is in the take, and the refresh walks it. That walk
 //! must begin after the directory's watch exists, or a write between the
-//! two would be lost; so a take that holds a directory first makes a
-//! round trip through notify's thread (a request it answers only after
-//! it finished handling those events and adding their watches).
+//! two would be lost; so a take that holds a directory (or answers
+//! `Everything`: the walk of every file) first makes a round trip through
+//! notify's thread (a request it answers only after it finished handling
+//! those events and adding their watches).
+//!
+//! When the kernel's queue overflows, events are dropped: a barrier's
+//! mark (another is made once the overflow was read), and maybe the
+//! creation of a directory, whose watch notify then never added. So the
+//! take that follows watches the roots again (notify keeps the watches it
+//! has and adds those missing) before it answers `Everything`.
 //!
 //! Each take also looks at each root (one `stat`): a root that appeared
 //! is watched from then on, and one that was removed, moved or replaced
@@ -95,6 +102,14 @@ impl Scope {
         }
     }
 
+    /// How its directory is watched.
+    fn mode(&self) -> RecursiveMode {
+        match self {
+            Scope::Tree(_) => RecursiveMode::Recursive,
+            Scope::File(_) => RecursiveMode::NonRecursive,
+        }
+    }
+
     /// The directory whose watch this scope's changes come through.
     fn target(&self) -> &Path {
         match self {
@@ -118,6 +133,14 @@ struct Seen {
     lost: Vec<PathBuf>,
     /// The highest barrier mark that arrived.
     mark: u64,
+    /// How many times the queue overflowed (a barrier's mark may have
+    /// been dropped with the rest).
+    overflows: u64,
+    /// The queue overflowed since the roots were last watched: the
+    /// creation of a directory may have been dropped, and with it its
+    /// watch; the roots are watched again (what is watched already is
+    /// kept, what is missing is added).
+    rewatch: bool,
 }
 
 struct Shared {
@@ -193,6 +216,8 @@ fn handle(shared: &Shared, marks: Option<&Path>, res: notify::Result<Event>) {
     if event.need_rescan() {
         return shared.note(|s| {
             s.everything = Some("the watch's event queue overflowed".into());
+            s.overflows += 1;
+            s.rewatch = true;
         });
     }
     if let Some(marks) = marks {
@@ -303,7 +328,7 @@ impl SessionWatch {
         // on a file system without events) never will: every take is a
         // full check rather than a wait.
         if watch.marks.is_some() && watch.shared.lock().broken.is_none() {
-            if let Err(why) = watch.barrier_until(false) {
+            if let Err(why) = watch.barrier() {
                 watch.shared.note(|s| {
                     s.broken.get_or_insert(why);
                 });
@@ -326,9 +351,13 @@ impl SessionWatch {
     /// removed, moved or replaced; returns why everything must be
     /// checked, when something changed.
     fn look_at_roots(&self, inner: &mut Inner) -> Option<String> {
-        let (lost, broken) = {
+        let (lost, broken, rewatch) = {
             let mut seen = self.shared.lock();
-            (std::mem::take(&mut seen.lost), seen.broken.is_some())
+            (
+                std::mem::take(&mut seen.lost),
+                seen.broken.is_some(),
+                std::mem::take(&mut seen.rewatch),
+            )
         };
         if broken {
             // Every take checks everything anyway.
@@ -336,12 +365,21 @@ impl SessionWatch {
         }
         let Inner { watcher, roots } = inner;
         let watcher = watcher.as_mut()?;
-        let mut why = None;
+        // Watched again after an overflow: what the directories it adds
+        // hold is checked too.
+        let mut why = rewatch.then(|| "the watch's event queue overflowed".to_owned());
         let mut failed = None;
         for root in roots.iter_mut() {
             if let Some((scope, id)) = &root.watched {
                 let target = scope.target();
                 if !lost.iter().any(|l| l == target) && identity(target) == Some(*id) {
+                    if rewatch {
+                        if let Err(e) = watcher.watch(target, scope.mode()) {
+                            failed.get_or_insert_with(|| {
+                                format!("{} cannot be watched ({e})", root.given.display())
+                            });
+                        }
+                    }
                     continue;
                 }
                 let _ = watcher.unwatch(target);
@@ -361,10 +399,7 @@ impl SessionWatch {
                 Scope::File(path)
             };
             let target = scope.target().to_owned();
-            let mode = match scope {
-                Scope::Tree(_) => RecursiveMode::Recursive,
-                Scope::File(_) => RecursiveMode::NonRecursive,
-            };
+            let mode = scope.mode();
             // The identity first: a directory replaced while its watch is
             // added is seen at the next take.
             let Some(id) = identity(&target) else {
@@ -399,12 +434,41 @@ impl SessionWatch {
     /// Wait until every event of a write that returned before this call
     /// has reached the set (see the [module docs](self)).
     fn barrier(&self) -> Result<(), String> {
-        self.barrier_until(true)
+        let deadline = std::time::Instant::now() + BARRIER_WAIT;
+        let mut mark = self.mark()?;
+        let mut seen = self.shared.lock();
+        let mut overflows = seen.overflows;
+        loop {
+            if seen.mark >= mark || seen.broken.is_some() {
+                return Ok(());
+            }
+            if seen.overflows != overflows {
+                // The mark may have been dropped with the queue: another,
+                // made after the overflow was read.
+                overflows = seen.overflows;
+                drop(seen);
+                mark = self.mark()?;
+                seen = self.shared.lock();
+                continue;
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(format!(
+                    "the watch did not answer within {} s",
+                    BARRIER_WAIT.as_secs_f64()
+                ));
+            }
+            seen = self
+                .shared
+                .arrived
+                .wait_timeout(seen, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
     }
 
-    /// The barrier; `early`: done as soon as the take is known to be
-    /// `Everything` anyway.
-    fn barrier_until(&self, early: bool) -> Result<(), String> {
+    /// Make (and remove) the next mark; its number.
+    fn mark(&self) -> Result<u64, String> {
         let Some(marks) = &self.marks else {
             return Err("the watch has no barrier".into());
         };
@@ -420,22 +484,7 @@ impl SessionWatch {
         };
         made.map_err(|e| format!("the watch's barrier could not be set ({e})"))?;
         let _ = std::fs::remove_dir(&dir);
-        let seen = self.shared.lock();
-        let (seen, _) = self
-            .shared
-            .arrived
-            .wait_timeout_while(seen, BARRIER_WAIT, |s| {
-                s.mark < mark && !(early && (s.everything.is_some() || s.broken.is_some()))
-            })
-            .unwrap_or_else(|p| p.into_inner());
-        if seen.mark >= mark || (early && (seen.everything.is_some() || seen.broken.is_some())) {
-            Ok(())
-        } else {
-            Err(format!(
-                "the watch did not answer within {} s",
-                BARRIER_WAIT.as_secs_f64()
-            ))
-        }
+        Ok(mark)
     }
 
     /// Make the barrier's directory again where it was (only if nothing
@@ -472,23 +521,25 @@ impl SessionWatch {
             .or_else(|| seen.broken.clone())
             .or(roots)
             .or(barrier.err());
+        let broken = seen.broken.is_some();
         drop(seen);
-        if let Some(why) = why {
-            return Changes::Everything(why);
-        }
-        if paths.is_empty() {
-            return Changes::None;
-        }
-        // A directory's walk must begin after its watch was added.
-        if paths
-            .iter()
-            .any(|p| p.extension().is_none_or(|e| e != "jsonl"))
-        {
+        let changes = match why {
+            Some(why) => Changes::Everything(why),
+            None if paths.is_empty() => return Changes::None,
+            None => Changes::Paths(paths.into_iter().collect()),
+        };
+        // The walk of a new directory (or of everything) must begin
+        // after its watch was added.
+        let walks_dirs = match &changes {
+            Changes::Paths(p) => p.iter().any(|p| p.extension().is_none_or(|e| e != "jsonl")),
+            _ => !broken,
+        };
+        if walks_dirs {
             if let Err(why) = self.round_trip(&mut inner) {
                 return Changes::Everything(why);
             }
         }
-        Changes::Paths(paths.into_iter().collect())
+        changes
     }
 
     /// A request notify's thread answers once it has handled the events
@@ -732,6 +783,26 @@ mod tests {
         std::fs::write(&f, b"{}\n{}\n").unwrap();
         assert_eq!(w.take(), Changes::Paths(vec![f]));
         assert!(marks.is_dir());
+    }
+
+    #[test]
+    fn an_overflow_is_a_full_check_once_with_the_roots_watched_again() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        let w = SessionWatch::start(std::slice::from_ref(&root));
+        assert!(matches!(w.take(), Changes::Everything(_)), "first take");
+        // What notify hands on when the kernel's queue overflowed.
+        let overflow = Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        handle(&w.shared, None, Ok(overflow));
+        assert_eq!(
+            w.take(),
+            Changes::Everything("the watch's event queue overflowed".into())
+        );
+        assert!(!w.shared.lock().rewatch, "the roots were watched again");
+        assert_eq!(w.take(), Changes::None);
+        let f = root.join("x.jsonl");
+        std::fs::write(&f, b"{}\n").unwrap();
+        assert_eq!(w.take(), Changes::Paths(vec![f]));
     }
 
     #[test]
