@@ -577,3 +577,53 @@ fn a_watch_that_overflowed_checks_every_file_and_misses_nothing() {
     let (code, report) = util::concurrent::check(&t.s, &[&t.sessions], &[]);
     assert_eq!(code, 0, "{report}");
 }
+
+/// A watched refresh is a build like any other: planned, then planned
+/// again under the writer's lock when another build committed meanwhile.
+/// The server's refresh of an append waits before taking the writer, a
+/// `pi-index build` indexes the append and commits, then the refresh
+/// goes on: it indexes nothing twice.
+#[test]
+fn a_watched_refresh_that_planned_before_another_build_committed_indexes_nothing_twice() {
+    use serde_json::{json, Value};
+    use util::raw::Raw;
+    let t = setup();
+    t.build(&[]);
+    let flag = t.s.dir.path().join("go");
+    let pause = std::ffi::OsString::from(format!("before-writer:{}", flag.display()));
+    let args: Vec<String> = vec![
+        t.sessions.to_string_lossy().into_owned(),
+        "--index".into(),
+        t.s.index().to_string_lossy().into_owned(),
+    ];
+    let mut raw = Raw::start(
+        &t.s,
+        &args,
+        &[("PI_INDEX_TEST_PAUSE_AT", std::path::Path::new(&pause))],
+    );
+    let search = |raw: &mut Raw, id: u64| -> Value {
+        let reply = raw.reply(&json!(id));
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        reply["result"]["structuredContent"].clone()
+    };
+    raw.call(2, "search", json!({"query": "zqtwice"}));
+    assert_eq!(search(&mut raw, 2)["total"], 0);
+    append(
+        &t.file,
+        &(user("b1", Some("a2"), 2, "second question zqtwice") + "\n"),
+    );
+    raw.call(3, "search", json!({"query": "zqtwice"}));
+    wait_for(&t.s.dir.path().join("go.reached"));
+    let b = t.build(&[]);
+    assert_eq!(b["messages_indexed"], 1, "{b}");
+    std::fs::write(&flag, b"").unwrap();
+    let r = search(&mut raw, 3);
+    assert_eq!(r["total"], 1, "{r}");
+    assert_eq!(
+        r["index"],
+        json!({"status": "current", "new_messages": 0, "checked": "watched"})
+    );
+    drop(raw);
+    let (code, report) = util::concurrent::check(&t.s, &[&t.sessions], &[]);
+    assert_eq!(code, 0, "{report}");
+}
