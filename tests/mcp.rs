@@ -974,6 +974,38 @@ fn python_sdk_watches_pis_session_directory_once_it_appears() {
     assert_eq!(refreshed(&r[5]), is("current", 0, "watched"));
 }
 
+/// A commit of another process (a `pi-index build` of another directory
+/// into the same index) is answered from at the next call, though the
+/// server's own refresh had nothing to do.
+#[test]
+fn a_call_sees_what_another_build_committed() {
+    use crate::util::raw::Raw;
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let mut raw = Raw::start(&s, &server_args(&s, &dir), &[]);
+    let search = |raw: &mut Raw, id: u64| -> Value {
+        raw.call(id, "search", json!({"query": "zqother"}));
+        let reply = raw.reply(&json!(id));
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        reply["result"]["structuredContent"].clone()
+    };
+    assert_eq!(search(&mut raw, 2)["total"], 0);
+    let other = s.dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(
+        other.join("2026-05-01_aaaa0009.jsonl"),
+        session_file("aaaa0009", "/home/u/other", &[("user", "zqother found")]),
+    )
+    .unwrap();
+    s.build(&[&other], &[]);
+    let r = search(&mut raw, 3);
+    assert_eq!(r["total"], 1, "{r}");
+    assert_eq!(
+        r["index"],
+        json!({"status": "current", "new_messages": 0, "checked": "watched"})
+    );
+}
+
 #[test]
 fn python_sdk_over_streamable_http() {
     let Some(py) = python("python_sdk_over_streamable_http") else {
