@@ -193,6 +193,41 @@ fn relevant(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "jsonl") || p.extension().is_none() || p.is_dir()
 }
 
+/// The name of a barrier's private directory: this, the process id, `-`,
+/// and a random part.
+const MARKS_PREFIX: &str = "pi-index-watch-";
+
+/// Remove the private directories of processes that are gone (one killed
+/// has no chance to): empty directories named for a process id that no
+/// longer exists. One in use by a process this one cannot see (another
+/// pid namespace sharing /tmp) is made again by its owner (see
+/// [`SessionWatch::barrier`]).
+fn sweep_marks() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(MARKS_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok())
+            .filter(|&pid| pid > 0)
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 sends nothing; it only asks whether
+        // the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } == -1
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            // Only an empty one: a mark is removed as soon as it is made.
+            let _ = std::fs::remove_dir(e.path());
+        }
+    }
+}
+
 /// The identity of a directory (device and inode), if it exists.
 fn identity(p: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
@@ -276,8 +311,9 @@ impl SessionWatch {
             }),
             arrived: Condvar::new(),
         });
+        sweep_marks();
         let marks = tempfile::Builder::new()
-            .prefix("pi-index-watch-")
+            .prefix(&format!("{MARKS_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(|e| {
                 shared.note(|s| {
@@ -803,6 +839,31 @@ mod tests {
         let f = root.join("x.jsonl");
         std::fs::write(&f, b"{}\n").unwrap();
         assert_eq!(w.take(), Changes::Paths(vec![f]));
+    }
+
+    #[test]
+    fn the_barrier_directories_of_processes_gone_are_removed() {
+        // A process that is gone: a child that exited.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let stale = std::env::temp_dir().join(format!("{MARKS_PREFIX}{pid}-test"));
+        let _ = std::fs::create_dir(&stale);
+        let mine = std::env::temp_dir().join(format!("{MARKS_PREFIX}{}-test", std::process::id()));
+        std::fs::create_dir(&mine).unwrap();
+        let w = SessionWatch::start(&[]);
+        assert!(!stale.exists(), "{}", stale.display());
+        assert!(mine.exists(), "a live process's directory was removed");
+        std::fs::remove_dir(&mine).unwrap();
+        let marks = w.marks.as_ref().unwrap().path().to_owned();
+        assert!(marks
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("{MARKS_PREFIX}{}-", std::process::id())));
+        drop(w);
+        assert!(!marks.exists(), "removed with the watch");
     }
 
     #[test]
