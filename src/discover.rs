@@ -359,13 +359,24 @@ fn expand_tilde(p: &Path, home: Option<&Path>) -> PathBuf {
 
 /// Walk `roots` for candidate files.
 pub fn discover(roots: &[PathBuf]) -> Discovered {
+    walk(roots, true)
+}
+
+/// Walk `roots` for candidate files; `canonical`: each root made
+/// canonical first (else taken as named: paths a watch saw below a
+/// canonical root, named as this walk names them).
+fn walk(roots: &[PathBuf], canonical: bool) -> Discovered {
     let mut out = Discovered::default();
     let mut seen = HashSet::new();
     for root in roots {
         // Only the root is made canonical: the walk joins names onto it,
         // so files below get stable absolute paths without a `realpath`
         // each (that was most of a no-change build over 10,000 files).
-        let root = &std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        let root = &if canonical {
+            std::fs::canonicalize(root).unwrap_or_else(|_| root.clone())
+        } else {
+            root.clone()
+        };
         let shared: std::sync::Arc<Path> = std::sync::Arc::from(root.as_path());
         let meta = match std::fs::metadata(root) {
             Ok(m) => m,
@@ -466,13 +477,16 @@ pub fn discover_changed(roots: &[PathBuf], changed: &[PathBuf]) -> Discovered {
         .iter()
         .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
         .collect();
+    // Named as the watch named them (below a canonical root, through
+    // any symbolic link as the walk of a build goes): made canonical, a
+    // file reached through a link would be a second path to it.
     let named: Vec<PathBuf> = changed
         .iter()
         .filter(|p| is_jsonl(p) || p.is_dir())
         .filter(|p| p.exists())
         .cloned()
         .collect();
-    let mut found = discover(&named);
+    let mut found = walk(&named, false);
     found
         .skipped
         .retain(|p| !p.error.starts_with("a directory with no *.jsonl file"));

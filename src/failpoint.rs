@@ -44,6 +44,10 @@
 //! - `PI_INDEX_TEST_PUSH_PAUSE=<file>` makes a push that reaches the
 //!   middle of its first `COPY` create that file and wait until it is
 //!   removed: a test stops the server there, with no timing involved.
+//! - `PI_INDEX_TEST_WATCH_OVERFLOW=<file>` makes the next take of a
+//!   session watch ([`crate::watch`]) that finds that file remove it and
+//!   lose the events gathered so far, as when the kernel's event queue
+//!   overflows: the refresh must fall back to checking every file.
 
 /// Abort the process if `PI_INDEX_CRASH_AT` names this point.
 #[inline]
@@ -207,6 +211,17 @@ pub(crate) fn push_pause() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
+}
+
+/// Whether `PI_INDEX_TEST_WATCH_OVERFLOW` names a file that exists (it is
+/// removed): the watch then acts as if its queue overflowed, once.
+#[inline]
+pub(crate) fn watch_overflow() -> bool {
+    #[cfg(feature = "failpoints")]
+    if let Some(file) = std::env::var_os("PI_INDEX_TEST_WATCH_OVERFLOW") {
+        return std::fs::remove_file(file).is_ok();
+    }
+    false
 }
 
 /// The file disturbances a test asked for (see the module docs).

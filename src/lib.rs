@@ -27,6 +27,8 @@
 //! with the same query language. The front ends sit side by side over
 //! the library: the picker ([`pick`]), the MCP server ([`mcp`]) and the
 //! web view ([`serve`]), the long-running ones kept fresh by [`live`].
+//! They (and `push --watch`) refresh through [`refresh`], from the
+//! session directories [`watch`]ed: a refresh costs what changed.
 //!
 //! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
 //! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
@@ -63,6 +65,7 @@ pub mod output;
 pub mod pi;
 pub mod pick;
 pub mod pipeline;
+pub mod refresh;
 pub mod search;
 pub mod serve;
 pub mod source;

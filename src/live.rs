@@ -1,32 +1,37 @@
 //! The index as a long-running front end holds it (the MCP server, the
-//! web view): opened once, its reader kept open, brought up to date by an
-//! incremental build.
+//! web view): opened once, its reader kept open, brought up to date by a
+//! [`Refresher`](crate::refresh::Refresher).
 //!
-//! A refresh is [`crate::pipeline::build`] with the roots `pi-index build`
-//! uses without a PATH ([`crate::discover::default_locations`]), or the server's
-//! own PATHs, and the kinds the index was built with (a refresh must never
-//! turn into a rebuild with other kinds). When nothing changed the build
-//! takes no lock and writes nothing; after one that committed, the reader
-//! is reloaded (reopened after a whole rebuild). A build already writing
-//! (another process holds the lock) is not waited for: the caller is
-//! answered from the last committed index and told so.
+//! A refresh reads the roots `pi-index build` uses without a PATH
+//! ([`crate::discover::default_locations`]), or the server's own PATHs,
+//! with the kinds the index was built with (a refresh must never turn
+//! into a rebuild with other kinds). The session directories are watched:
+//! a refresh after no change runs nothing (no walk, no lock, no write);
+//! one after a change builds what changed; the first one, and any the
+//! watch cannot vouch for, checks every file ([`Refresh::checked`] says
+//! which, and why). After a refresh that committed, the reader is
+//! reloaded (reopened after a whole rebuild); commits of other processes
+//! are picked up at every snapshot. A build already writing (another
+//! process holds the lock) is not waited for: the caller is answered from
+//! the last committed index and told so.
 //!
 //! One refresh runs at a time in a process (a second caller waits for the
 //! first one's); reading a snapshot ([`State::current`]) never waits for a
-//! refresh, so a server can refresh on a timer while it answers.
+//! refresh, so a server can refresh in the background while it answers.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use tantivy::{IndexReader, ReloadPolicy, Searcher};
 
-use crate::discover::{default_locations, named_locations};
 use crate::index::{IndexError, PiIndex};
 use crate::pi::Kinds;
-use crate::pipeline::{build, BuildError, BuildOptions};
+use crate::pipeline::BuildError;
+use crate::refresh::{self, Checked, Outcome, Refresher};
 
 /// How the server finds, refreshes and opens its index.
 #[derive(Clone, Debug)]
@@ -46,6 +51,10 @@ pub struct Options {
     pub threads: usize,
     /// tantivy's indexing memory for a refresh, in bytes.
     pub memory_budget: usize,
+    /// Watch the session directories, so that a refresh costs what
+    /// changed; off for a single call (`mcp --call`), where every refresh
+    /// checks every file.
+    pub watch: bool,
 }
 
 impl Options {
@@ -59,6 +68,7 @@ impl Options {
             kinds: Kinds::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             memory_budget: 64 << 20,
+            watch: true,
         }
     }
 }
@@ -75,6 +85,15 @@ pub struct Refresh {
     pub status: RefreshStatus,
     /// Messages indexed by this refresh.
     pub new_messages: u64,
+    /// How the session files were looked at: `watched` (only those the
+    /// watch saw change: no walk), or `full` (every file, as `pi-index
+    /// build` does: the first refresh, or one the watch could not vouch
+    /// for; `full_because` says why). Absent when no refresh ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<Check>,
+    /// Why every file was checked, with `checked: full`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_because: Option<String>,
     /// What the caller should know about the freshness of the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -96,13 +115,36 @@ pub enum RefreshStatus {
     Failed,
 }
 
+/// See [`Refresh::checked`].
+#[derive(Clone, Copy, Debug, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// Only the files the watch saw change.
+    Watched,
+    /// Every file.
+    Full,
+}
+
 impl Refresh {
     fn new(status: RefreshStatus, note: Option<String>) -> Refresh {
         Refresh {
             status,
             new_messages: 0,
+            checked: None,
+            full_because: None,
             note,
         }
+    }
+
+    fn checked(mut self, how: Checked) -> Refresh {
+        match how {
+            Checked::Watched => self.checked = Some(Check::Watched),
+            Checked::Full(why) => {
+                self.checked = Some(Check::Full);
+                self.full_because = Some(why);
+            }
+        }
+        self
     }
 }
 
@@ -125,7 +167,7 @@ struct Opened {
 pub struct State {
     opts: Options,
     // One refresh at a time in this process (held for a whole build).
-    building: Mutex<()>,
+    refresher: Mutex<Refresher>,
     // The open index; held only to open, reload or clone it, never for a
     // build, so answers never wait behind one.
     opened: Mutex<Option<Opened>>,
@@ -141,9 +183,17 @@ pub struct State {
 impl State {
     /// A state that opens the index on first use.
     pub fn new(opts: Options) -> State {
+        let refresher = Refresher::new(refresh::Config {
+            index_dir: opts.index_dir.clone(),
+            roots: opts.roots.clone(),
+            kinds: opts.kinds,
+            threads: opts.threads,
+            memory_budget: opts.memory_budget,
+            watch: opts.watch,
+        });
         State {
             opts,
-            building: Mutex::new(()),
+            refresher: Mutex::new(refresher),
             opened: Mutex::new(None),
             last: Mutex::new(Refresh::new(RefreshStatus::Skipped, None)),
             generation: AtomicU64::new(0),
@@ -166,12 +216,19 @@ impl State {
     /// Bring the index up to date now (waiting for a refresh already
     /// running in this process), then reload the reader.
     pub fn refresh_now(&self) -> Refresh {
-        let _one = lock(&self.building);
         let mut looked = Vec::new();
         let refresh = self.refresh(&mut looked);
-        *lock(&self.last) = refresh.clone();
         let _ = self.current();
         refresh
+    }
+
+    /// Wait until the watch of the session directories saw a change, or
+    /// `timeout` passes (a loop that refreshes as Pi writes); returns
+    /// whether it saw one. Before the first refresh, or when nothing is
+    /// watched, this waits `timeout`.
+    pub fn wait_for_change(&self, timeout: Duration) -> bool {
+        let watch = lock(&self.refresher).watch();
+        refresh::wait_on(watch.as_deref(), timeout)
     }
 
     /// A snapshot of the last committed index as it is, without a
@@ -192,10 +249,7 @@ impl State {
     pub fn snapshot(&self) -> Result<Snapshot, String> {
         let mut looked = Vec::new();
         let refresh = if self.opts.refresh {
-            let _one = lock(&self.building);
-            let refresh = self.refresh(&mut looked);
-            *lock(&self.last) = refresh.clone();
-            refresh
+            self.refresh(&mut looked)
         } else {
             Refresh::new(RefreshStatus::Skipped, None)
         };
@@ -240,82 +294,58 @@ impl State {
         })
     }
 
-    // Runs with `building` held.
+    /// One refresh (waiting for one already running in this process),
+    /// remembered as the last.
     fn refresh(&self, looked: &mut Vec<PathBuf>) -> Refresh {
-        let (roots, locations) = if self.opts.roots.is_empty() {
-            let defaults = default_locations();
-            *looked = defaults
-                .locations
-                .iter()
-                .map(|l| PathBuf::from(&l.path))
-                .collect();
-            (defaults.roots(), defaults.locations)
-        } else {
-            (self.opts.roots.clone(), named_locations(&self.opts.roots))
-        };
-        if roots.is_empty() {
-            let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
-            return Refresh::new(
-                RefreshStatus::Skipped,
-                Some(format!(
-                    "no Pi session directory found (looked in {}): answered from the index as it is; start the server with the sessions' directory (`pi-index mcp DIR` or `pi-index serve DIR`) to keep it up to date",
-                    list.join(", ")
-                )),
-            );
-        }
-        let kinds = {
-            let mut opened = lock(&self.opened);
-            if opened.is_none() {
-                *opened = open(&self.opts.index_dir).ok();
+        let mut refresher = lock(&self.refresher);
+        let refresh = match refresher.refresh(&|_| {}) {
+            Outcome::NoSessions(places) => {
+                *looked = places;
+                let list: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
+                Refresh::new(
+                    RefreshStatus::Skipped,
+                    Some(format!(
+                        "no Pi session directory found (looked in {}): answered from the index as it is; start the server with the sessions' directory (`pi-index mcp DIR` or `pi-index serve DIR`) to keep it up to date",
+                        list.join(", ")
+                    )),
+                )
             }
-            opened
-                .as_ref()
-                .and_then(|o| o.pi.build_info().ok().flatten())
-                .and_then(|info| Kinds::parse(&info.kinds).ok())
-                .unwrap_or(self.opts.kinds)
-        };
-        let opts = BuildOptions {
-            roots,
-            index_dir: self.opts.index_dir.clone(),
-            kinds,
-            threads: self.opts.threads,
-            memory_budget: self.opts.memory_budget,
-            full: false,
-            prune: false,
-            locations,
-        };
-        match build(&opts, &|_| {}) {
-            Ok(report) => {
-                if report.rebuilt.is_some() {
-                    // A new or recreated index: open it afresh.
-                    *lock(&self.opened) = None;
+            Outcome::Ran { checked, result } => match result {
+                Ok(None) => Refresh::new(RefreshStatus::Current, None).checked(checked),
+                Ok(Some(report)) => {
+                    if report.rebuilt.is_some() {
+                        // A new or recreated index: open it afresh.
+                        *lock(&self.opened) = None;
+                    }
+                    Refresh {
+                        status: if refresh::changed(&report) {
+                            RefreshStatus::Updated
+                        } else {
+                            RefreshStatus::Current
+                        },
+                        new_messages: report.messages_indexed,
+                        ..Refresh::new(RefreshStatus::Current, None)
+                    }
+                    .checked(checked)
                 }
-                let changed = report.rebuilt.is_some()
-                    || report.files_indexed > 0
-                    || report.files_deleted > 0;
-                Refresh {
-                    status: if changed {
-                        RefreshStatus::Updated
-                    } else {
-                        RefreshStatus::Current
-                    },
-                    new_messages: report.messages_indexed,
-                    note: None,
-                }
-            }
-            Err(BuildError::Index(IndexError::Busy(_))) => Refresh::new(
-                RefreshStatus::Busy,
-                Some(
-                    "another `pi-index build` is writing the index: answered from the last committed index, which may miss the newest messages".into(),
-                ),
-            ),
-            Err(e) => Refresh::new(
-                RefreshStatus::Failed,
-                Some(format!(
-                    "the index could not be brought up to date ({e}): answered from the last committed index"
-                )),
-            ),
-        }
+                Err(BuildError::Index(IndexError::Busy(_))) => Refresh::new(
+                    RefreshStatus::Busy,
+                    Some(
+                        "another `pi-index build` is writing the index: answered from the last committed index, which may miss the newest messages".into(),
+                    ),
+                )
+                .checked(checked),
+                Err(e) => Refresh::new(
+                    RefreshStatus::Failed,
+                    Some(format!(
+                        "the index could not be brought up to date ({e}): answered from the last committed index"
+                    )),
+                )
+                .checked(checked),
+            },
+        };
+        *lock(&self.last) = refresh.clone();
+        refresh
     }
 
     /// The message for a call that has no index to answer from.

@@ -521,3 +521,119 @@ fn the_server_stopped_mid_push_is_exit_2_with_a_clear_message_and_the_local_inde
     util::pg::push_ok(&s, &fresh, "h");
     assert_eq!(util::pg::dump(&c, "stopped"), util::pg::dump(&c, "fresh"));
 }
+
+/// A watch whose event queue overflowed (the kernel drops events then,
+/// and says so) falls back to checking every file: what was written
+/// while its events were lost is found all the same, and the refresh says
+/// why it checked everything. The MCP server over stdio, the overflow at
+/// the call chosen by the test (`PI_INDEX_TEST_WATCH_OVERFLOW`).
+#[test]
+fn a_watch_that_overflowed_checks_every_file_and_misses_nothing() {
+    use serde_json::{json, Value};
+    use util::raw::Raw;
+    let t = setup();
+    t.build(&[]);
+    let flag = t.s.dir.path().join("overflow");
+    let args: Vec<String> = vec![
+        t.sessions.to_string_lossy().into_owned(),
+        "--index".into(),
+        t.s.index().to_string_lossy().into_owned(),
+    ];
+    let mut raw = Raw::start(&t.s, &args, &[("PI_INDEX_TEST_WATCH_OVERFLOW", &flag)]);
+    let mut id = 1;
+    let mut search = |raw: &mut Raw| -> Value {
+        id += 1;
+        raw.call(id, "search", json!({"query": "zqlost"}));
+        let reply = raw.reply(&json!(id));
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        reply["result"]["structuredContent"].clone()
+    };
+    let first = search(&mut raw);
+    assert_eq!(first["total"], 0);
+    assert_eq!(first["index"]["checked"], "full", "{first}");
+    // Watched: the append is what the watch saw.
+    append(&t.file, &(user("b1", Some("a2"), 2, "zqlost one") + "\n"));
+    let watched = search(&mut raw);
+    assert_eq!(watched["total"], 1);
+    assert_eq!(
+        watched["index"],
+        json!({"status": "updated", "new_messages": 1, "checked": "watched"})
+    );
+    // Its events lost: an append, and a session in a new directory.
+    append(&t.file, &(user("b2", Some("b1"), 3, "zqlost two") + "\n"));
+    let dir = t.sessions.join("--home-u-lost--");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("lost.jsonl"),
+        util::session_file("lost0001", "/home/u/lost", &[("user", "zqlost three")]),
+    )
+    .unwrap();
+    std::fs::write(&flag, b"").unwrap();
+    let full = search(&mut raw);
+    assert!(!flag.exists(), "the overflow was not taken");
+    assert_eq!(full["total"], 3, "{full}");
+    assert_eq!(
+        full["index"],
+        json!({"status": "updated", "new_messages": 2, "checked": "full",
+               "full_because": "the watch's event queue overflowed"})
+    );
+    // And watched again after.
+    let after = search(&mut raw);
+    assert_eq!(
+        after["index"],
+        json!({"status": "current", "new_messages": 0, "checked": "watched"})
+    );
+    drop(raw);
+    let (code, report) = util::concurrent::check(&t.s, &[&t.sessions], &[]);
+    assert_eq!(code, 0, "{report}");
+}
+
+/// A watched refresh is a build like any other: planned, then planned
+/// again under the writer's lock when another build committed meanwhile.
+/// The server's refresh of an append waits before taking the writer, a
+/// `pi-index build` indexes the append and commits, then the refresh
+/// goes on: it indexes nothing twice.
+#[test]
+fn a_watched_refresh_that_planned_before_another_build_committed_indexes_nothing_twice() {
+    use serde_json::{json, Value};
+    use util::raw::Raw;
+    let t = setup();
+    t.build(&[]);
+    let flag = t.s.dir.path().join("go");
+    let pause = std::ffi::OsString::from(format!("before-writer:{}", flag.display()));
+    let args: Vec<String> = vec![
+        t.sessions.to_string_lossy().into_owned(),
+        "--index".into(),
+        t.s.index().to_string_lossy().into_owned(),
+    ];
+    let mut raw = Raw::start(
+        &t.s,
+        &args,
+        &[("PI_INDEX_TEST_PAUSE_AT", std::path::Path::new(&pause))],
+    );
+    let search = |raw: &mut Raw, id: u64| -> Value {
+        let reply = raw.reply(&json!(id));
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        reply["result"]["structuredContent"].clone()
+    };
+    raw.call(2, "search", json!({"query": "zqtwice"}));
+    assert_eq!(search(&mut raw, 2)["total"], 0);
+    append(
+        &t.file,
+        &(user("b1", Some("a2"), 2, "second question zqtwice") + "\n"),
+    );
+    raw.call(3, "search", json!({"query": "zqtwice"}));
+    wait_for(&t.s.dir.path().join("go.reached"));
+    let b = t.build(&[]);
+    assert_eq!(b["messages_indexed"], 1, "{b}");
+    std::fs::write(&flag, b"").unwrap();
+    let r = search(&mut raw, 3);
+    assert_eq!(r["total"], 1, "{r}");
+    assert_eq!(
+        r["index"],
+        json!({"status": "current", "new_messages": 0, "checked": "watched"})
+    );
+    drop(raw);
+    let (code, report) = util::concurrent::check(&t.s, &[&t.sessions], &[]);
+    assert_eq!(code, 0, "{report}");
+}

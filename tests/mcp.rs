@@ -384,10 +384,12 @@ fn python_sdk_search_returns_exact_hits() {
     assert_eq!(set(lines(r[0])), all);
     assert_eq!(r[0]["total"], 4);
     assert!(r[0].get("next_offset").is_none());
-    // Nothing changed since the build: the refresh found it current.
+    // Nothing changed since the build: the refresh found it current,
+    // checking every file (the first call: the watch just began).
     assert_eq!(
         r[0]["index"],
-        json!({"status": "current", "new_messages": 0})
+        json!({"status": "current", "new_messages": 0, "checked": "full",
+               "full_because": "the first check since the watch began"})
     );
     let hits = r[0]["hits"].as_array().unwrap();
     let a4 = hits
@@ -736,11 +738,12 @@ fn python_sdk_without_an_index() {
     assert_eq!(first["total"], 4);
     assert_eq!(
         first["index"],
-        json!({"status": "updated", "new_messages": 10})
+        json!({"status": "updated", "new_messages": 10, "checked": "full",
+               "full_because": "the first check since the watch began"})
     );
     assert_eq!(
         ok(&c.results[1])["index"],
-        json!({"status": "current", "new_messages": 0})
+        json!({"status": "current", "new_messages": 0, "checked": "watched"})
     );
 }
 
@@ -786,7 +789,7 @@ fn python_sdk_sees_new_messages_without_a_restart() {
     );
     assert_eq!(
         second["index"],
-        json!({"status": "updated", "new_messages": 2})
+        json!({"status": "updated", "new_messages": 2, "checked": "watched"})
     );
     let third = ok(&r[4]);
     assert_eq!(
@@ -795,7 +798,7 @@ fn python_sdk_sees_new_messages_without_a_restart() {
     );
     assert_eq!(
         third["index"],
-        json!({"status": "updated", "new_messages": 1})
+        json!({"status": "updated", "new_messages": 1, "checked": "watched"})
     );
     // A long message is cut at 2,000 characters, and says so.
     let hit = &ok(&r[6])["hits"][0];
@@ -807,6 +810,200 @@ fn python_sdk_sees_new_messages_without_a_restart() {
         (json!(5), json!(true))
     );
     assert_eq!(shown["text"].as_str().unwrap().chars().count(), 2000);
+}
+
+/// The refresh as a tool call reports it: `(status, new_messages,
+/// checked)`.
+fn refreshed(r: &Value) -> (String, u64, String) {
+    let index = &ok(r)["index"];
+    (
+        index["status"].as_str().unwrap().to_owned(),
+        index["new_messages"].as_u64().unwrap(),
+        index["checked"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
+fn is(status: &str, new: u64, checked: &str) -> (String, u64, String) {
+    (status.to_owned(), new, checked.to_owned())
+}
+
+/// (path, line) of each hit, sorted.
+fn paths(result: &Value) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = result["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap().to_owned(),
+                h["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// What Pi writes right before a call is found by that call, with no
+/// wait between the two (the client makes the call as soon as the write
+/// returned): appends, a session in a new project directory, a move to
+/// another new directory, a deletion. Each refresh after the first says
+/// it was a watched one (only what changed was looked at), so none of
+/// this passes by way of a full check.
+#[test]
+fn python_sdk_a_call_finds_what_pi_wrote_just_before_it() {
+    let Some(py) = python("python_sdk_a_call_finds_what_pi_wrote_just_before_it") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let alpha = dir.join(
+        "--home-u-alpha--/2026-01-10T09-00-00-000Z_aaaa0001-0000-4000-8000-000000000001.jsonl",
+    );
+    let fresh = dir.join("--home-u-delta--/2026-05-01_dddd0004.jsonl");
+    let moved = dir.join(
+        "--home-u-moved--/2026-01-10T09-00-00-000Z_aaaa0001-0000-4000-8000-000000000001.jsonl",
+    );
+    let q = || json!({"call": "search", "args": {"query": "zqwatched", "limit": 50}});
+    let mut steps = vec![q()];
+    // Twenty appends, each searched for at once.
+    let mut parent = "a6".to_owned();
+    for i in 0..20 {
+        let id = format!("w{i}");
+        steps.push(json!({"write": alpha.to_string_lossy(),
+            "text": message(&id, &format!("\"{parent}\""), 10 + i, "user", &format!("zqwatched append {i}"))}));
+        steps.push(q());
+        parent = id;
+    }
+    // Nothing since: current, and still watched.
+    steps.push(q());
+    // A session in a project directory made just now.
+    steps.push(
+        json!({"write": fresh.to_string_lossy(), "text": session_file(
+        "dddd0004", "/home/u/delta", &[("user", "zqwatched in a new directory")])}),
+    );
+    steps.push(q());
+    // Alpha moved to another new directory.
+    steps.push(json!({"rename": alpha.to_string_lossy(), "to": moved.to_string_lossy()}));
+    steps.push(q());
+    // The new session deleted.
+    steps.push(json!({"remove": fresh.to_string_lossy()}));
+    steps.push(q());
+    let c = client(py, &s, json!(steps), &strs(&server_args(&s, &dir)));
+    let r = &c.results;
+    assert_eq!(ok(&r[0])["total"], 0);
+    assert_eq!(
+        ok(&r[0])["index"]["full_because"],
+        "the first check since the watch began"
+    );
+    for i in 0..20 {
+        let found = &r[2 + 2 * i];
+        assert_eq!(ok(found)["total"], i + 1, "append {i}: {found}");
+        assert_eq!(refreshed(found), is("updated", 1, "watched"), "append {i}");
+    }
+    let at = 41;
+    assert_eq!(ok(&r[at])["total"], 20);
+    assert_eq!(refreshed(&r[at]), is("current", 0, "watched"));
+    let alpha_s = alpha.to_string_lossy().into_owned();
+    let fresh_s = fresh.to_string_lossy().into_owned();
+    let moved_s = moved.to_string_lossy().into_owned();
+    let appended =
+        |path: &str| -> Vec<(String, u64)> { (0..20).map(|i| (path.to_owned(), 8 + i)).collect() };
+    let mut want = appended(&alpha_s);
+    want.push((fresh_s.clone(), 2));
+    want.sort();
+    assert_eq!(paths(ok(&r[at + 2])), want, "the new directory's session");
+    assert_eq!(refreshed(&r[at + 2]), is("updated", 1, "watched"));
+    let mut want = appended(&moved_s);
+    want.push((fresh_s, 2));
+    want.sort();
+    assert_eq!(paths(ok(&r[at + 4])), want, "alpha moved");
+    // (A moved file is indexed again under its new path, as a build
+    // does: its 6 messages and the 20 appended.)
+    assert_eq!(refreshed(&r[at + 4]), is("updated", 26, "watched"));
+    assert_eq!(
+        paths(ok(&r[at + 6])),
+        appended(&moved_s),
+        "the new one deleted"
+    );
+    assert_eq!(refreshed(&r[at + 6]), is("updated", 0, "watched"));
+    // The index is the one a build of the files as they are makes.
+    let (code, report) = crate::util::concurrent::check(&s, &[&dir], &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["files_checked"], 3, "{report}");
+}
+
+/// With no PATH the server reads Pi's own session directory, which may
+/// not exist when it starts: the call after it appears checks every file
+/// (and says why), and the ones after are watched.
+#[test]
+fn python_sdk_watches_pis_session_directory_once_it_appears() {
+    let Some(py) = python("python_sdk_watches_pis_session_directory_once_it_appears") else {
+        return;
+    };
+    let s = Scratch::new();
+    let index = s.index().to_string_lossy().into_owned();
+    let file = s
+        .home()
+        .join(".pi/agent/sessions/--home-u-later--/2026-05-01_eeee0005.jsonl");
+    let q = json!({"call": "search", "args": {"query": "zqlater"}});
+    let c = client(
+        py,
+        &s,
+        json!([
+            q,
+            {"write": file.to_string_lossy(), "text": session_file(
+                "eeee0005", "/home/u/later", &[("user", "zqlater one")])},
+            q,
+            {"write": file.to_string_lossy(), "text": message("m9", "\"m0\"", 9, "assistant", "zqlater two")},
+            q,
+            q,
+        ]),
+        &["--index", &index],
+    );
+    let r = &c.results;
+    assert!(
+        err(&r[0]).starts_with(&format!("no index at {index} and no Pi session directory")),
+        "{}",
+        r[0]
+    );
+    assert_eq!(ok(&r[2])["total"], 1);
+    assert_eq!(refreshed(&r[2]), is("updated", 1, "full"));
+    assert_eq!(ok(&r[4])["total"], 2);
+    assert_eq!(refreshed(&r[4]), is("updated", 1, "watched"));
+    assert_eq!(refreshed(&r[5]), is("current", 0, "watched"));
+}
+
+/// A commit of another process (a `pi-index build` of another directory
+/// into the same index) is answered from at the next call, though the
+/// server's own refresh had nothing to do.
+#[test]
+fn a_call_sees_what_another_build_committed() {
+    use crate::util::raw::Raw;
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let mut raw = Raw::start(&s, &server_args(&s, &dir), &[]);
+    let search = |raw: &mut Raw, id: u64| -> Value {
+        raw.call(id, "search", json!({"query": "zqother"}));
+        let reply = raw.reply(&json!(id));
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        reply["result"]["structuredContent"].clone()
+    };
+    assert_eq!(search(&mut raw, 2)["total"], 0);
+    let other = s.dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(
+        other.join("2026-05-01_aaaa0009.jsonl"),
+        session_file("aaaa0009", "/home/u/other", &[("user", "zqother found")]),
+    )
+    .unwrap();
+    s.build(&[&other], &[]);
+    let r = search(&mut raw, 3);
+    assert_eq!(r["total"], 1, "{r}");
+    assert_eq!(
+        r["index"],
+        json!({"status": "current", "new_messages": 0, "checked": "watched"})
+    );
 }
 
 #[test]
@@ -882,7 +1079,8 @@ fn python_sdk_answers_while_another_build_writes() {
     assert_eq!(busy["total"], 4, "answered from the committed index");
     assert_eq!(
         busy["index"],
-        json!({"status": "busy", "new_messages": 0,
+        json!({"status": "busy", "new_messages": 0, "checked": "full",
+               "full_because": "the first check since the watch began",
                "note": "another `pi-index build` is writing the index: answered from the last committed index, which may miss the newest messages"})
     );
     drop(lock);
@@ -891,7 +1089,8 @@ fn python_sdk_answers_while_another_build_writes() {
     assert_eq!(after["total"], 6);
     assert_eq!(
         after["index"],
-        json!({"status": "updated", "new_messages": 2})
+        json!({"status": "updated", "new_messages": 2, "checked": "full",
+               "full_because": "the first check since the watch began"})
     );
 }
 

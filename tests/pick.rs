@@ -294,6 +294,61 @@ fn pick_brings_the_index_up_to_date_when_it_opens() {
 }
 
 #[test]
+fn pick_follows_pi_while_it_is_open() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Setup::new();
+    t.build();
+    let tmux = t.pick("--print", 100, 30);
+    tmux.wait_for("the listing of 3 sessions", |s| {
+        prompt(s).ends_with("3 sessions")
+    });
+    // Pi starts a session in a new project folder while the picker is
+    // open: it is listed, first (the newest).
+    let new = t
+        .sessions
+        .join("--later--/2026-04-01T09-00-00-000Z_dddd0004.jsonl");
+    std::fs::create_dir(new.parent().unwrap()).unwrap();
+    std::fs::write(
+        &new,
+        crate::util::tmux::session(
+            "dddd0004",
+            "2026-04-01",
+            t.beta_dir.to_str().unwrap(),
+            "zqlive started while picking",
+            "Seen by the watch.",
+        ),
+    )
+    .unwrap();
+    tmux.wait_for("4 sessions, the new one first", |s| {
+        prompt(s).ends_with("4 sessions")
+            && s.lines()
+                .nth(2)
+                .is_some_and(|l| l[2..].starts_with("zqlive started"))
+    });
+    // And appends to an old one: found by a search for what it wrote.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t.alpha)
+        .unwrap();
+    use std::io::Write;
+    f.write_all(
+        br#"{"type":"message","id":"m3","parentId":"m2","timestamp":"2026-01-05T09:00:03.000Z","message":{"role":"user","content":"zqappended while picking","timestamp":0}}"#,
+    )
+    .unwrap();
+    f.write_all(b"\n").unwrap();
+    drop(f);
+    tmux.type_text("zqappended");
+    tmux.wait_for("alpha found by its new message", |s| {
+        prompt(s).starts_with("> zqappended") && prompt(s).ends_with(" 1 session")
+    });
+    tmux.press(&["Enter"]);
+    assert_eq!(t.status(), 0, "{}", t.file("stderr"));
+    assert_eq!(t.file("stdout"), format!("{}\n", t.alpha.display()));
+}
+
+#[test]
 fn pick_redraws_on_resize_and_folds_the_preview_when_narrow() {
     if !tmux_available() {
         return;

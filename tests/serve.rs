@@ -489,6 +489,74 @@ fn serve_raw_download_is_the_file() {
     );
 }
 
+/// Polls `get` until `ok` holds for it (the refresh runs on the server's
+/// own thread), up to the deadline.
+fn until(what: &str, get: impl Fn() -> Value, ok: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        let v = get();
+        if ok(&v) {
+            return v;
+        }
+        assert!(start.elapsed() < DEADLINE, "never {what}: {v}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn serve_follows_the_session_directory_as_pi_writes() {
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let srv = Server::start(&s, &[&dir_arg]);
+    // The first refresh checks every file, and says why.
+    let first = until(
+        "a first refresh",
+        || srv.json("/api/status"),
+        |v| v["index"]["checked"].is_string(),
+    );
+    assert_eq!(first["index"]["checked"], "full", "{first}");
+    assert_eq!(
+        first["index"]["full_because"],
+        "the first check since the watch began"
+    );
+    // A message appended, and a session in a project directory made now:
+    // found, by refreshes of what the watch saw.
+    let alpha = dir.join(
+        "--home-u-alpha--/2026-01-10T09-00-00-000Z_aaaa0001-0000-4000-8000-000000000001.jsonl",
+    );
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&alpha)
+        .unwrap();
+    f.write_all(crate::util::message("w1", "\"a6\"", 10, "user", "zqserved one").as_bytes())
+        .unwrap();
+    drop(f);
+    let new_dir = dir.join("--home-u-served--");
+    std::fs::create_dir(&new_dir).unwrap();
+    std::fs::write(
+        new_dir.join("2026-05-01_ffff0006.jsonl"),
+        session_file("ffff0006", "/home/u/served", &[("user", "zqserved two")]),
+    )
+    .unwrap();
+    until(
+        "both found",
+        || srv.json("/api/search?q=zqserved"),
+        |v| v["total"] == 2,
+    );
+    let status = srv.json("/api/status");
+    assert_eq!(status["index"]["checked"], "watched", "{status}");
+    assert!(status["generation"].as_u64() > first["generation"].as_u64());
+    // Removed: gone from the results.
+    std::fs::remove_dir_all(&new_dir).unwrap();
+    until(
+        "the removed session gone",
+        || srv.json("/api/search?q=zqserved"),
+        |v| v["total"] == 1,
+    );
+    assert_eq!(srv.json("/api/status")["index"]["checked"], "watched");
+}
+
 // ---- the browser --------------------------------------------------------
 
 /// Headless Chromium through its own chromedriver, closed when dropped.

@@ -748,6 +748,70 @@ fn push_watch_keeps_pushing_and_survives_the_server_going_away() {
     assert_eq!(count("zq"), Some("2".into()));
 }
 
+/// `push --watch` follows the watch of the session directory: with
+/// --interval and --floor of an hour, only the watch can have seen the
+/// append, and every file was checked once, at the start.
+#[test]
+fn push_watch_pushes_what_the_watch_sees() {
+    let Some(c) = Cluster::start() else {
+        return;
+    };
+    let url = c.create_db("watched");
+    let t = setup();
+    t.build(&[]);
+    let stderr = t.s.dir.path().join("push.err");
+    let mut child =
+        t.s.cmd()
+            .args([
+                "push",
+                &url,
+                "--as",
+                "w",
+                "--watch",
+                "--interval",
+                "3600",
+                "--floor",
+                "3600",
+                "--debounce",
+                "0.2",
+                "--index",
+            ])
+            .arg(t.s.index())
+            .arg("--path")
+            .arg(&t.sessions)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+    let count = |word: &str| {
+        c.sql_as(
+            "postgres",
+            "watched",
+            &format!("SELECT count(*) FROM pi_messages WHERE text LIKE '%{word}%'"),
+        )
+        .ok()
+    };
+    eventually(60, || (count("alpacas") == Some("2".into())).then_some(()));
+    append(
+        &t.file,
+        &(user("a3", Some("a2"), 3, "zqseen by the watch") + "\n"),
+    );
+    eventually(60, || (count("zqseen") == Some("1".into())).then_some(()));
+    assert!(child.try_wait().unwrap().is_none(), "still watching");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let said = std::fs::read_to_string(&stderr).unwrap();
+    let full: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("pi-index: checked every session file"))
+        .collect();
+    assert_eq!(
+        full,
+        ["pi-index: checked every session file (the first check since the watch began)"],
+        "{said}"
+    );
+}
+
 #[test]
 fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
     let Some(c) = Cluster::start() else {

@@ -97,3 +97,37 @@ fn a_refresh_of_what_the_watcher_saw_equals_a_fresh_build() {
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["files_checked"], 2, "{report}");
 }
+
+/// A project directory linked into the session directory (a symbolic
+/// link to a folder elsewhere) is walked through the link by a build,
+/// and watched through it: a refresh of what changed there names the
+/// file as the build did, and indexes the append once, not a second copy
+/// of the file under its real path.
+#[test]
+fn a_linked_project_directory_is_refreshed_under_the_build_s_path() {
+    let t = setup();
+    let root = fs::canonicalize(&t.sessions).unwrap();
+    let elsewhere = fs::canonicalize(t.s.dir.path()).unwrap().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let real = elsewhere.join("linked.jsonl");
+    fs::copy(root.join("--home-u-inc--/other.jsonl"), &real).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.join("--linked--")).unwrap();
+    let o = opts(&root, t.s.index());
+    let r = build(&o, &|_| {}).unwrap();
+    assert_eq!(r.files_indexed, 3, "{r:?}");
+    let w = SessionWatch::start(std::slice::from_ref(&root));
+    assert!(matches!(w.take(), Changes::Everything(_)));
+    append(&real, &(user("z1", None, 9, "zqlinked append") + "\n"));
+    let Changes::Paths(seen) = w.take() else {
+        panic!("the append was not seen")
+    };
+    let linked = root.join("--linked--/linked.jsonl");
+    assert_eq!(seen, std::slice::from_ref(&linked));
+    let r = build_changed(&o, &seen, &|_| {}).unwrap();
+    assert_eq!((r.files_grown, r.files_indexed), (1, 1), "{r:?}");
+    let hits = t.s.search_json("zqlinked", &[]);
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0]["path"], linked.to_string_lossy().as_ref());
+    let (code, report) = check(&t.s, &[&root], &[]);
+    assert_eq!(code, 0, "{report}");
+}

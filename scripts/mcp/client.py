@@ -10,13 +10,19 @@ STEPS.json is a list of steps, run in order on one connection:
     {"call": "search", "args": {"query": "tokio"}}   one tool call
     {"bench": "search", "args": {...}, "n": 200}     n calls, timed in the client
     {"write": PATH, "text": "..."}                   append to a file (a session
-                                                     growing between two calls)
+                                                     growing between two calls;
+                                                     its directories made)
+    {"remove": PATH}                                 delete a file
+    {"rename": PATH, "to": PATH}                     move a file (the target's
+                                                     directories made)
 
 stdout gets one JSON object: the server's name and version and the
 negotiated protocol version, the tools as listed (name, description, input
 and output schema, annotations), and one result per step: a call's
 `is_error`, its text content and its structured content; a bench's
-per-call times in milliseconds; a write's `null`. A call the server
+per-call times in milliseconds; a write's, remove's or rename's `null`.
+Nothing waits between steps: a call right after a write is made as soon
+as the write returned. A call the server
 answers with a protocol error (not a tool error) gives `protocol_error`. Nothing is asserted here: the Rust test
 (tests/mcp.rs) does that. The server inherits this process's environment
 (HOME, PI_CODING_AGENT_DIR, ...), which the SDK would otherwise filter.
@@ -63,6 +69,13 @@ async def main(steps, target):
                     os.makedirs(os.path.dirname(step["write"]), exist_ok=True)
                     with open(step["write"], "a") as f:
                         f.write(step["text"])
+                    out["results"].append(None)
+                elif "remove" in step:
+                    os.remove(step["remove"])
+                    out["results"].append(None)
+                elif "rename" in step:
+                    os.makedirs(os.path.dirname(step["to"]), exist_ok=True)
+                    os.rename(step["rename"], step["to"])
                     out["results"].append(None)
                 elif "call" in step:
                     try:

@@ -94,6 +94,8 @@ pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::Exit
     opts.refresh = !args.no_refresh;
     opts.kinds = args.include;
     if let Some(tool) = args.call {
+        // One call: one full check, no watch to start.
+        opts.watch = false;
         let json: serde_json::Value = serde_json::from_str(&args.args)
             .map_err(|e| anyhow::anyhow!("--args is not JSON ({e}): give a JSON object"))?;
         let value = call(&State::new(opts), &tool, json).map_err(anyhow::Error::msg)?;

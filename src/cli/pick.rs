@@ -27,7 +27,7 @@ use ratatui::Terminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pi_index::pick::app::{App, Choice, HitsDone, IndexState, Outcome, PreviewDone, SearchDone};
-use pi_index::pick::refresh::{current, refresh, Refreshed, Source};
+use pi_index::pick::refresh::{current, follow, refresh, refresher, Refreshed, Source};
 use pi_index::pick::worker::Worker;
 use pi_index::pick::{run_hits, run_preview, run_search};
 
@@ -58,8 +58,8 @@ pub struct PickArgs {
     #[arg(long)]
     pub active_only: bool,
 
-    /// Open the index as it is: no refresh from Pi's session directories
-    /// first.
+    /// Open the index as it is: no refresh from Pi's session directories,
+    /// first or while the picker is open.
     #[arg(long)]
     pub no_refresh: bool,
 
@@ -68,10 +68,12 @@ pub struct PickArgs {
     pub color: ColorChoice,
 }
 
-/// How long the picker waits for a refresh before its first frame. A
-/// refresh with nothing to do takes ~15 ms (60 ms for 10,000 files);
-/// one that takes longer (a big append, a rebuild) goes on in the
-/// background while the index as it was is shown.
+/// How long the picker waits for its first refresh before its first
+/// frame. With nothing to do it takes the start of the watch and a check
+/// of every file, each about a walk of the session directories (~12 and
+/// ~10 ms for 2,000 files); one that takes longer (a big append, a
+/// rebuild, a huge corpus) goes on in the background while the index as
+/// it was is shown.
 const QUICK_REFRESH: Duration = Duration::from_millis(200);
 
 /// How long the first frame waits for the first search: it usually takes
@@ -108,6 +110,7 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
     let mut app = App::new(&args.query.join(" "), args.active_only, colour);
 
     let mut read = 0u64;
+    let mut refresher = refresher(index_dir);
     if !source.is_open() {
         if args.no_refresh {
             bail!(
@@ -115,18 +118,21 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
                 index_dir.display()
             );
         }
-        first_build(index_dir, &mut source)?;
-    } else if !args.no_refresh {
+        first_build(index_dir, &mut refresher, &mut source)?;
+    }
+    if !args.no_refresh {
+        // Brought up to date now, then as Pi writes while the picker is
+        // open (the session directories watched).
         let tx = tx.clone();
-        let dir = index_dir.to_owned();
         std::thread::Builder::new()
             .name("pi-index-refresh".into())
             .spawn(move || {
                 let progress = |bytes| {
                     let _ = tx.send(Message::Progress(bytes));
                 };
-                let done = refresh(&dir, &progress);
-                let _ = tx.send(Message::Refreshed(done));
+                follow(refresher, &progress, |done| {
+                    tx.send(Message::Refreshed(done)).is_ok()
+                });
             })?;
         // A refresh that is quick is waited for, so that the first frame
         // is the index up to date; a long one goes on behind the picker.
@@ -243,7 +249,11 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
 
 /// No index yet: build one from Pi's session directories, with the
 /// progress `pi-index build` shows, before the picker opens.
-fn first_build(index_dir: &Path, source: &mut Source) -> anyhow::Result<()> {
+fn first_build(
+    index_dir: &Path,
+    refresher: &mut pi_index::refresh::Refresher,
+    source: &mut Source,
+) -> anyhow::Result<()> {
     let bar = if output::can_draw_progress() {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -257,7 +267,7 @@ fn first_build(index_dir: &Path, source: &mut Source) -> anyhow::Result<()> {
     } else {
         ProgressBar::hidden()
     };
-    let done = refresh(index_dir, &|bytes| bar.inc(bytes));
+    let done = refresh(refresher, &|bytes| bar.inc(bytes));
     bar.finish_and_clear();
     match done {
         Refreshed::Updated { messages, .. } => {

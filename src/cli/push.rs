@@ -34,11 +34,11 @@ pub struct PushArgs {
     #[arg(long = "as", value_name = "NAME")]
     pub host: Option<String>,
 
-    /// Keep pushing: bring the local index up to date every --interval
-    /// seconds (an incremental build of PATH, or of Pi's session dirs),
-    /// push what changed once nothing more changed for --debounce
-    /// seconds, and at least every --floor seconds. A server that goes
-    /// away is waited for.
+    /// Keep pushing: watch the session files (PATH, or Pi's session dirs),
+    /// bring the local index up to date as they change, push what changed
+    /// once nothing more changed for --debounce seconds, and at least
+    /// every --floor seconds (after checking every file). A server that
+    /// goes away is waited for.
     #[arg(long)]
     pub watch: bool,
 
@@ -46,7 +46,10 @@ pub struct PushArgs {
     #[arg(long = "path", value_name = "PATH", requires = "watch")]
     pub paths: Vec<PathBuf>,
 
-    /// With --watch: seconds between looks at the session files.
+    /// With --watch: seconds between looks at every session file when the
+    /// watch cannot say what changed (a file system without inotify
+    /// events, too many directories to watch), and between retries of a
+    /// failed push. Changes the watch sees are taken as they happen.
     #[arg(long, default_value_t = 2.0, value_name = "SECS")]
     pub interval: f64,
 
@@ -160,63 +163,77 @@ fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(s.clamp(0.05, 86_400.0))
 }
 
-/// `push --watch`: build, push when something changed and then nothing
-/// for a while, and at least every `--floor`; a failed push (the server
-/// gone) is said once and retried at the next look.
+/// `push --watch`: keep the local index up to date from the watched
+/// session directories, push when something changed and then nothing for
+/// `--debounce`, and at least every `--floor` (a full check of every file
+/// first: the safety net under the watch). When the watch cannot say what
+/// changed, every file is checked every `--interval`; a failed push (the
+/// server gone) is said once and retried every `--interval`.
 fn watch(
     args: &PushArgs,
     url: &str,
     host: &str,
     index_dir: &Path,
 ) -> anyhow::Result<std::process::ExitCode> {
-    use pi_index::discover::{default_locations, named_locations};
-    use pi_index::pipeline::{build, BuildOptions};
-    let (roots, locations) = if args.paths.is_empty() {
-        let d = default_locations();
-        let roots = d.roots();
-        if roots.is_empty() {
-            anyhow::bail!(
-                "no Pi session directory found: pass the directory with --path, e.g. `pi-index push --watch --path ~/path/to/sessions`"
-            );
-        }
-        (roots, d.locations)
-    } else {
-        (args.paths.clone(), named_locations(&args.paths))
-    };
-    let kinds = PiIndex::open(index_dir)
-        .ok()
-        .and_then(|pi| pi.build_info().ok().flatten())
-        .and_then(|i| pi_index::pi::Kinds::parse(&i.kinds).ok())
-        .unwrap_or_default();
-    let opts = BuildOptions {
-        roots,
-        index_dir: index_dir.to_owned(),
-        kinds,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
-        memory_budget: 64 << 20,
-        full: false,
-        prune: false,
-        locations,
-    };
+    use pi_index::refresh::{changed, Checked, Config, Outcome, Refresher};
+    if args.paths.is_empty() && pi_index::discover::default_locations().roots().is_empty() {
+        anyhow::bail!(
+            "no Pi session directory found: pass the directory with --path, e.g. `pi-index push --watch --path ~/path/to/sessions`"
+        );
+    }
+    let mut config = Config::new(index_dir.to_owned());
+    config.roots = args.paths.clone();
+    config.threads = config.threads.min(4);
+    let mut refresher = Refresher::new(config);
     let mut db: Option<Db> = None;
     let mut pending = true;
     let mut last_change = Instant::now() - secs(args.debounce);
     let mut last_push: Option<Instant> = None;
     let mut failing = false;
+    let mut said_none = false;
     loop {
-        match build(&opts, &|_| {}) {
-            Ok(b) => {
-                if b.files_indexed + b.files_deleted + b.files_moved + b.files_pruned > 0 {
-                    pending = true;
-                    last_change = Instant::now();
+        let due = last_push.is_none_or(|t| t.elapsed() >= secs(args.floor));
+        if due && last_push.is_some() {
+            refresher.recheck("the periodic check under the watch (--floor)");
+        }
+        let mut full = false;
+        match refresher.refresh(&|_| {}) {
+            Outcome::NoSessions(looked) => {
+                if !said_none {
+                    let list: Vec<String> =
+                        looked.iter().map(|p| p.display().to_string()).collect();
+                    let _ = writeln!(
+                        output::stderr(),
+                        "pi-index: warning: no Pi session directory found (looked in {}): pushing the index as it is",
+                        list.join(", ")
+                    );
                 }
+                said_none = true;
             }
-            Err(e) => {
-                let _ = writeln!(output::stderr(), "pi-index: warning: build: {e}");
+            Outcome::Ran { checked, result } => {
+                said_none = false;
+                if let Checked::Full(why) = &checked {
+                    full = true;
+                    if !args.quiet && !args.json {
+                        let _ = writeln!(
+                            output::stderr(),
+                            "pi-index: checked every session file ({why})"
+                        );
+                    }
+                }
+                match result {
+                    Ok(Some(b)) if changed(&b) => {
+                        pending = true;
+                        last_change = Instant::now();
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        let _ = writeln!(output::stderr(), "pi-index: warning: build: {e}");
+                    }
+                }
             }
         }
         let quiet = last_change.elapsed() >= secs(args.debounce);
-        let due = last_push.is_none_or(|t| t.elapsed() >= secs(args.floor));
         if (pending && quiet) || due {
             let r = (|| -> Result<PushReport, TeamError> {
                 if db.as_ref().is_none_or(|d| d.client.is_closed()) {
@@ -248,6 +265,16 @@ fn watch(
                 }
             }
         }
-        std::thread::sleep(secs(args.interval));
+        // Until the watch sees a change, or the next thing due: the
+        // floor; a retry, or a look when the watch cannot say; the end
+        // of the debounce.
+        let mut wait =
+            secs(args.floor).saturating_sub(last_push.map_or(Duration::ZERO, |t| t.elapsed()));
+        if failing || full {
+            wait = wait.min(secs(args.interval));
+        } else if pending {
+            wait = wait.min(secs(args.debounce).saturating_sub(last_change.elapsed()));
+        }
+        refresher.wait(wait.max(Duration::from_millis(50)));
     }
 }

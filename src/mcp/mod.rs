@@ -6,9 +6,11 @@
 //! pi-index's:
 //!
 //! - [`state`] (the crate's [`live`](crate::live), shared with the web
-//!   view): the index as the server holds it, brought up to date by an
-//!   incremental build before every call (cheap when nothing changed: no
-//!   lock, no write), its reader kept open and reloaded after a commit;
+//!   view): the index as the server holds it, brought up to date before
+//!   every call from the watched session directories (nothing runs when
+//!   nothing changed; what changed is built; a message Pi appended before
+//!   the call is found by it), its reader kept open and reloaded after a
+//!   commit;
 //! - [`tools`]: the three tools' arguments, results and work, bounded
 //!   whatever the corpus;
 //! - [`stdio`] and [`http`]: the transports, in front of rmcp's, so that

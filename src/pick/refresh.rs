@@ -1,22 +1,25 @@
 //! The index as the picker holds it, and bringing it up to date.
 //!
-//! A refresh is [`crate::pipeline::build`] from Pi's default session
+//! A refresh brings the index up to date from Pi's default session
 //! directories ([`crate::discover::default_locations`], as `pi-index build`
 //! without a PATH), with the kinds the index was built with, so that a
-//! refresh never turns into a rebuild with other kinds. When nothing
-//! changed it takes no lock and writes nothing (~15 ms). It runs on its
-//! own thread: the command line waits a moment for it before the first
-//! frame, and otherwise shows the index as it was until it commits.
+//! refresh never turns into a rebuild with other kinds. The first one
+//! checks every file (when nothing changed it takes no lock and writes
+//! nothing: ~15 ms); it runs on its own thread, and the command line waits
+//! a moment for it before the first frame, otherwise showing the index as
+//! it was until it commits. The picker then follows Pi as it writes
+//! ([`follow`]): the session directories are watched, and what changes
+//! while it is open is indexed, and searched again, at once.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
 
 use tantivy::{IndexReader, ReloadPolicy};
 
-use crate::discover::default_locations;
 use crate::index::{tantivy_err, IndexError, PiIndex};
-use crate::pi::Kinds;
-use crate::pipeline::{build, BuildError, BuildOptions};
+use crate::pipeline::BuildError;
+use crate::refresh::{self, Config, Outcome, Refresher};
 
 use super::View;
 
@@ -53,50 +56,61 @@ pub enum Refreshed {
     Failed(String),
 }
 
-/// Bring the index at `index_dir` up to date from Pi's session
-/// directories; `progress` is told the bytes of each file read.
-pub fn refresh(index_dir: &Path, progress: &(dyn Fn(u64) + Sync)) -> Refreshed {
-    let defaults = default_locations();
-    let roots = defaults.roots();
-    if roots.is_empty() {
-        let looked = defaults
-            .locations
-            .iter()
-            .map(|l| PathBuf::from(&l.path))
-            .collect();
-        return Refreshed::NoSessions(looked);
-    }
-    let kinds = PiIndex::open(index_dir)
-        .ok()
-        .and_then(|pi| pi.build_info().ok().flatten())
-        .and_then(|info| Kinds::parse(&info.kinds).ok())
-        .unwrap_or_default();
-    let opts = BuildOptions {
-        roots,
-        index_dir: index_dir.to_owned(),
-        kinds,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        memory_budget: 64 << 20,
-        full: false,
-        prune: false,
-        // Recorded for `stats`, as `pi-index build` records them.
-        locations: defaults.locations,
-    };
-    match build(&opts, progress) {
-        Ok(r)
-            if r.rebuilt.is_some()
-                || r.files_indexed > 0
-                || r.files_deleted > 0
-                || r.files_moved > 0 =>
-        {
-            Refreshed::Updated {
+/// The longest the picker's refresh waits for a change before it looks
+/// again (a full check when the watch cannot say what changed).
+pub const FOLLOW_FLOOR: Duration = Duration::from_secs(5);
+
+/// The refresher of the index at `index_dir`: Pi's session directories,
+/// watched.
+pub fn refresher(index_dir: &Path) -> Refresher {
+    Refresher::new(Config::new(index_dir.to_owned()))
+}
+
+/// Bring the index up to date from Pi's session directories; `progress`
+/// is told the bytes of each file read.
+pub fn refresh(r: &mut Refresher, progress: &(dyn Fn(u64) + Sync)) -> Refreshed {
+    match r.refresh(progress) {
+        Outcome::NoSessions(looked) => Refreshed::NoSessions(looked),
+        Outcome::Ran { result, .. } => match result {
+            Ok(Some(r)) if refresh::changed(&r) => Refreshed::Updated {
                 messages: r.messages_indexed,
                 rebuilt: r.rebuilt.is_some(),
-            }
+            },
+            Ok(_) => Refreshed::Current,
+            Err(BuildError::Index(IndexError::Busy(_))) => Refreshed::Busy,
+            Err(e) => Refreshed::Failed(e.to_string()),
+        },
+    }
+}
+
+/// Follow Pi as it writes, for as long as the picker is open: refresh
+/// now (`progress` told the bytes read), then again as soon as the watch
+/// sees a change, and at least every [`FOLLOW_FLOOR`]. `done` is told
+/// what each refresh did, except one that only repeats the last (nothing
+/// new again, still busy); it returns false when the picker is gone,
+/// and this returns. A refresh another build kept out (or that failed)
+/// is tried again after the floor.
+pub fn follow(
+    mut r: Refresher,
+    progress: &(dyn Fn(u64) + Sync),
+    mut done: impl FnMut(Refreshed) -> bool,
+) {
+    let first = refresh(&mut r, progress);
+    let mut last = first.clone();
+    if !done(first) {
+        return;
+    }
+    loop {
+        if matches!(last, Refreshed::Busy | Refreshed::Failed(_)) {
+            std::thread::sleep(FOLLOW_FLOOR);
         }
-        Ok(_) => Refreshed::Current,
-        Err(BuildError::Index(IndexError::Busy(_))) => Refreshed::Busy,
-        Err(e) => Refreshed::Failed(e.to_string()),
+        r.wait(FOLLOW_FLOOR);
+        let now = refresh(&mut r, &|_| {});
+        let quiet = now == last && !matches!(now, Refreshed::Updated { .. });
+        last = now.clone();
+        if !quiet && !done(now) {
+            return;
+        }
     }
 }
 

@@ -42,7 +42,7 @@ use std::time::Duration;
 use axum::routing::get;
 use axum::Router;
 
-use crate::live::{Options as LiveOptions, State};
+use crate::live::{Options as LiveOptions, RefreshStatus, State};
 
 /// The most results one request returns (`limit` past it: 400).
 pub const MAX_PAGE: usize = 100;
@@ -65,13 +65,14 @@ pub struct Options {
     /// When set, every request must carry it (`?token=`, then a cookie;
     /// or `Authorization: Bearer`).
     pub token: Option<String>,
-    /// How often the index is brought up to date in the background.
+    /// The longest time between two background refreshes (they run as
+    /// soon as the watch of the session directories sees a change).
     pub refresh_every: Duration,
 }
 
 impl Options {
     /// Loopback on `port`, the index at `index_dir` kept fresh from Pi's
-    /// session directories every 2 seconds.
+    /// session directories as they change (and looked at every 2 seconds).
     pub fn new(index_dir: std::path::PathBuf, port: u16) -> Options {
         Options {
             live: LiveOptions::new(index_dir),
@@ -201,14 +202,21 @@ async fn serve(
     Ok(())
 }
 
-/// The background refresh: an incremental build now, then every
-/// `every` (a build that takes longer delays the next; never two).
+/// The background refresh: now, then as soon as the watch of the
+/// session directories sees a change (so that a page polling
+/// `/api/status` learns of a message Pi appended within its next poll),
+/// and at least every `every` (when the watch cannot say what changed,
+/// that is a full check). One that another build kept out, or that
+/// failed, is tried again after `every`, not at once. Never two at once.
 fn refresher(app: Arc<App>, every: Duration) {
     let _ = std::thread::Builder::new()
         .name("pi-index-refresh".into())
         .spawn(move || loop {
-            app.state.refresh_now();
-            std::thread::sleep(every);
+            let done = app.state.refresh_now();
+            if matches!(done.status, RefreshStatus::Busy | RefreshStatus::Failed) {
+                std::thread::sleep(every);
+            }
+            app.state.wait_for_change(every);
         });
 }
 

@@ -180,6 +180,7 @@ pub mod concurrent;
 pub mod crash;
 pub mod incremental;
 pub mod pg;
+pub mod raw;
 pub mod reference;
 pub mod tmux;
 

@@ -204,9 +204,9 @@ function live() {
     } catch (_) {
       // The server stopped: say nothing, try again.
     }
-    setTimeout(poll, 1500);
+    setTimeout(poll, 1000);
   };
-  setTimeout(poll, 1500);
+  setTimeout(poll, 1000);
 }
 
 searchPage();
