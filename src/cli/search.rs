@@ -183,6 +183,10 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
         out.flush()?;
     }
+    // The process ends now: the index's files are left mapped for the exit
+    // to unmap all at once, instead of one munmap per segment file.
+    std::mem::forget(searcher);
+    std::mem::forget(pi);
     Ok(if result.hits.is_empty() {
         EXIT_NOTHING
     } else {
