@@ -714,7 +714,11 @@ pub fn title_of(text: &str) -> String {
 /// With nothing to compress, tantivy's dedicated store thread per segment
 /// writer only hands blocks over: written by the thread that fills them,
 /// a 1 GB build switches context 1,170 times instead of 14,100.
-fn create(dir: &Path, schema: Schema, mapped: &std::sync::Arc<Mapped>) -> Result<Index, IndexError> {
+fn create(
+    dir: &Path,
+    schema: Schema,
+    mapped: &std::sync::Arc<Mapped>,
+) -> Result<Index, IndexError> {
     let settings = tantivy::IndexSettings {
         docstore_compression: tantivy::store::Compressor::None,
         docstore_compress_dedicated_thread: false,
