@@ -817,7 +817,7 @@ fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
     let Some(c) = Cluster::start() else {
         return;
     };
-    let Some(cert) = c.enable_tls() else {
+    let Some(tls) = c.enable_tls() else {
         return;
     };
     c.sql("postgres", "CREATE ROLE pw LOGIN PASSWORD 'sekret-pw'");
@@ -828,7 +828,8 @@ fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
     let s = Scratch::new();
     s.build(&[&fixtures()], &[]);
     let base = |host: &str, query: &str| format!("postgres://pw@{host}:{}/tls?{query}", c.port);
-    let cert = cert.to_string_lossy();
+    let cert = tls.root.to_string_lossy();
+    let stranger = tls.stranger.to_string_lossy();
     let push_with = |url: &str, env: &[(&str, &str)]| {
         let mut cmd = s.cmd();
         cmd.args(["push", url, "--as", "h", "-q", "--index"])
@@ -870,6 +871,15 @@ fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
         &push_with(&base("localhost", "sslmode=require"), &[]),
         "require, .pgpass",
     );
+    // SCRAM-SHA-256-PLUS: the password's exchange bound to this TLS
+    // connection (its server certificate).
+    ok(
+        &push_with(
+            &base("localhost", "sslmode=require&channel_binding=require"),
+            &[],
+        ),
+        "channel binding",
+    );
     // verify-ca checks the chain, not the host name; verify-full both.
     ok(
         &push_with(
@@ -881,27 +891,95 @@ fn tls_and_passwords_as_libpq_reads_them_and_the_password_is_never_printed() {
         ),
         "verify-ca",
     );
-    for (url, why) in [
+    for (url, why, said) in [
         (
             base(
                 "127.0.0.1",
                 &format!("sslmode=verify-full&sslrootcert={cert}"),
             ),
             "host name",
+            "verify-ca",
         ),
         (
             base("localhost", "sslmode=verify-full"),
             "no root certificate",
+            "sslrootcert",
+        ),
+        (
+            base(
+                "localhost",
+                &format!("sslmode=verify-ca&sslrootcert={stranger}"),
+            ),
+            "verify-ca, another CA",
+            "sslrootcert",
+        ),
+        (
+            base(
+                "localhost",
+                &format!("sslmode=verify-full&sslrootcert={stranger}"),
+            ),
+            "verify-full, another CA",
+            "sslrootcert",
         ),
     ] {
         let out = push_with(&url, &[("PGPASSWORD", "sekret-pw")]);
         assert_eq!(out.status.code(), Some(2), "{why}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("cannot connect to the database at pw@"),
+            err.contains("cannot connect to the database at pw@") && err.contains(said),
             "{why}: {err}"
         );
     }
+    // Several roots in one file, the server's CA not first; and
+    // ~/.postgresql/root.crt without sslrootcert.
+    let both = s.home().join("both.crt");
+    let pem = |p: &Path| std::fs::read_to_string(p).unwrap();
+    std::fs::write(&both, pem(&tls.stranger) + &pem(&tls.root)).unwrap();
+    ok(
+        &push_with(
+            &base(
+                "localhost",
+                &format!("sslmode=verify-full&sslrootcert={}", both.display()),
+            ),
+            &[("PGPASSWORD", "sekret-pw")],
+        ),
+        "verify-full, two roots",
+    );
+    std::fs::create_dir_all(s.home().join(".postgresql")).unwrap();
+    std::fs::copy(&tls.root, s.home().join(".postgresql/root.crt")).unwrap();
+    ok(
+        &push_with(
+            &base("localhost", "sslmode=verify-full"),
+            &[("PGPASSWORD", "sekret-pw")],
+        ),
+        "verify-full, ~/.postgresql/root.crt",
+    );
+    // A server whose certificate is a CA's, self-signed: refused by
+    // verify-full even with it as the root (rustls takes a CA's only to
+    // sign), said with what to do; require still encrypts.
+    let own = c.self_signed_tls();
+    let url = base(
+        "localhost",
+        &format!("sslmode=verify-full&sslrootcert={}", own.display()),
+    );
+    // (Until the reload, the server shows the old certificate, which
+    // this root did not sign.)
+    let err = eventually(30, || {
+        let out = push_with(&url, &[("PGPASSWORD", "sekret-pw")]);
+        assert!(!out.status.success(), "a CA's certificate taken");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (!err.contains("UnknownIssuer")).then_some(err)
+    });
+    assert!(
+        err.contains("cannot connect to the database at pw@")
+            && err.contains("is a CA's")
+            && err.contains("sslmode=require"),
+        "{err}"
+    );
+    ok(
+        &push_with(&base("localhost", "sslmode=require"), &[]),
+        "require, self-signed",
+    );
     // A wrong password, in the URL: refused, said, never printed.
     let url = format!(
         "postgres://pw:wrong-secret@localhost:{}/tls?sslmode=require",

@@ -19,6 +19,7 @@
 //! - [`query`]: the query tree compiled to a SQL `WHERE` clause (user text
 //!   only ever as bind parameters).
 //! - [`search`]: `search`, `sessions` and `show` against the database.
+//! - `tls`: the connection's TLS (rustls), as `sslmode` asks.
 //!
 //! Every statement runs through one [`Db`]: a connection and the small
 //! single-threaded runtime that drives it.
@@ -29,6 +30,7 @@ pub mod query;
 pub mod schema;
 pub mod search;
 pub mod text;
+mod tls;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -386,47 +388,10 @@ impl Db {
             config.connect_timeout(std::time::Duration::from_secs(10));
         }
         let target = target_of(&config);
-        let tls_err = |why: String| TeamError::Tls {
+        let tls = tls::connector(verify, root_cert).map_err(|why| TeamError::Tls {
             target: target.clone(),
             why,
-        };
-        let mut tls = native_tls::TlsConnector::builder();
-        match verify {
-            Verify::No => {
-                tls.danger_accept_invalid_certs(true)
-                    .danger_accept_invalid_hostnames(true);
-            }
-            Verify::Chain => {
-                tls.danger_accept_invalid_hostnames(true);
-            }
-            Verify::Full => {}
-        }
-        let root_cert = root_cert.or_else(|| {
-            (verify != Verify::No)
-                .then(directories::BaseDirs::new)
-                .flatten()
-                .map(|d| d.home_dir().join(".postgresql/root.crt"))
-                .filter(|p| p.exists())
-        });
-        if let Some(path) = root_cert {
-            let pem = std::fs::read(&path).map_err(|e| {
-                tls_err(format!(
-                    "cannot read the root certificate {} ({e}): check sslrootcert",
-                    path.display()
-                ))
-            })?;
-            let cert = native_tls::Certificate::from_pem(&pem).map_err(|e| {
-                tls_err(format!(
-                    "{} is not a PEM certificate ({e}): check sslrootcert",
-                    path.display()
-                ))
-            })?;
-            tls.add_root_certificate(cert);
-        }
-        let tls = tls
-            .build()
-            .map_err(|e| tls_err(format!("cannot set up TLS ({e})")))?;
-        let tls = postgres_native_tls::MakeTlsConnector::new(tls);
+        })?;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -520,6 +485,17 @@ fn connect_advice(e: &tokio_postgres::Error) -> String {
     }
     if s.contains("timed out") || s.contains("timeout") {
         return format!("{s}: the server did not answer: check the host, the port and the network");
+    }
+    // What rustls says of a certificate that sslmode=verify-ca or
+    // verify-full refuses (src/team/tls.rs).
+    if s.contains("UnknownIssuer") {
+        return format!("{s}: no root given signed the server's certificate: name its CA with sslrootcert (else ~/.postgresql/root.crt, else the system's roots are used), or use sslmode=require to encrypt without checking it");
+    }
+    if s.contains("not valid for name") {
+        return format!("{s}: connect by a name the certificate holds in its subjectAltName (its CN is not read), or use sslmode=verify-ca to check its chain only");
+    }
+    if s.contains("CaUsedAsEndEntity") {
+        return format!("{s}: the server's certificate is a CA's (self-signed, as `openssl req -x509` makes it): give the server a certificate signed by a CA and that CA to sslrootcert, or use sslmode=require to encrypt without checking it");
     }
     s
 }

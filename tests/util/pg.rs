@@ -52,6 +52,42 @@ fn as_owner(bin: &Path) -> Command {
     }
 }
 
+/// The root certificates of [`Cluster::enable_tls`].
+pub struct Tls {
+    /// The CA that signed the server's certificate.
+    pub root: PathBuf,
+    /// A CA that signed nothing the server has.
+    pub stranger: PathBuf,
+}
+
+/// Run the `openssl` program with the arguments `args` gives it; whether
+/// it could and succeeded.
+fn openssl(args: impl FnOnce(&mut Command) -> &mut Command) -> bool {
+    args(&mut Command::new("openssl"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A self-signed CA, `STEM.crt` with its key `STEM.key`; whether made.
+fn make_ca(stem: &Path, name: &str) -> bool {
+    openssl(|c| {
+        c.args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .arg("-subj")
+        .arg(format!("/CN={name}"))
+        .args(["-addext", "basicConstraints=critical,CA:TRUE"])
+        .args([
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+            "-keyout",
+        ])
+        .arg(stem.with_extension("key"))
+        .arg("-out")
+        .arg(stem.with_extension("crt"))
+    })
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -277,36 +313,97 @@ impl Cluster {
         r
     }
 
-    /// Turn TLS on with a self-signed certificate for `localhost` (and
-    /// no IP address, so that `verify-full` to 127.0.0.1 fails its host
-    /// check); returns the certificate, for `sslrootcert`. `None` (said, a
-    /// failure under CI) without the `openssl` program.
-    pub fn enable_tls(&self) -> Option<PathBuf> {
-        let cert = self.dir.path().join("root.crt");
+    /// Turn TLS on as a real server has it: a certificate for `localhost`
+    /// (and no IP address, so that `verify-full` to 127.0.0.1 fails its
+    /// host check), signed by a CA of the test's own; returns that CA's
+    /// certificate, for `sslrootcert`, and another CA's, which signed
+    /// nothing the server has. `None` (said, a failure under CI) without
+    /// the `openssl` program.
+    pub fn enable_tls(&self) -> Option<Tls> {
+        let dir = self.dir.path();
         let key = self.data.join("server.key");
-        let made = Command::new("openssl")
-            .args([
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=localhost",
-            ])
-            .args(["-addext", "subjectAltName=DNS:localhost", "-keyout"])
-            .arg(&key)
-            .arg("-out")
-            .arg(&cert)
-            .output();
-        if !made.is_ok_and(|o| o.status.success()) {
-            super::cannot_run("cannot make a certificate (no openssl program)");
+        let cert = self.data.join("server.crt");
+        let csr = dir.join("server.csr");
+        let ext = dir.join("server.ext");
+        // rustls (webpki) takes a certificate for the server's name, not a
+        // CA's used as the server's own.
+        std::fs::write(
+            &ext,
+            "subjectAltName=DNS:localhost\n\
+             basicConstraints=critical,CA:FALSE\n\
+             keyUsage=critical,digitalSignature,keyEncipherment\n\
+             extendedKeyUsage=serverAuth\n",
+        )
+        .unwrap();
+        let made = make_ca(&dir.join("root"), "pi-index test CA")
+            && make_ca(&dir.join("stranger"), "pi-index stranger CA")
+            && openssl(|c| {
+                c.args(["req", "-new", "-newkey", "rsa:2048", "-nodes"])
+                    .args(["-subj", "/CN=localhost", "-keyout"])
+                    .arg(&key)
+                    .arg("-out")
+                    .arg(&csr)
+            })
+            && openssl(|c| {
+                c.args(["x509", "-req", "-days", "2", "-in"])
+                    .arg(&csr)
+                    .arg("-CA")
+                    .arg(dir.join("root.crt"))
+                    .arg("-CAkey")
+                    .arg(dir.join("root.key"))
+                    .arg("-extfile")
+                    .arg(&ext)
+                    .arg("-out")
+                    .arg(&cert)
+            });
+        if !made {
+            super::cannot_run("cannot make the certificates (no openssl program)");
             return None;
         }
-        std::fs::copy(&cert, self.data.join("server.crt")).unwrap();
+        self.own_tls_files();
+        self.sql("postgres", "ALTER SYSTEM SET ssl = on");
+        self.sql("postgres", "SELECT pg_reload_conf()");
+        eventually(30, || {
+            (self.sql("postgres", "SHOW ssl") == "on").then_some(())
+        });
+        Some(Tls {
+            root: dir.join("root.crt"),
+            stranger: dir.join("stranger.crt"),
+        })
+    }
+
+    /// Replace the server's certificate by a self-signed one for
+    /// `localhost` that says it is a CA (as `openssl req -x509` makes it,
+    /// PostgreSQL's quickest setup) and reload; returns it, for
+    /// `sslrootcert`. After [`Cluster::enable_tls`].
+    pub fn self_signed_tls(&self) -> PathBuf {
+        let key = self.data.join("server.key");
+        let cert = self.data.join("server.crt");
+        assert!(
+            openssl(|c| {
+                c.args([
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                ])
+                .args(["-subj", "/CN=localhost"])
+                .args(["-addext", "subjectAltName=DNS:localhost", "-keyout"])
+                .arg(&key)
+                .arg("-out")
+                .arg(&cert)
+            }),
+            "openssl req -x509"
+        );
+        self.own_tls_files();
+        self.sql("postgres", "SELECT pg_reload_conf()");
+        let copy = self.dir.path().join("self-signed.crt");
+        std::fs::copy(&cert, &copy).unwrap();
+        copy
+    }
+
+    /// The server's key and certificate, the server's to read.
+    fn own_tls_files(&self) {
         use std::os::unix::fs::PermissionsExt;
+        let key = self.data.join("server.key");
+        let cert = self.data.join("server.crt");
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::set_permissions(&cert, std::fs::Permissions::from_mode(0o644)).unwrap();
         if is_root() {
@@ -314,16 +411,10 @@ impl Cluster {
                 Command::new("chown")
                     .arg("65534:65534")
                     .arg(&key)
-                    .arg(self.data.join("server.crt")),
+                    .arg(&cert),
                 "chown",
             );
         }
-        self.sql("postgres", "ALTER SYSTEM SET ssl = on");
-        self.sql("postgres", "SELECT pg_reload_conf()");
-        eventually(30, || {
-            (self.sql("postgres", "SHOW ssl") == "on").then_some(())
-        });
-        Some(cert)
     }
 
     /// Put `line` first in `pg_hba.conf` and reload.
