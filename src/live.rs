@@ -1,6 +1,6 @@
 //! The index as a long-running front end holds it (the MCP server, the
 //! web view): opened once, its reader kept open, brought up to date by a
-//! [`Refresher`](crate::refresh::Refresher).
+//! [`crate::refresh::Refresher`].
 //!
 //! A refresh reads the roots `pi-index build` uses without a PATH
 //! ([`crate::discover::default_locations`]), or the server's own PATHs,
@@ -8,8 +8,8 @@
 //! into a rebuild with other kinds). The session directories are watched:
 //! a refresh after no change runs nothing (no walk, no lock, no write);
 //! one after a change builds what changed; the first one, and any the
-//! watch cannot vouch for, checks every file ([`Refresh::checked`] says
-//! which, and why). After a refresh that committed, the reader is
+//! watch cannot vouch for, checks every file (the `checked` field of a
+//! [`Refresh`] says which, and why). After a refresh that committed, the reader is
 //! reloaded (reopened after a whole rebuild); commits of other processes
 //! are picked up at every snapshot. A build already writing (another
 //! process holds the lock) is not waited for: the caller is answered from
@@ -115,7 +115,7 @@ pub enum RefreshStatus {
     Failed,
 }
 
-/// See [`Refresh::checked`].
+/// How much a refresh checked: the `checked` field of a [`Refresh`].
 #[derive(Clone, Copy, Debug, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Check {

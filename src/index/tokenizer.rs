@@ -515,7 +515,7 @@ impl TokenStream for CodeTokenStream<'_> {
     /// case and digits after its first character) after ASCII separators:
     /// that case is taken here with the fewest steps (the word copied once,
     /// its first byte lower-cased), everything else by
-    /// [`CodeTokenStream::advance_general`], which gives the same tokens.
+    /// `CodeTokenStream::advance_general`, which gives the same tokens.
     /// Measured on the user and assistant text of a 100 MB text-heavy
     /// corpus (`examples/tokenize.rs` under callgrind): see the commit.
     #[inline]
