@@ -130,9 +130,15 @@ impl<S: SegmentCollector> SegmentCollector for SplitSegment<S> {
         if self.last.0 != sess {
             self.last = (sess, self.families.get(&sess).copied());
         }
-        let copy = self.copy.as_ref().and_then(|c| c.first(doc));
-        match (self.last.1, copy) {
-            (Some(family), Some(copy)) => self.stash.push(Stashed {
+        // The copy key only of a document whose session has relatives:
+        // most documents' have none, and a lookup in the column's sparse
+        // index is the dearest step here.
+        let copy = self
+            .last
+            .1
+            .and_then(|family| Some((family, self.copy.as_ref()?.first(doc)?)));
+        match copy {
+            Some((family, copy)) => self.stash.push(Stashed {
                 family,
                 copy,
                 sess,

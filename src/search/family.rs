@@ -24,8 +24,9 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use tantivy::columnar::{Column, ColumnIndex};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocSet, Searcher, Term};
+use tantivy::{DocId, DocSet, Searcher, Term};
 
 use crate::index::schema::SESSION_DOC;
 use crate::index::{tantivy_err, IndexError, PiIndex};
@@ -111,6 +112,9 @@ impl PiIndex {
         // indexes have none).
         let stated = records.iter().any(|r| r.parent_key.is_some());
         let mut by_key: KeyMap<u64, usize> = KeyMap::default();
+        if stated {
+            by_key.reserve(records.len());
+        }
         // Ids that name one session (a copy kept under its id makes an
         // id ambiguous: which one a fork meant cannot be told).
         let mut by_id: KeyMap<u64, Option<u64>> = KeyMap::default();
@@ -137,7 +141,8 @@ impl PiIndex {
                 None => (pk, Link::Stated, false),
             });
         }
-        let mut by_head: KeyMap<u64, usize> = KeyMap::default();
+        let mut by_head: KeyMap<u64, usize> =
+            KeyMap::with_capacity_and_hasher(records.len(), Default::default());
         for (i, r) in records.iter().enumerate() {
             if r.head != 0 {
                 by_head
@@ -236,34 +241,105 @@ impl PiIndex {
             else {
                 continue;
             };
-            let ff = seg.fast_fields();
-            let sess = ff.u64("sess").map_err(err)?;
-            let parent = ff.column_opt::<u64>("parent_key").map_err(err)?;
-            let head = ff.column_opt::<u64>("head").map_err(err)?;
-            let id = ff.column_opt::<u64>("id_hash").map_err(err)?;
-            let parent_id = ff.column_opt::<u64>("parent_id_hash").map_err(err)?;
-            let started = ff.column_opt::<tantivy::DateTime>("started").map_err(err)?;
+            let mut docs = Vec::new();
             let mut doc = postings.doc();
             while doc != tantivy::TERMINATED {
-                if seg.alive_bitset().is_none_or(|a| a.is_alive(doc)) {
-                    if let Some(key) = sess.first(doc) {
-                        out.push(Record {
-                            key,
-                            parent_key: parent.as_ref().and_then(|c| c.first(doc)),
-                            parent_id: parent_id.as_ref().and_then(|c| c.first(doc)).unwrap_or(0),
-                            id: id.as_ref().and_then(|c| c.first(doc)).unwrap_or(0),
-                            head: head.as_ref().and_then(|c| c.first(doc)).unwrap_or(0),
-                            started: started
-                                .as_ref()
-                                .and_then(|c| c.first(doc))
-                                .map_or(i64::MAX, |t| t.into_timestamp_millis()),
-                        });
-                    }
-                }
+                docs.push(doc);
                 doc = postings.advance();
+            }
+            let ff = seg.fast_fields();
+            let sess = ff.u64("sess").map_err(err)?;
+            let n = docs.len();
+            let mut parent = by_rank(ff.column_opt::<u64>("parent_key").map_err(err)?, n);
+            let mut head = by_rank(ff.column_opt::<u64>("head").map_err(err)?, n);
+            let mut id = by_rank(ff.column_opt::<u64>("id_hash").map_err(err)?, n);
+            let mut parent_id = by_rank(ff.column_opt::<u64>("parent_id_hash").map_err(err)?, n);
+            let mut started = by_rank(
+                ff.column_opt::<tantivy::DateTime>("started").map_err(err)?,
+                n,
+            );
+            for (rank, &doc) in docs.iter().enumerate() {
+                if seg.alive_bitset().is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let Some(key) = sess.first(doc) else { continue };
+                out.push(Record {
+                    key,
+                    parent_key: parent.get(rank, doc),
+                    parent_id: parent_id.get(rank, doc).unwrap_or(0),
+                    id: id.get(rank, doc).unwrap_or(0),
+                    head: head.get(rank, doc).unwrap_or(0),
+                    started: started
+                        .get(rank, doc)
+                        .map_or(i64::MAX, |t| t.into_timestamp_millis()),
+                });
             }
         }
         Ok(out)
+    }
+}
+
+/// A column of session-only values read for the session documents of a
+/// segment in doc order, without the column's per-document rank lookup
+/// (a search in its sparse index). Most such columns hold a value for
+/// every session document (and only those: the schema puts them on
+/// sessions alone), so the value of the `rank`-th session document is
+/// the `rank`-th value; a column that only some hold (a parent) is
+/// walked beside them, its documents in order.
+enum ByRank<T> {
+    None,
+    Zipped(Column<T>),
+    Sparse {
+        column: Column<T>,
+        docs: Vec<DocId>,
+        next: usize,
+    },
+    ByDoc(Column<T>),
+}
+
+fn by_rank<T>(column: Option<Column<T>>, sessions: usize) -> ByRank<T>
+where
+    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
+{
+    let Some(c) = column else {
+        return ByRank::None;
+    };
+    let vals = c.values.num_vals() as usize;
+    if vals == 0 {
+        return ByRank::None;
+    }
+    let ColumnIndex::Optional(index) = &c.index else {
+        return ByRank::ByDoc(c);
+    };
+    if vals == sessions {
+        return ByRank::Zipped(c);
+    }
+    let docs: Vec<DocId> = index.iter_non_null_docs().collect();
+    ByRank::Sparse {
+        column: c,
+        docs,
+        next: 0,
+    }
+}
+
+impl<T> ByRank<T>
+where
+    T: PartialOrd + Copy + std::fmt::Debug + Send + Sync + 'static,
+{
+    /// The value of session document `doc`, the `rank`-th; called in
+    /// doc order.
+    fn get(&mut self, rank: usize, doc: DocId) -> Option<T> {
+        match self {
+            ByRank::None => None,
+            ByRank::Zipped(c) => Some(c.values.get_val(rank as u32)),
+            ByRank::Sparse { column, docs, next } => {
+                while docs.get(*next).is_some_and(|&d| d < doc) {
+                    *next += 1;
+                }
+                (docs.get(*next) == Some(&doc)).then(|| column.values.get_val(*next as u32))
+            }
+            ByRank::ByDoc(c) => c.first(doc),
+        }
     }
 }
 

@@ -118,6 +118,11 @@ pub struct Dictionary<'a> {
     freq: HashMap<String, u64>,
     /// Words already segmented.
     done: HashMap<String, Vec<Vec<String>>>,
+    /// Every text whose prefixes were looked up in the dictionaries, with
+    /// the lengths of those that are terms and their document frequency:
+    /// a word's pieces, segmented again, and their tails are prefixes of
+    /// a text walked before, so they cost no walk of their own.
+    walked: Vec<(String, Vec<(usize, u64)>)>,
 }
 
 impl<'a> Dictionary<'a> {
@@ -129,6 +134,7 @@ impl<'a> Dictionary<'a> {
             docs: searcher.num_docs().max(1) as f64,
             freq: HashMap::new(),
             done: HashMap::new(),
+            walked: Vec::new(),
         }
     }
 
@@ -149,6 +155,38 @@ impl<'a> Dictionary<'a> {
         n
     }
 
+    /// The terms that are prefixes of `text` (their lengths) and their
+    /// document frequencies summed over the segments, from an earlier
+    /// walk of a text that `text` begins when there is one.
+    fn prefixes(&mut self, text: &str) -> Vec<(usize, u64)> {
+        if let Some((_, terms)) = self.walked.iter().find(|(t, _)| t.starts_with(text)) {
+            return terms
+                .iter()
+                .copied()
+                .filter(|&(len, _)| len <= text.len())
+                .collect();
+        }
+        let mut freq: HashMap<usize, u64> = HashMap::new();
+        for seg in self.searcher.segment_readers() {
+            let Ok(inv) = seg.inverted_index(self.field) else {
+                continue;
+            };
+            let Ok(mut stream) = inv
+                .terms()
+                .search(PrefixesOf(text.as_bytes()))
+                .into_stream()
+            else {
+                continue;
+            };
+            while stream.advance() {
+                *freq.entry(stream.key().len()).or_default() += u64::from(stream.value().doc_freq);
+            }
+        }
+        let terms: Vec<(usize, u64)> = freq.into_iter().collect();
+        self.walked.push((text.to_owned(), terms.clone()));
+        terms
+    }
+
     /// For each byte offset of `word`, the ends of the terms that start
     /// there (only offsets some cut can reach from the start are walked).
     fn lattice(&mut self, word: &str) -> Vec<Vec<usize>> {
@@ -156,32 +194,14 @@ impl<'a> Dictionary<'a> {
         let mut ends: Vec<Vec<usize>> = vec![Vec::new(); bytes.len()];
         let mut reachable = vec![false; bytes.len() + 1];
         reachable[0] = true;
-        let mut freq: HashMap<usize, (usize, u64)> = HashMap::new();
         for start in 0..bytes.len() {
             if !reachable[start] {
                 continue;
             }
-            freq.clear();
-            for seg in self.searcher.segment_readers() {
-                let Ok(inv) = seg.inverted_index(self.field) else {
-                    continue;
-                };
-                let Ok(mut stream) = inv
-                    .terms()
-                    .search(PrefixesOf(&bytes[start..]))
-                    .into_stream()
-                else {
-                    continue;
-                };
-                while stream.advance() {
-                    let len = stream.key().len();
-                    let df = u64::from(stream.value().doc_freq);
-                    freq.entry(len).or_insert((len, 0)).1 += df;
-                }
-            }
-            let mut here: Vec<usize> = freq.keys().map(|len| start + len).collect();
+            let terms = self.prefixes(&word[start..]);
+            let mut here: Vec<usize> = terms.iter().map(|&(len, _)| start + len).collect();
             here.sort_unstable();
-            for (&len, &(_, df)) in &freq {
+            for &(len, df) in &terms {
                 let piece = &word[start..start + len];
                 self.freq.entry(piece.to_owned()).or_insert(df);
             }

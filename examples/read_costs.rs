@@ -1,0 +1,40 @@
+//! What a search pays before its own work, per call, in one process: the
+//! query-side expansion of a word into its segmentations
+//! ([`pi_index::search::query::expand::alternatives`]) and the families
+//! ([`pi_index::index::PiIndex::families`]), each repeated N times warm.
+//!
+//!     cargo run --release --example read_costs -- INDEX WORD N
+#![allow(clippy::disallowed_macros)]
+
+use std::time::Instant;
+
+use pi_index::index::PiIndex;
+use pi_index::search::query::expand::{alternatives, Dictionary, Typed};
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    if a.len() != 4 {
+        eprintln!("usage: read_costs INDEX WORD N");
+        std::process::exit(2);
+    }
+    let pi = PiIndex::open(std::path::Path::new(&a[1])).expect("an index");
+    let searcher = pi.index.reader().expect("a reader").searcher();
+    let n: u32 = a[3].parse().expect("N, a number");
+    let word = &a[2];
+    let t = Instant::now();
+    let mut forms: Vec<Vec<String>> = Vec::new();
+    for _ in 0..n {
+        let mut d = Dictionary::new(&searcher, pi.fields.text);
+        let typed = Typed::of(&[(0, word.len(), word.clone())]);
+        forms = alternatives(&typed, &mut d)
+            .into_iter()
+            .map(|f| f.into_iter().map(|(_, t)| t).collect())
+            .collect();
+    }
+    println!("alternatives: {:?} per call: {forms:?}", t.elapsed() / n);
+    let t = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(pi.families(&searcher).expect("families"));
+    }
+    println!("families: {:?} per call", t.elapsed() / n);
+}
