@@ -39,8 +39,9 @@ pub struct BuildArgs {
     pub threads: Option<u16>,
 
     /// Memory budget for tantivy's indexing threads, in MB (32 to 65536).
-    /// Peak memory follows this budget, not the corpus: at 64, a 5 GB
-    /// corpus peaked at 437 MB and a single 2 GB session at 305 MB.
+    /// Peak memory follows this budget and the largest session, not the
+    /// corpus: at 64, a 1 GB corpus peaked at 92 MB, a 10 GB one at
+    /// 162 MB, a single 2 GB session at 305 MB.
     #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(32..=65536))]
     pub memory: u64,
 
