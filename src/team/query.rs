@@ -394,24 +394,15 @@ impl Compiler<'_> {
 /// condition on messages. The errors and warnings are the local
 /// search's.
 pub fn compile(query: &str, filters: &Filters, now: &Now) -> Result<SqlQuery, QueryError> {
-    compile_in(query, filters, now, Scope::Messages, Vec::new())
+    compile_sessions(query, filters, now, Scope::Messages, Vec::new())
 }
 
-/// Compile `query` with the flags' `filters` into a SQL condition on
-/// sessions (`s`), its words matched against the sessions' names or
-/// titles (`scope`), its parameters numbered after `params` (those of a
-/// statement it joins), which it returns with its own.
+/// Compile `query` with the flags' `filters` into a SQL condition for
+/// `scope`: on messages ([`compile`]), or on sessions (`s`), its words
+/// matched against the sessions' names or titles; its parameters
+/// numbered after `params` (those of a statement it joins), which it
+/// returns with its own.
 pub fn compile_sessions(
-    query: &str,
-    filters: &Filters,
-    now: &Now,
-    scope: Scope,
-    params: Vec<Param>,
-) -> Result<SqlQuery, QueryError> {
-    compile_in(query, filters, now, scope, params)
-}
-
-fn compile_in(
     query: &str,
     filters: &Filters,
     now: &Now,
