@@ -1,9 +1,9 @@
 //! What a search pays before its own work, per call, in one process: the
-//! query-side expansion of a word into its segmentations
+//! query-side expansion of a text's words into its segmentations
 //! ([`pi_index::search::query::expand::alternatives`]) and the families
 //! ([`pi_index::index::PiIndex::families`]), each repeated N times warm.
 //!
-//!     cargo run --release --example read_costs -- INDEX WORD N
+//!     cargo run --release --example read_costs -- INDEX TEXT N
 #![allow(clippy::disallowed_macros)]
 
 use std::time::Instant;
@@ -14,7 +14,7 @@ use pi_index::search::query::expand::{alternatives, Dictionary, Typed};
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() != 4 {
-        eprintln!("usage: read_costs INDEX WORD N");
+        eprintln!("usage: read_costs INDEX TEXT N");
         std::process::exit(2);
     }
     let pi = PiIndex::open(std::path::Path::new(&a[1])).expect("an index");
@@ -25,7 +25,11 @@ fn main() {
     let mut forms: Vec<Vec<String>> = Vec::new();
     for _ in 0..n {
         let mut d = Dictionary::new(&searcher, pi.fields.text);
-        let typed = Typed::of(&[(0, word.len(), word.clone())]);
+        let mut toks = Vec::new();
+        pi_index::index::tokenizer::analyzer()
+            .token_stream(word)
+            .process(&mut |t| toks.push((t.position, t.offset_to, t.text.clone())));
+        let typed = Typed::of(&toks);
         forms = alternatives(&typed, &mut d)
             .into_iter()
             .map(|f| f.into_iter().map(|(_, t)| t).collect())

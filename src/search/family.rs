@@ -112,13 +112,12 @@ impl PiIndex {
         // indexes have none).
         let stated = records.iter().any(|r| r.parent_key.is_some());
         let mut by_key: KeyMap<u64, usize> = KeyMap::default();
-        if stated {
-            by_key.reserve(records.len());
-        }
         // Ids that name one session (a copy kept under its id makes an
         // id ambiguous: which one a fork meant cannot be told).
         let mut by_id: KeyMap<u64, Option<u64>> = KeyMap::default();
         if stated {
+            by_key.reserve(records.len());
+            by_id.reserve(records.len());
             for (i, r) in records.iter().enumerate() {
                 by_key.insert(r.key, i);
                 by_id
@@ -241,7 +240,7 @@ impl PiIndex {
             else {
                 continue;
             };
-            let mut docs = Vec::new();
+            let mut docs = Vec::with_capacity(postings.doc_freq() as usize);
             let mut doc = postings.doc();
             while doc != tantivy::TERMINATED {
                 docs.push(doc);
@@ -250,6 +249,7 @@ impl PiIndex {
             let ff = seg.fast_fields();
             let sess = ff.u64("sess").map_err(err)?;
             let n = docs.len();
+            out.reserve(n);
             let mut parent = by_rank(ff.column_opt::<u64>("parent_key").map_err(err)?, n);
             let mut head = by_rank(ff.column_opt::<u64>("head").map_err(err)?, n);
             let mut id = by_rank(ff.column_opt::<u64>("id_hash").map_err(err)?, n);

@@ -25,7 +25,9 @@
 //!   documents (`into` is not also `in to`). `information` (rarer
 //!   `formation`) is never cut. A piece that passes the same test is cut
 //!   again (`mixedintsunsignedone` → `mixedints` `unsignedone` → `mixed`
-//!   `ints` `unsigned` `one`).
+//!   `ints` `unsigned` `one`). A word that is a term is not cut through
+//!   two or more single characters (`zqphrase01a` is not also `z` `q`
+//!   `phrase` `01` `a`: a phrase of common fragments found nowhere).
 //!
 //! Segmentations are ranked by a unigram model over document
 //! frequencies, each piece costing half a rare term more (real words
@@ -377,7 +379,7 @@ fn segmented(text: &str, alone: bool, dict: &mut Dictionary<'_>) -> Vec<Vec<Stri
     for seg in dict.segmentations(text, SEGMENTATIONS) {
         let rarest = seg.iter().map(|p| dict.doc_freq(p)).min().unwrap_or(0);
         let common = alone && rarest.saturating_mul(4) as f64 > dict.docs;
-        if (df == 0 || df <= rarest) && !common {
+        if (df == 0 || df <= rarest && plausible(&seg)) && !common {
             let mut finer = Vec::new();
             for piece in &seg {
                 refine(piece, dict, 2, &mut finer);
@@ -390,6 +392,20 @@ fn segmented(text: &str, alone: bool, dict: &mut Dictionary<'_>) -> Vec<Vec<Stri
         }
     }
     out
+}
+
+/// Whether a word that is a term may also be written as `seg`: only
+/// when at most one piece is a single character (`topncomputer` →
+/// `top` `n` `computer`, `ctrlc` → `ctrl` `c`). A word found whole in the
+/// text is a real token; cuts through two or more single characters are
+/// what a rare word of letters and digits leaves when nothing better
+/// cuts it (`zqphrase01a`, in 2 documents of the 1 GB corpus, would
+/// also be searched as `z` `q` `phrase` `01` `a`, a phrase of common
+/// fragments found nowhere, at the cost of a phrase query over them). A
+/// word that is not a term is cut however the dictionary allows: without
+/// a cut it finds nothing.
+fn plausible(seg: &[String]) -> bool {
+    seg.iter().filter(|p| p.len() == 1).count() <= 1
 }
 
 /// `piece`, or its best segmentation when it is no more frequent than
@@ -558,6 +574,27 @@ mod tests {
         // A word more frequent than a piece is a word, not a compound.
         let texts = with_filler(&["information", "information", "formation in"]);
         assert!(forms(&texts, &[(0, 11, "information")]).is_empty());
+    }
+
+    #[test]
+    fn a_word_that_is_a_term_is_not_cut_through_two_single_letters() {
+        let texts = with_filler(&[
+            "zqphrase01a is planted",
+            "z and q and phrase 01 a",
+            "TopNComputer::new",
+        ]);
+        // A term: its only cuts go through `z` and `q`.
+        assert!(forms(&texts, &[(0, 11, "zqphrase01a")]).is_empty());
+        // Not a term: cut however the dictionary allows.
+        assert_eq!(
+            forms(&texts, &[(0, 10, "zqphrase01")]),
+            [["z", "q", "phrase", "01"]]
+        );
+        // A term cut through one single letter still is.
+        assert_eq!(
+            forms(&texts, &[(0, 12, "topncomputer")]),
+            [["top", "n", "computer"]]
+        );
     }
 
     #[test]
