@@ -59,7 +59,8 @@ pub struct Options {
 
 impl Options {
     /// Options for `index_dir` with the defaults of `pi-index build`:
-    /// Pi's session directories, default kinds, every CPU, 64 MB.
+    /// Pi's session directories, default kinds, every CPU,
+    /// [`crate::pipeline::DEFAULT_MEMORY_MB`].
     pub fn new(index_dir: PathBuf) -> Options {
         Options {
             index_dir,
@@ -67,7 +68,7 @@ impl Options {
             refresh: true,
             kinds: Kinds::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: 64 << 20,
+            memory_budget: crate::pipeline::DEFAULT_MEMORY_MB << 20,
             watch: true,
         }
     }

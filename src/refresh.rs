@@ -98,14 +98,14 @@ pub struct Config {
 
 impl Config {
     /// The defaults of `pi-index build`: Pi's session directories,
-    /// default kinds, every CPU, 64 MB; watched.
+    /// default kinds, every CPU, [`crate::pipeline::DEFAULT_MEMORY_MB`]; watched.
     pub fn new(index_dir: PathBuf) -> Config {
         Config {
             index_dir,
             roots: Vec::new(),
             kinds: Kinds::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: 64 << 20,
+            memory_budget: crate::pipeline::DEFAULT_MEMORY_MB << 20,
             watch: true,
         }
     }

@@ -53,7 +53,7 @@ pub fn run(args: CheckArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
             index_dir: index_dir.to_owned(),
             kinds,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: 64 << 20,
+            memory_budget: pi_index::pipeline::DEFAULT_MEMORY_MB << 20,
             full: false,
             prune: false,
             locations,

@@ -29,7 +29,7 @@ pub use check::{check, CheckReport, FileDefects, CHECK_LIST_CAP};
 pub use parse::{parse_session, read_session};
 pub use report::{
     BuildError, BuildOptions, BuildReport, DamageReport, Moved, NotIndexed, Rebuild, StaleRoot,
-    Timings, TruncationReport, DAMAGE_LIST_CAP,
+    Timings, TruncationReport, DAMAGE_LIST_CAP, DEFAULT_MEMORY_MB,
 };
 
 use std::sync::Mutex;
