@@ -162,6 +162,34 @@ pub struct Snapshot {
 struct Opened {
     pi: PiIndex,
     reader: IndexReader,
+    /// The index files the reader has mapped.
+    mapped: std::sync::Arc<crate::index::Mapped>,
+    /// `meta.json` as the reader last loaded it.
+    meta: Option<MetaStamp>,
+}
+
+/// What identifies one version of an index's `meta.json`: every commit
+/// writes it anew (a temporary file renamed over it), so a new commit
+/// changes its inode or its times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MetaStamp {
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl MetaStamp {
+    fn of(index_dir: &std::path::Path) -> Option<MetaStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(index_dir.join("meta.json")).ok()?;
+        Some(MetaStamp {
+            ino: m.ino(),
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
 }
 
 /// The server's index: options, and the index once it could be opened.
@@ -240,6 +268,25 @@ impl State {
         self.open_snapshot(refresh, &[])
     }
 
+    /// When the pages of mapped files this process holds (the index's,
+    /// mostly: every query reads more of it) come to more than `bytes`,
+    /// drop the index's from its memory (they stay in the page cache, and
+    /// are mapped again from it when read: a minor fault each). Keeps a
+    /// long-running server's memory bounded whatever the size of the
+    /// index and however many different queries it answers. Returns
+    /// whether it released.
+    pub fn release_if_over(&self, bytes: u64) -> bool {
+        if file_backed() <= bytes {
+            return false;
+        }
+        let mapped = match lock(&self.opened).as_ref() {
+            Some(o) => o.mapped.clone(),
+            None => return false,
+        };
+        mapped.release();
+        true
+    }
+
     /// The options.
     pub fn options(&self) -> &Options {
         &self.opts
@@ -260,15 +307,25 @@ impl State {
     fn open_snapshot(&self, refresh: Refresh, looked: &[PathBuf]) -> Result<Snapshot, String> {
         let mut opened = lock(&self.opened);
         // Pick up commits of other processes too (a user's `pi-index
-        // build`): cheap when nothing changed.
-        if let Some(o) = opened.as_ref() {
-            if o.reader.reload().is_err() {
-                *opened = None;
+        // build`). A reload opens every segment's readers again (a
+        // quarter of a small search's time), so it is done only when
+        // `meta.json` is another file than the one the reader loaded.
+        let meta = MetaStamp::of(&self.opts.index_dir);
+        if let Some(o) = opened.as_mut() {
+            if meta.is_none() || meta != o.meta {
+                if o.reader.reload().is_err() {
+                    *opened = None;
+                } else {
+                    o.meta = meta;
+                }
             }
         }
         if opened.is_none() {
             match open(&self.opts.index_dir) {
-                Ok(o) => *opened = Some(o),
+                Ok(mut o) => {
+                    o.meta = meta;
+                    *opened = Some(o)
+                }
                 Err(e) => return Err(self.no_index(e, &refresh, looked)),
             }
         }
@@ -379,8 +436,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The bytes of mapped files (and shared memory) this process holds in
+/// memory: `/proc/self/statm`'s shared pages (0 where there is none).
+fn file_backed() -> u64 {
+    let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else {
+        return 0;
+    };
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf only reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages * u64::try_from(page).unwrap_or(4096)
+}
+
 fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
-    let pi = PiIndex::open(dir)?;
+    let mapped = std::sync::Arc::new(crate::index::Mapped::default());
+    let pi = PiIndex::open_mapped(dir, Some(mapped.clone()))?;
     let reader = pi
         .index
         .reader_builder()
@@ -390,5 +464,10 @@ fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
             path: dir.to_owned(),
             error,
         })?;
-    Ok(Opened { pi, reader })
+    Ok(Opened {
+        pi,
+        reader,
+        mapped,
+        meta: None,
+    })
 }

@@ -398,6 +398,12 @@ fn serve_api_answers_with_the_cli_json_objects() {
             .find(|r| r["session_id"] == ALPHA)
             .unwrap()
     );
+    // A page is the same slice of the same list (only the page is read
+    // from the store).
+    let whole = s.show_json(ALPHA, &[]);
+    let page = srv.json(&format!("/api/session/{ALPHA}?branch=all&offset=1&limit=2"));
+    assert_eq!(page["total"], whole.len());
+    assert_eq!(page["documents"], json!(whole[1..3]));
     let active = srv.json(&format!("/api/session/{ALPHA}"));
     assert_eq!(
         active["documents"],

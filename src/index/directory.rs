@@ -32,6 +32,12 @@
 //! from it on the next access (a minor fault), and since index files are
 //! never written once they are mapped (segments are immutable), dropping
 //! them cannot change what is read.
+//!
+//! The web view's and the MCP server's index is opened with one too: a
+//! long-running reader touches more of the index with every new query
+//! (the doc store of every listed session, the postings of every word),
+//! and without the release those pages would stay counted in its memory
+//! up to the size of the index ([`crate::live::State::release_if_over`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tantivy::Index;
 
+pub(crate) use directory::Mapped;
 pub use schema::{Fields, SCHEMA_VERSION};
 
 /// The name written in every payload, to tell our index from others.
@@ -130,11 +131,24 @@ pub struct PiIndex {
     pub fields: Fields,
     /// Where it lives.
     pub dir: PathBuf,
+    /// What searches keep between them for one state of the index
+    /// (shared by the clones of this handle).
+    pub(crate) cache: std::sync::Arc<crate::search::cache::Cache>,
 }
 
 impl PiIndex {
     /// Open an existing index for reading.
     pub fn open(dir: &Path) -> Result<PiIndex, IndexError> {
+        PiIndex::open_mapped(dir, None)
+    }
+
+    /// Open an existing index for reading, its files mapped into
+    /// `mapped` when given (a long-running reader that drops the pages it
+    /// read from its memory now and then, see [`Mapped`]).
+    pub(crate) fn open_mapped(
+        dir: &Path,
+        mapped: Option<std::sync::Arc<Mapped>>,
+    ) -> Result<PiIndex, IndexError> {
         if !dir.join("meta.json").exists() {
             if dir.is_file() {
                 return Err(IndexError::NotADirectory(dir.to_owned()));
@@ -152,7 +166,7 @@ impl PiIndex {
             }
             return Err(IndexError::Missing(dir.to_owned()));
         }
-        let index = open_index(dir)?;
+        let index = open_index_mapped(dir, mapped)?;
         let info: Option<BuildInfo> = index
             .load_metas()
             .map_err(|e| tantivy_err(dir, e))?
@@ -169,6 +183,7 @@ impl PiIndex {
             index,
             fields,
             dir: dir.to_owned(),
+            cache: Default::default(),
         };
         schema::register_tokenizers(&pi.index);
         Ok(pi)
@@ -266,13 +281,8 @@ pub(crate) fn messages_only(
     ])
 }
 
-/// Open the tantivy index in `dir` through our [`directory::IndexDir`].
-pub(crate) fn open_index(dir: &Path) -> Result<Index, IndexError> {
-    open_index_mapped(dir, None)
-}
-
-/// Open the tantivy index in `dir`, its files mapped into `mapped` when
-/// given (a build's, see [`directory::Mapped`]).
+/// Open the tantivy index in `dir` through our [`directory::IndexDir`],
+/// its files mapped into `mapped` when given (see [`directory::Mapped`]).
 pub(crate) fn open_index_mapped(
     dir: &Path,
     mapped: Option<std::sync::Arc<directory::Mapped>>,

@@ -6,6 +6,7 @@
 //! - [`hits`]: ranked hits with snippets.
 //! - [`around`](mod@around): the messages around a line of a session.
 //! - [`family`]: which session was forked from which.
+//! - [`cache`]: what an open index keeps between searches of one state.
 //! - [`copies`]: one hit for a message copied into forks.
 //! - [`lineage`]: a session's parent and forks, as printed.
 //! - [`reader`]: finding a session and reading its stored documents;
@@ -16,6 +17,7 @@
 //! - [`stats`]: what the index holds.
 
 pub mod around;
+pub mod cache;
 pub mod column_set;
 pub mod copies;
 pub mod family;

@@ -285,6 +285,70 @@ impl PiIndex {
         Ok(docs)
     }
 
+    /// `limit` messages after `offset` of [`session_documents`]'s list
+    /// (only those on the active branch with `active_only`), and how many
+    /// the whole list holds. The order is found from the columns (a line's
+    /// offset orders it as its number does), and only the page's
+    /// documents are read from the store: a session of 50,000 messages
+    /// costs its columns and one page, not 50,000 stored texts.
+    ///
+    /// [`session_documents`]: PiIndex::session_documents
+    pub fn session_documents_page(
+        &self,
+        searcher: &Searcher,
+        key: &SessionKey,
+        active_only: bool,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, Vec<StoredDoc>), IndexError> {
+        let f = &self.fields;
+        let records = all_terms(&[
+            (f.doc_type, SESSION_DOC),
+            match key {
+                SessionKey::Path(p) => (f.path, p.as_str()),
+                SessionKey::Id(id) => (f.session_id, id.as_str()),
+            },
+        ]);
+        let sessions = self.matching(searcher, &records, |_, d| Ok(self.summary(d)))?;
+        let err = |e| tantivy_err(&self.dir, e);
+        let mut reader = MessageReader::new(self, searcher);
+        // (the session's path, the line's offset, the role, the address):
+        // in address order within a session, so that the stable sort keeps
+        // the order `session_documents` gives messages that tie.
+        let mut order: Vec<(usize, u64, Role, DocAddress)> = Vec::new();
+        for (i, s) in sessions.iter().enumerate() {
+            let query = messages_only(f, Box::new(sess_query(f, s.key)));
+            let mut addrs: Vec<DocAddress> = searcher
+                .search(&query, &DocSetCollector)
+                .map_err(err)?
+                .into_iter()
+                .collect();
+            addrs.sort_unstable();
+            for a in addrs {
+                let c = reader.columns(a.segment_ord)?;
+                let doc = a.doc_id;
+                if active_only && c.active.first(doc).is_some_and(|x| x == 0) {
+                    continue;
+                }
+                let role = c
+                    .role
+                    .first(doc)
+                    .and_then(Role::from_rank)
+                    .unwrap_or(Role::User);
+                order.push((i, c.offset.first(doc).unwrap_or(0), role, a));
+            }
+        }
+        order.sort_by(|a, b| (&sessions[a.0].path, a.1, a.2).cmp(&(&sessions[b.0].path, b.1, b.2)));
+        let total = order.len();
+        let page = order
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|(_, _, _, a)| reader.read(a, &searcher.doc::<TantivyDocument>(a).map_err(err)?))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((total, page))
+    }
+
     /// The session with key `sess`, if the index holds it: read straight
     /// from the key's postings (no scoring; a hit's session is looked up
     /// for every session a search shows).

@@ -324,17 +324,15 @@ pub async fn session(
                 other => return Err(Failure::Bad(format!("branch={other:?}: use active or all"))),
             };
             let key = crate::search::SessionKey::Path(row.path.clone());
-            let mut docs = snap.pi.session_documents(&snap.searcher, &key)?;
-            if !all {
-                docs.retain(|d| d.active);
-            }
-            let total = docs.len();
-            let limit = p.limit(MAX_PAGE)?;
-            let page: Vec<_> = docs
-                .into_iter()
-                .skip(p.offset.unwrap_or(0))
-                .take(limit)
-                .collect();
+            // Only the page is read from the store: bounded memory for a
+            // session of any size.
+            let (total, page) = snap.pi.session_documents_page(
+                &snap.searcher,
+                &key,
+                !all,
+                p.offset.unwrap_or(0),
+                p.limit(MAX_PAGE)?,
+            )?;
             Ok(json_of(
                 Some(total),
                 Documents {

@@ -50,6 +50,12 @@ pub const MAX_PAGE: usize = 100;
 pub const MAX_IN_FLIGHT: usize = 16;
 /// Requests one client address has in flight at once (more: 429).
 pub const MAX_PER_CLIENT: usize = 8;
+/// The bytes of the index's files the server keeps mapped in its memory
+/// between requests, at most: past it, their pages are dropped (they stay
+/// in the page cache; see [`crate::live::State::release_if_over`]). The
+/// six query shapes of `scripts/serve/bench.py` read ~25 MB of a 1 GB
+/// corpus's index, and listing every session ~30 MB more.
+pub const MAX_MAPPED: u64 = 64 << 20;
 /// A request that takes longer is answered 503 (its work is dropped).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -100,9 +106,13 @@ impl App {
         work: impl FnOnce(&App) -> T + Send + 'static,
     ) -> Result<T, String> {
         let app = self.clone();
-        tokio::task::spawn_blocking(move || work(&app))
-            .await
-            .map_err(|e| format!("internal error ({e}); please report it: the server goes on"))
+        tokio::task::spawn_blocking(move || {
+            let out = work(&app);
+            app.state.release_if_over(MAX_MAPPED);
+            out
+        })
+        .await
+        .map_err(|e| format!("internal error ({e}); please report it: the server goes on"))
     }
 }
 

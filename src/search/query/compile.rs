@@ -53,6 +53,20 @@ pub struct FieldMap<'a> {
     /// Each text field's term dictionaries, for the other ways a word
     /// may be typed ([`super::expand`]); opened when first needed.
     dictionaries: Vec<(tantivy::schema::Field, Dictionary<'a>)>,
+    /// The state of the index `searcher` shows ([`crate::search::cache`]).
+    stamp: u64,
+}
+
+impl Drop for FieldMap<'_> {
+    /// The dictionaries' lookups are kept for the next query of this
+    /// state of the index.
+    fn drop(&mut self) {
+        for (field, dict) in self.dictionaries.drain(..) {
+            self.pi
+                .cache
+                .give_back(self.stamp, field, dict.into_lookups());
+        }
+    }
 }
 
 /// Which documents a compiled query selects.
@@ -85,14 +99,19 @@ impl<'a> FieldMap<'a> {
         // empty term dictionary (once per process: an FST builder's
         // 20,000-cell table, ~1 ms of a fresh process's search here, most
         // of it page faults).
-        let mut replaced = false;
-        for seg in searcher.segment_readers() {
-            let edited = seg
-                .fast_fields()
-                .column_opt::<u64>("edited")
-                .map_err(|e| tantivy_err(&pi.dir, e))?;
-            replaced |= edited.is_some_and(|c| c.max_value() >= crate::pi::Edited::Replaced.rank());
-        }
+        let stamp = crate::search::cache::stamp(searcher);
+        let replaced = pi.cache.replaced(stamp, || {
+            let mut replaced = false;
+            for seg in searcher.segment_readers() {
+                let edited = seg
+                    .fast_fields()
+                    .column_opt::<u64>("edited")
+                    .map_err(|e| tantivy_err(&pi.dir, e))?;
+                replaced |=
+                    edited.is_some_and(|c| c.max_value() >= crate::pi::Edited::Replaced.rank());
+            }
+            Ok::<_, IndexError>(replaced)
+        })?;
         if replaced {
             text_fields.push(pi.fields.replacement);
         }
@@ -103,6 +122,7 @@ impl<'a> FieldMap<'a> {
             text_fields,
             scope: Scope::Messages,
             dictionaries: Vec::new(),
+            stamp,
         })
     }
 
@@ -151,8 +171,9 @@ impl<'a> FieldMap<'a> {
         let at = match self.dictionaries.iter().position(|(f, _)| *f == field) {
             Some(at) => at,
             None => {
+                let known = self.pi.cache.take_lookups(self.stamp, field);
                 self.dictionaries
-                    .push((field, Dictionary::new(self.searcher, field)));
+                    .push((field, Dictionary::with_lookups(self.searcher, field, known)));
                 self.dictionaries.len() - 1
             }
         };

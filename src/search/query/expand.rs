@@ -54,6 +54,8 @@ use tantivy::schema::Field;
 use tantivy::Searcher;
 use tantivy_fst::Automaton;
 
+use crate::search::cache::Lookups;
+
 /// Words longer than this (bytes) are not segmented: they are data, or
 /// long enough that their humps were typed.
 pub const MAX_WORD: usize = 64;
@@ -130,13 +132,28 @@ pub struct Dictionary<'a> {
 impl<'a> Dictionary<'a> {
     /// The dictionaries of `field` in `searcher`'s segments.
     pub fn new(searcher: &'a Searcher, field: Field) -> Dictionary<'a> {
+        Dictionary::with_lookups(searcher, field, Lookups::default())
+    }
+
+    /// The dictionaries of `field` in `searcher`'s segments, knowing
+    /// `lookups` (made over the same segments) already.
+    pub fn with_lookups(searcher: &'a Searcher, field: Field, lookups: Lookups) -> Dictionary<'a> {
         Dictionary {
             searcher,
             field,
             docs: searcher.num_docs().max(1) as f64,
-            freq: HashMap::new(),
-            done: HashMap::new(),
+            freq: lookups.freq,
+            done: lookups.done,
             walked: Vec::new(),
+        }
+    }
+
+    /// What was looked up, to be given to the next search of the same
+    /// segments ([`crate::search::cache`]).
+    pub fn into_lookups(self) -> Lookups {
+        Lookups {
+            freq: self.freq,
+            done: self.done,
         }
     }
 
