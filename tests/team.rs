@@ -520,8 +520,14 @@ fn a_phrase_past_the_16383rd_word_is_found_and_the_gin_index_is_used() {
         assert_eq!(remote.len(), n, "{q}");
         assert_eq!(local.len(), n, "{q} locally");
     }
-    // The planner uses the GIN index on the messages' tsvector.
+    // The planner uses the GIN index on the messages' tsvector. (On a
+    // table this small a sequential scan costs less: with it off, the
+    // plan shows the index serving the statement's condition.)
     c.sql("long_phrase", "ANALYZE");
+    c.sql(
+        "long_phrase",
+        "ALTER DATABASE long_phrase SET enable_seqscan = off",
+    );
     let db = pi_index::team::Db::connect(&url).unwrap();
     let plan = pi_index::team::search::explain(
         &db,
@@ -1463,7 +1469,7 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // away).
     c.sql(
         "migrate",
-        "DROP INDEX pi_sessions_family; \
+        "DROP INDEX pi_sessions_family; DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; \
          ALTER TABLE pi_messages DROP COLUMN copy; \
          ALTER TABLE pi_sessions DROP COLUMN pushed_schema, DROP COLUMN title_tsv, \
          DROP COLUMN parent_session, DROP COLUMN parent_path, DROP COLUMN parent_how, \
@@ -1480,7 +1486,140 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // The next push migrates, and replaces the rows pushed under 1.
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_replaced"], 5, "{r}");
-    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "2");
+    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "3");
     assert_eq!(dump(c, "migrate"), fresh_dump(&s, "migrate_fresh", "h"));
+    assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
+}
+
+#[test]
+fn a_search_ranks_the_pool_of_newest_matches_and_every_match_stays_found() {
+    let Some(url) = database("pool") else {
+        return;
+    };
+    // 205 messages of one word, a minute apart: the 100th and the oldest
+    // say it three times (the best rank), the others once.
+    let pool = pi_index::team::search::POOL;
+    let n = pool + 5;
+    let s = Scratch::new();
+    let project = s.dir.path().join("sessions/--home-u-pool--");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut lines = vec![r#"{"type":"session","version":3,"id":"pool-session","timestamp":"2026-05-01T00:00:00.000Z","cwd":"/home/u/pool"}"#.to_owned()];
+    for i in 0..n {
+        let parent = if i == 0 {
+            "null".to_owned()
+        } else {
+            format!("\"m{}\"", i - 1)
+        };
+        let text = if i == 0 || i == 100 {
+            "zqpool zqpool zqpool"
+        } else {
+            "zqpool once here"
+        };
+        lines.push(format!(
+            r#"{{"type":"message","id":"m{i}","parentId":{parent},"timestamp":"2026-05-01T{:02}:{:02}:00.000Z","message":{{"role":"user","content":"{text}","timestamp":0}}}}"#,
+            i / 60,
+            i % 60
+        ));
+    }
+    std::fs::write(project.join("pool.jsonl"), lines.join("\n") + "\n").unwrap();
+    s.build(&[&s.dir.path().join("sessions")], &[]);
+    push_ok(&s, &url, "h");
+    // Message i is on line i + 2.
+    let order = |hits: &[serde_json::Value]| -> Vec<u64> {
+        hits.iter()
+            .map(|h| h["line"].as_u64().unwrap() - 2)
+            .collect()
+    };
+    let remote = order(&db_search(&s, &url, "zqpool"));
+    // Every match is found, as locally.
+    let mut local = order(&s.search_json("zqpool", &[]));
+    let mut all = remote.clone();
+    all.sort_unstable();
+    local.sort_unstable();
+    assert_eq!(all, local);
+    assert_eq!(all, (0..n as u64).collect::<Vec<_>>());
+    // The newest POOL ranked (the 100th first, then the others newest
+    // first), then the older ones newest first: the oldest, as good a
+    // match as the 100th, is last.
+    let mut want = vec![100];
+    want.extend((5..n as u64).rev().filter(|&i| i != 100));
+    want.extend((0..5).rev());
+    assert_eq!(remote, want);
+    // A page past the pool is the same order.
+    let out = run(s.cmd().args([
+        "search", "--json", "-n", "3", "--offset", "201", "--db", &url, "--", "zqpool",
+    ]));
+    assert_eq!(order(&json_lines(&out)), want[201..204]);
+    // The total is the pool's: "more than" when more match.
+    let out = run(s.cmd().args(["search", "--db", &url, "--", "zqpool"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("20 of more than {pool} hits shown")),
+        "{text}"
+    );
+    let out = run(s
+        .cmd()
+        .args(["search", "-n", "2", "--db", &url, "--", "\"zqpool zqpool\""]));
+    // Fewer matches than the pool: counted exactly (2 hits, all shown).
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("hits shown"), "{text}");
+    let out = run(s
+        .cmd()
+        .args(["search", "-n", "1", "--db", &url, "--", "\"zqpool zqpool\""]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 of 2 hits shown"), "{text}");
+    // Newest and oldest are exact orders over every match.
+    let out = run(s.cmd().args([
+        "search", "--json", "-n", "1000", "--sort", "oldest", "--db", &url, "--", "zqpool",
+    ]));
+    assert_eq!(order(&json_lines(&out)), (0..n as u64).collect::<Vec<_>>());
+    let out = run(s.cmd().args([
+        "search", "--json", "-n", "1000", "--sort", "newest", "--db", &url, "--", "zqpool",
+    ]));
+    assert_eq!(
+        order(&json_lines(&out)),
+        (0..n as u64).rev().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_version_2_database_is_migrated_to_the_recency_index_without_pushing_rows_again() {
+    let Some(url) = database("migrate2") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    s.build(&[&forks_dir()], &[]);
+    push_ok(&s, &url, "h");
+    let before = dump(c, "migrate2");
+    // The tables as version 2 made them.
+    c.sql(
+        "migrate2",
+        "DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; \
+         UPDATE pi_index_schema SET version = 2",
+    );
+    let out = run(s.cmd().args(["search", "zqforkshared", "--db", &url]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("older schema (2)") && err.contains("pi-index push"),
+        "{err}"
+    );
+    // The next push adds the index and moves no row.
+    let r = push_ok(&s, &url, "h");
+    assert_eq!(r["sessions_replaced"], 0, "{r}");
+    assert_eq!(r["messages_sent"], 0, "{r}");
+    assert_eq!(
+        c.sql("migrate2", "SELECT version FROM pi_index_schema"),
+        "3"
+    );
+    assert_eq!(
+        c.sql(
+            "migrate2",
+            "SELECT count(*) FROM pg_indexes WHERE indexname IN ('pi_messages_recent', 'pi_windows_tsv')"
+        ),
+        "2"
+    );
+    assert_eq!(dump(c, "migrate2"), before);
     assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
 }

@@ -305,7 +305,20 @@ fn team(
             highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;
             writeln!(out)?;
         }
-        more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
+        if result.more {
+            // The database counted its pool, not every match.
+            writeln!(out)?;
+            out.paint_line(
+                Paint::Dim,
+                &format!(
+                    "{} of more than {} hits shown: use -n or --offset for more",
+                    result.hits.len(),
+                    result.total
+                ),
+            )?;
+        } else {
+            more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
+        }
         out.flush()?;
     }
     Ok(if result.hits.is_empty() {

@@ -451,7 +451,7 @@ fn session_row(
     out.push(b'\t');
     copy_num(out, digest(docs));
     out.push(b'\t');
-    copy_num(out, schema::VERSION);
+    copy_num(out, schema::ROWS);
     out.push(b'\t');
     copy_str(out, &text::name_tsv(analyzer, row.title.as_deref()));
     let l = lineage;
@@ -856,7 +856,7 @@ pub fn push(
     for (path, st) in &local {
         match remote.sessions.get(pg_text(path).as_ref()) {
             None => new.push(path),
-            Some(p) if p.schema == schema::VERSION && same(&p.state, st) => {
+            Some(p) if p.schema >= schema::ROWS && same(&p.state, st) => {
                 report.sessions_unchanged += 1;
                 let w = want(path);
                 if p.lineage != w {
@@ -884,7 +884,7 @@ pub fn push(
     let mut moves: Vec<(i64, String, FileState)> = Vec::new();
     let mut moved_paths: HashSet<&str> = HashSet::new();
     let mut moved_sids: HashSet<i64> = HashSet::new();
-    for (_, p) in gone.iter().filter(|(_, p)| p.schema == schema::VERSION) {
+    for (_, p) in gone.iter().filter(|(_, p)| p.schema >= schema::ROWS) {
         let Some(path) = new
             .iter()
             .find(|n| !moved_paths.contains(**n) && moved(&local[**n], &p.state))
@@ -952,7 +952,7 @@ pub fn push(
             },
             Some(p) => {
                 let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
-                let grown = p.schema == schema::VERSION
+                let grown = p.schema >= schema::ROWS
                     && pg_text(&row.session_id) == p.session_id.as_str()
                     && st.indexed_to > p.state.indexed_to
                     && before as i64 == p.messages

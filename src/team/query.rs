@@ -69,6 +69,12 @@ impl Param {
 pub struct SqlQuery {
     /// The boolean expression (over `m` and `s`).
     pub condition: String,
+    /// The same, as disjoint conditions whose union it is: for a query
+    /// with words on messages, one on ordinary rows (`NOT m.windowed`,
+    /// its words on the row's `tsv`, where the GIN index serves them
+    /// without re-reading the row's `tsv`) and one on windowed rows;
+    /// else the condition alone.
+    pub branches: Vec<String>,
     /// Its parameters: `$1` is the first.
     pub params: Vec<Param>,
     /// The parameter number of the `tsquery` that ranks hits (every
@@ -76,6 +82,8 @@ pub struct SqlQuery {
     pub rank: Option<usize>,
     /// The tokens of the positive text leaves, for snippets.
     pub terms: BTreeSet<String>,
+    /// Whether a phrase is among its text leaves.
+    pub phrase: bool,
     /// What was repaired or ignored.
     pub warnings: Vec<Warning>,
 }
@@ -159,6 +167,7 @@ struct Compiler<'a> {
     ranked: Vec<String>,
     terms: BTreeSet<String>,
     has_text: bool,
+    phrase: bool,
 }
 
 fn nothing_kept(word: &str) -> String {
@@ -307,6 +316,7 @@ impl Compiler<'_> {
                     prev_space = c.is_whitespace();
                 }
                 let toks = self.tokens(phrase);
+                self.phrase |= toks.len() > 1;
                 Some(self.text_leaf(q, toks, negated))
             }
         })
@@ -419,6 +429,7 @@ pub fn compile_sessions(
         ranked: Vec::new(),
         terms: BTreeSet::new(),
         has_text: false,
+        phrase: false,
     };
     let top = match &parsed.ast {
         Some(ast) => match c.node(ast, false)? {
@@ -433,19 +444,37 @@ pub fn compile_sessions(
         let (sql, _) = c.constraint(f);
         parts.push(sql);
     }
+    let and = |parts: &[String]| {
+        if parts.is_empty() {
+            "TRUE".to_owned()
+        } else {
+            parts.join(" AND ")
+        }
+    };
+    let mut branches = Vec::new();
     match top {
-        Some(cond) if c.has_text && scope == Scope::Messages => parts.push(format!(
-            "((NOT m.windowed AND {}) OR (m.windowed AND {}))",
-            cond.plain, cond.windowed
-        )),
+        Some(cond) if c.has_text && scope == Scope::Messages => {
+            for (flag, cond) in [
+                ("NOT m.windowed", &cond.plain),
+                ("m.windowed", &cond.windowed),
+            ] {
+                let mut b = vec![flag.to_owned()];
+                b.extend(parts.iter().cloned());
+                b.push(cond.clone());
+                branches.push(and(&b));
+            }
+            parts.push(format!(
+                "((NOT m.windowed AND {}) OR (m.windowed AND {}))",
+                cond.plain, cond.windowed
+            ));
+        }
         Some(cond) => parts.push(cond.plain),
         None => {}
     }
-    let condition = if parts.is_empty() {
-        "TRUE".to_owned()
-    } else {
-        parts.join(" AND ")
-    };
+    let condition = and(&parts);
+    if branches.is_empty() {
+        branches.push(condition.clone());
+    }
     let rank = (!c.ranked.is_empty()).then(|| {
         let q = c
             .ranked
@@ -457,8 +486,10 @@ pub fn compile_sessions(
     });
     Ok(SqlQuery {
         condition,
+        branches,
         params: c.params,
         rank,
+        phrase: c.phrase,
         terms: c.terms,
         warnings: c.warnings,
     })
@@ -495,6 +526,18 @@ mod tests {
             ]
         );
         assert_eq!(c.rank, Some(5));
+        assert_eq!(
+            c.branches,
+            vec![
+                "NOT m.windowed AND ((m.tsv @@ $1::tsquery AND NOT m.tsv @@ $2::tsquery) OR (m.role = ANY($3) AND m.host = $4))".to_owned(),
+                "m.windowed AND (("
+                    .to_owned()
+                    + &in_windows(1)
+                    + " AND NOT "
+                    + &in_windows(2)
+                    + ") OR (m.role = ANY($3) AND m.host = $4))"
+            ]
+        );
         assert_eq!(
             c.terms.into_iter().collect::<Vec<_>>(),
             vec!["socket".to_owned(), "test".to_owned()]
@@ -554,5 +597,9 @@ mod tests {
         ));
         assert_eq!(q("").condition, "TRUE");
         assert_eq!(q("*").condition, "TRUE");
+        assert_eq!(q("*").branches, vec!["TRUE".to_owned()]);
+        // Filters are in both branches of a query with words.
+        let c = compile("zq", &Filters::default(), &Now::system()).unwrap();
+        assert_eq!(c.branches.len(), 2);
     }
 }

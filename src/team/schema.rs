@@ -42,17 +42,27 @@
 //!   version it was pushed, and a push replaces its host's rows pushed
 //!   under an older one (until then they are searched as before, without
 //!   lineage).
+//! - 3: `pi_messages_recent`, an index on the messages' recency
+//!   (`ts_ms DESC NULLS LAST` then the key), from which a search takes
+//!   its bounded pool of the newest matches ([`super::search`]) without
+//!   reading every match; and `pi_windows_tsv`, a GIN index on the
+//!   windows. No row changes: rows pushed under 2 stay ([`ROWS`]).
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 2;
+pub const VERSION: i32 = 3;
+
+/// The last version that changed what a row holds: rows pushed under it
+/// or later are as this pi-index pushes them (`pushed_schema`); rows
+/// pushed under an older one are replaced by their host's next push.
+pub const ROWS: i32 = 2;
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -129,6 +139,13 @@ ALTER TABLE pi_sessions
     ADD COLUMN family_age integer;
 ALTER TABLE pi_messages ADD COLUMN copy bigint;
 CREATE INDEX pi_sessions_family ON pi_sessions (host, family) WHERE family IS NOT NULL;
+"#,
+    // Version 3: the recency index a search's pool of newest matches is
+    // read from (in the order of its `ORDER BY`), and a GIN index on the
+    // windows (a windowed message's windows were each read to match).
+    r#"
+CREATE INDEX pi_messages_recent ON pi_messages (ts_ms DESC NULLS LAST, host, sid, ord);
+CREATE INDEX pi_windows_tsv ON pi_windows USING gin (tsv);
 "#,
 ];
 

@@ -9,6 +9,17 @@
 //! same order. Snippets are made by pi-index's own highlighter
 //! ([`crate::search::snippet`]) from the returned text.
 //!
+//! **The pool.** Ranking every match reads every match (`error` matches
+//! 85,000 of the benchmark's 410,000 messages: 2.5 s), so a search
+//! ranks a bounded pool: the [`POOL`] newest matches (read in the order
+//! of the recency index `pi_messages_recent`, or from the GIN index and
+//! sorted, whichever the planner finds cheaper), best first; matches
+//! past the pool follow, newest first. A page past the pool widens it to
+//! reach the page, with the same order. The set of matches is unchanged
+//! (every match is on some page); only the order beyond the newest
+//! [`POOL`] is by recency, not by rank. The total counts the pool: when
+//! more match, [`TeamResult::more`] says so ("more than N hits").
+//!
 //! **Copies.** A message copied into forks is one hit, as locally
 //! ([`crate::search::copies`]): the matching messages of sessions with a
 //! family ([`super::lineage`]) are grouped by host, family and copy key,
@@ -78,8 +89,14 @@ pub struct TeamDoc {
 pub struct TeamResult {
     /// The hits, in order.
     pub hits: Vec<TeamHit>,
-    /// How many messages matched in all.
+    /// How many messages matched in all (merged copies counted once),
+    /// or, when `more`, how many the search's pool holds.
     pub total: usize,
+    /// Whether more messages match than the pool holds (the newest
+    /// [`POOL`], or as many as the page reaches): `total` is then a
+    /// lower bound ("more than `total`"). Counting every match of a
+    /// common word would read every one of them.
+    pub more: bool,
     /// What was repaired or ignored in the query.
     pub warnings: Vec<Warning>,
 }
@@ -197,6 +214,15 @@ fn has_families(db: &Db) -> Result<bool, TeamError> {
     Ok(row.get(0))
 }
 
+/// Turn off PostgreSQL's JIT compilation for this connection: a search's
+/// statement is costed high (a text search over many rows) but reads a
+/// bounded pool, and JIT compiled it for 0.6 s on the 1 GB benchmark, far
+/// longer than it runs. A server without the setting (before 11) keeps
+/// going.
+fn no_jit(db: &Db) {
+    let _ = db.run(db.client.batch_execute("SET jit = off"));
+}
+
 /// Run `query` (with the flags' `filters`) against the database: hits
 /// `offset..offset + limit` in `sort` order; a message copied into forks
 /// is one hit with its `copies` unless `copies` asks for every copy.
@@ -215,7 +241,8 @@ pub fn search(
     db.run(schema::check(&db.client, &db.target))?;
     let mut q = query::compile(query, filters, now)?;
     let merge = !copies && has_families(db)?;
-    let (sql, count_sql) = search_sql(&mut q, sort, limit, offset, merge);
+    no_jit(db);
+    let (sql, count_sql, cap) = search_sql(&mut q, sort, limit, offset, merge);
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
         .run(db.client.query_typed(&sql, &params))
@@ -224,6 +251,9 @@ pub fn search(
     let mut total = rows
         .first()
         .map_or(0, |r| r.get::<_, i64>(width + 1) as usize);
+    let more = rows
+        .first()
+        .is_some_and(|r| r.get::<_, i64>(width + 5) as usize > cap);
     if rows.is_empty() && offset > 0 {
         // Past the last hit: how many there are, for the message.
         let n = q.params.len() - 2;
@@ -246,68 +276,138 @@ pub fn search(
     Ok(TeamResult {
         hits,
         total,
+        more,
         warnings: q.warnings,
     })
 }
 
-/// The statement of a search (its last two parameters, pushed here, are
-/// the limit and the offset) and the statement that counts its hits
-/// (every parameter but those two). `merge`: copies of a message in one
-/// family are one hit (see the [module documentation](self)).
+/// How many of a query's newest matches a search by relevance ranks
+/// (see the [module documentation](self)): the matches past them follow
+/// by recency, and a total past the pool is "more than" it.
+pub const POOL: usize = 200;
+
+/// The statement of a search (its last four parameters, pushed here, are
+/// the pool's size plus one, the pool's size, the limit and the offset)
+/// and the statement that counts the pool (every parameter but the last
+/// two). `merge`: copies of a message in one family are one hit (see the
+/// [module documentation](self)). Returns with them the pool's size: a
+/// last column (`pooled`) greater than it says the matches go on past
+/// the pool.
 fn search_sql(
     q: &mut SqlQuery,
     sort: Sort,
     limit: usize,
     offset: usize,
     merge: bool,
-) -> (String, String) {
+) -> (String, String, usize) {
     let score = match (sort, q.rank) {
         (Sort::Relevance, Some(n)) => query::score(n),
         _ => "0::real".to_owned(),
     };
-    // `t`: the table the columns are of (the plain statement's score is
-    // its own output column, not one of `m`'s).
-    let order = |t: &str| match sort {
-        Sort::Relevance => {
-            let s = if t == "m." { "" } else { t };
-            format!("{s}score DESC, {t}ts_ms DESC NULLS LAST, {t}host, {t}sid, {t}ord")
-        }
-        Sort::Newest => format!("{t}ts_ms DESC NULLS LAST, {t}host, {t}sid, {t}ord"),
-        Sort::Oldest => format!("{t}ts_ms ASC NULLS LAST, {t}host, {t}sid, {t}ord"),
-    };
+    // The pool: the newest matches (the oldest for `Sort::Oldest`), at
+    // least POOL and as many as the page reaches, plus one that says
+    // whether there are more. Each branch of the condition is read in
+    // the order of the recency index (or by the GIN index and sorted,
+    // as the planner finds cheaper) and cut, then the branches merged.
+    let dir = if sort == Sort::Oldest { "ASC" } else { "DESC" };
+    let key = |t: &str| format!("{t}ts_ms {dir} NULLS LAST, {t}host, {t}sid, {t}ord");
+    let cap = POOL.max(offset.saturating_add(limit));
+    let fetch = q.params.len() + 1;
+    q.params.push(Param::Int(cap as i64 + 1));
+    q.params.push(Param::Int(cap as i64));
     let lim = q.params.len() + 1;
     q.params.push(Param::Int(limit as i64));
     q.params.push(Param::Int(offset as i64));
-    let cond = &q.condition;
+    // A phrase's matches are estimated as its words' (PostgreSQL has no
+    // statistics of positions): on the 1 GB benchmark 6,699 for 1,017,
+    // enough for the planner to walk the recency index through most of
+    // the table. Its pool is sorted from the GIN index's matches instead
+    // (`ts_ms + 0` is no indexed order).
+    let walk = if q.phrase { "+ 0" } else { "" };
+    let branch = |cond: &String| {
+        // The sessions are joined only for a filter on them.
+        let from = if cond.starts_with("s.") || cond.contains(" s.") || cond.contains("(s.") {
+            FROM
+        } else {
+            "FROM pi_messages m"
+        };
+        format!(
+            "SELECT m.host, m.sid, m.ord, m.ts_ms {from} WHERE {cond} \
+             ORDER BY m.ts_ms {walk} {dir} NULLS LAST, m.host, m.sid, m.ord LIMIT ${fetch}"
+        )
+    };
+    let union = match q.branches.as_slice() {
+        [one] => branch(one),
+        many => format!(
+            "SELECT * FROM ({}) AS u ORDER BY {} LIMIT ${fetch}",
+            many.iter()
+                .map(|b| format!("({})", branch(b)))
+                .collect::<Vec<_>>()
+                .join(" UNION ALL "),
+            key("")
+        ),
+    };
+    // `rn`: a match's place in the pool; those past POOL get no score.
+    let pool = format!(
+        "pool AS MATERIALIZED (SELECT *, row_number() OVER (ORDER BY {}) AS rn FROM ({union}) AS u), \
+         pooled AS (SELECT count(*) AS n FROM pool)",
+        key("")
+    );
+    let ranked = |t: &str| format!("CASE WHEN {t}rn <= {POOL} THEN {score} ELSE 0 END");
+    let order = |t: &str| match sort {
+        Sort::Relevance => {
+            format!(
+                "{t}rn > {POOL}, {t}score DESC, {t}ts_ms DESC NULLS LAST, {t}host, {t}sid, {t}ord"
+            )
+        }
+        Sort::Newest | Sort::Oldest => format!("{t}rn"),
+    };
     if !merge {
         let sql = format!(
-            "SELECT {DOC_COLUMNS}, {score} AS score, count(*) OVER () AS total, \
-             NULL::text[], NULL::text[], NULL::bigint[] {FROM} \
-             WHERE {cond} ORDER BY {} LIMIT ${lim} OFFSET ${}",
-            order("m."),
-            lim + 1
+            "WITH {pool}, \
+             page AS (SELECT p.host, p.sid, p.ord, p.ts_ms, p.rn, {} AS score, count(*) OVER () AS total \
+             FROM pool p JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+             WHERE p.rn <= ${} ORDER BY {} LIMIT ${lim} OFFSET ${}) \
+             SELECT {DOC_COLUMNS}, p.score, p.total, NULL::text[], NULL::text[], NULL::bigint[], \
+             (SELECT n FROM pooled) \
+             FROM page p JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+             JOIN pi_sessions s ON s.host = p.host AND s.sid = p.sid ORDER BY {}",
+            ranked("p."),
+            fetch + 1,
+            order(""),
+            lim + 1,
+            order("p."),
         );
-        return (sql, format!("SELECT count(*) {FROM} WHERE {cond}"));
+        return (
+            sql,
+            format!("WITH {pool} SELECT least(n, ${}) FROM pooled", fetch + 1),
+            cap,
+        );
     }
-    // The matches once (score included); those of sessions with a family
-    // grouped by copy, the first in the family's order standing for the
-    // others; the page cut from both in the usual order.
+    // The pool's matches (score included); those of sessions with a
+    // family grouped by copy, the first in the family's order standing
+    // for the others; the page cut from both in the usual order.
     let by_age = "ORDER BY family_age, sid, ord";
     let merged = format!(
-        "WITH hits AS MATERIALIZED (SELECT m.host, m.sid, m.ord, m.ts_ms, {score} AS score, \
-         s.family, m.copy, s.family_age {FROM} WHERE {cond}), \
-         merged AS (SELECT host, sid, ord, ts_ms, score, NULL::bigint[] AS c_sids, \
+        "{pool}, hits AS MATERIALIZED (SELECT p.host, p.sid, p.ord, p.ts_ms, p.rn, {} AS score, \
+         s.family, m.copy, s.family_age FROM pool p \
+         JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+         JOIN pi_sessions s ON s.host = p.host AND s.sid = p.sid WHERE p.rn <= ${}), \
+         merged AS (SELECT host, sid, ord, ts_ms, rn, score, NULL::bigint[] AS c_sids, \
          NULL::integer[] AS c_ords FROM hits WHERE family IS NULL OR copy IS NULL \
-         UNION ALL SELECT host, sids[1], ords[1], tss[1], scores[1], sids[2:], ords[2:] \
+         UNION ALL SELECT host, sids[1], ords[1], tss[1], rns[1], scores[1], sids[2:], ords[2:] \
          FROM (SELECT host, array_agg(sid {by_age}) AS sids, array_agg(ord {by_age}) AS ords, \
-         array_agg(ts_ms {by_age}) AS tss, array_agg(score {by_age}) AS scores \
+         array_agg(ts_ms {by_age}) AS tss, array_agg(rn {by_age}) AS rns, \
+         array_agg(score {by_age}) AS scores \
          FROM hits WHERE family IS NOT NULL AND copy IS NOT NULL \
-         GROUP BY host, family, copy) AS g)"
+         GROUP BY host, family, copy) AS g)",
+        ranked("p."),
+        fetch + 1,
     );
     let sql = format!(
-        "{merged}, page AS (SELECT *, count(*) OVER () AS total FROM merged \
+        "WITH {merged}, page AS (SELECT *, count(*) OVER () AS total FROM merged \
          ORDER BY {} LIMIT ${lim} OFFSET ${}) \
-         SELECT {DOC_COLUMNS}, p.score, p.total, c.ids, c.paths, c.lines \
+         SELECT {DOC_COLUMNS}, p.score, p.total, c.ids, c.paths, c.lines, (SELECT n FROM pooled) \
          FROM page p JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
          JOIN pi_sessions s ON s.host = p.host AND s.sid = p.sid \
          LEFT JOIN LATERAL (SELECT array_agg(cs.session_id ORDER BY x.i) AS ids, \
@@ -320,7 +420,11 @@ fn search_sql(
         lim + 1,
         order("p.")
     );
-    (sql, format!("{merged} SELECT count(*) FROM merged"))
+    (
+        sql,
+        format!("WITH {merged} SELECT count(*) FROM merged"),
+        cap,
+    )
 }
 
 /// PostgreSQL's plan for the search of `query` (first page, by
@@ -329,7 +433,8 @@ pub fn explain(db: &Db, query: &str, filters: &Filters, now: &Now) -> Result<Str
     db.run(schema::check(&db.client, &db.target))?;
     let mut q = query::compile(query, filters, now)?;
     let merge = has_families(db)?;
-    let (sql, _) = search_sql(&mut q, Sort::Relevance, 20, 0, merge);
+    no_jit(db);
+    let (sql, _, _) = search_sql(&mut q, Sort::Relevance, 20, 0, merge);
     let sql = format!("EXPLAIN {sql}");
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
