@@ -133,7 +133,27 @@ pub struct PiIndex {
     pub dir: PathBuf,
     /// What searches keep between them for one state of the index
     /// (shared by the clones of this handle).
-    pub(crate) cache: std::sync::Arc<crate::search::cache::Cache>,
+    pub(crate) kept: Kept,
+}
+
+/// What the read side keeps with an open index, shared by the clones of
+/// its handle, of a type this module does not name (the read side's
+/// cache of families and dictionary lookups): the write side and the
+/// format never import the read side.
+#[derive(Clone, Default)]
+pub(crate) struct Kept(std::sync::Arc<std::sync::OnceLock<KeptValue>>);
+
+type KeptValue = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+impl Kept {
+    /// What is kept, made with `T::default()` on first use. One type per
+    /// handle: the read side's.
+    pub(crate) fn get<T: Default + Send + Sync + 'static>(&self) -> &T {
+        self.0
+            .get_or_init(|| std::sync::Arc::new(T::default()))
+            .downcast_ref::<T>()
+            .expect("one kept type per index handle")
+    }
 }
 
 impl PiIndex {
@@ -183,7 +203,7 @@ impl PiIndex {
             index,
             fields,
             dir: dir.to_owned(),
-            cache: Default::default(),
+            kept: Kept::default(),
         };
         schema::register_tokenizers(&pi.index);
         Ok(pi)

@@ -225,7 +225,7 @@ impl IndexStore {
             index,
             fields,
             dir: dir.to_owned(),
-            cache: Default::default(),
+            kept: super::Kept::default(),
         };
         let info = pi.build_info()?;
         Ok(IndexStore {

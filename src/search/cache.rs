@@ -21,6 +21,7 @@ use tantivy::schema::Field;
 use tantivy::Searcher;
 
 use super::family::Families;
+use crate::index::{IndexError, PiIndex};
 
 /// Words whose dictionary lookups are kept per field, at most.
 pub const MAX_WORDS: usize = 4096;
@@ -52,6 +53,20 @@ pub struct Cache {
 impl std::fmt::Debug for Cache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Cache")
+    }
+}
+
+/// The cache of `pi` (and of its clones).
+pub fn of(pi: &PiIndex) -> &Cache {
+    pi.kept.get::<Cache>()
+}
+
+impl PiIndex {
+    /// Every session's family (see [`super::family`]), kept for the
+    /// state of the index `searcher` shows: the next search of it shares
+    /// them.
+    pub fn families(&self, searcher: &Searcher) -> Result<Arc<Families>, IndexError> {
+        of(self).families(stamp(searcher), || self.resolve_families(searcher))
     }
 }
 

@@ -23,7 +23,6 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
 
 use tantivy::columnar::{Column, ColumnIndex};
 use tantivy::schema::IndexRecordOption;
@@ -100,17 +99,9 @@ pub struct Families {
 
 impl PiIndex {
     /// Resolve every session's family (see the [module
-    /// documentation](self)).
-    ///
-    /// Kept for the state of the index `searcher` shows
-    /// ([`crate::search::cache`]): the next search of it shares them.
-    pub fn families(&self, searcher: &Searcher) -> Result<Arc<Families>, IndexError> {
-        let stamp = super::cache::stamp(searcher);
-        self.cache
-            .families(stamp, || self.compute_families(searcher))
-    }
-
-    fn compute_families(&self, searcher: &Searcher) -> Result<Families, IndexError> {
+    /// documentation](self)); `PiIndex::families` keeps them for the
+    /// state of the index `searcher` shows.
+    pub(crate) fn resolve_families(&self, searcher: &Searcher) -> Result<Families, IndexError> {
         let records = self.lineage_records(searcher)?;
         let mut f = Families::default();
         if records.is_empty() {

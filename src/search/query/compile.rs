@@ -62,9 +62,7 @@ impl Drop for FieldMap<'_> {
     /// state of the index.
     fn drop(&mut self) {
         for (field, dict) in self.dictionaries.drain(..) {
-            self.pi
-                .cache
-                .give_back(self.stamp, field, dict.into_lookups());
+            crate::search::cache::of(self.pi).give_back(self.stamp, field, dict.into_lookups());
         }
     }
 }
@@ -100,7 +98,7 @@ impl<'a> FieldMap<'a> {
         // 20,000-cell table, ~1 ms of a fresh process's search here, most
         // of it page faults).
         let stamp = crate::search::cache::stamp(searcher);
-        let replaced = pi.cache.replaced(stamp, || {
+        let replaced = crate::search::cache::of(pi).replaced(stamp, || {
             let mut replaced = false;
             for seg in searcher.segment_readers() {
                 let edited = seg
@@ -171,7 +169,7 @@ impl<'a> FieldMap<'a> {
         let at = match self.dictionaries.iter().position(|(f, _)| *f == field) {
             Some(at) => at,
             None => {
-                let known = self.pi.cache.take_lookups(self.stamp, field);
+                let known = crate::search::cache::of(self.pi).take_lookups(self.stamp, field);
                 self.dictionaries
                     .push((field, Dictionary::with_lookups(self.searcher, field, known)));
                 self.dictionaries.len() - 1
