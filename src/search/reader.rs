@@ -258,6 +258,24 @@ impl PiIndex {
         Ok(out)
     }
 
+    /// The session records `key` names (a session id may name several
+    /// files: a copy, a fork kept under its id).
+    fn sessions_named(
+        &self,
+        searcher: &Searcher,
+        key: &SessionKey,
+    ) -> Result<Vec<SessionRow>, IndexError> {
+        let f = &self.fields;
+        let records = all_terms(&[
+            (f.doc_type, SESSION_DOC),
+            match key {
+                SessionKey::Path(p) => (f.path, p.as_str()),
+                SessionKey::Id(id) => (f.session_id, id.as_str()),
+            },
+        ]);
+        self.matching(searcher, &records, |_, d| Ok(self.summary(d)))
+    }
+
     /// Every message of a session, in file order (then role order within
     /// a line). A session id may name several files (a copy, a fork kept
     /// under its id): all of them, by path.
@@ -267,14 +285,7 @@ impl PiIndex {
         key: &SessionKey,
     ) -> Result<Vec<StoredDoc>, IndexError> {
         let f = &self.fields;
-        let records = all_terms(&[
-            (f.doc_type, SESSION_DOC),
-            match key {
-                SessionKey::Path(p) => (f.path, p.as_str()),
-                SessionKey::Id(id) => (f.session_id, id.as_str()),
-            },
-        ]);
-        let sessions = self.matching(searcher, &records, |_, d| Ok(self.summary(d)))?;
+        let sessions = self.sessions_named(searcher, key)?;
         let mut reader = MessageReader::new(self, searcher);
         let mut docs = Vec::new();
         for s in sessions {
@@ -302,14 +313,7 @@ impl PiIndex {
         limit: usize,
     ) -> Result<(usize, Vec<StoredDoc>), IndexError> {
         let f = &self.fields;
-        let records = all_terms(&[
-            (f.doc_type, SESSION_DOC),
-            match key {
-                SessionKey::Path(p) => (f.path, p.as_str()),
-                SessionKey::Id(id) => (f.session_id, id.as_str()),
-            },
-        ]);
-        let sessions = self.matching(searcher, &records, |_, d| Ok(self.summary(d)))?;
+        let sessions = self.sessions_named(searcher, key)?;
         let err = |e| tantivy_err(&self.dir, e);
         let mut reader = MessageReader::new(self, searcher);
         // (the session's path, the line's offset, the role, the address):
