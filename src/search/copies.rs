@@ -22,6 +22,7 @@ use tantivy::columnar::Column;
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader};
 
+use super::by_time::ByTime;
 use super::family::{Families, KeyMap};
 use super::query::FieldMap;
 use super::query::Sort;
@@ -85,6 +86,8 @@ struct SplitSegment<S> {
     /// mostly neighbours.
     last: (u64, Option<u64>),
     stash: Vec<Stashed>,
+    /// The block handed on, reused.
+    block: Vec<DocId>,
 }
 
 impl<C: Collector> Collector for Split<C> {
@@ -101,6 +104,7 @@ impl<C: Collector> Collector for Split<C> {
             ord,
             last: (u64::MAX, None),
             stash: Vec::new(),
+            block: Vec::new(),
         })
     }
 
@@ -122,10 +126,11 @@ impl<C: Collector> Collector for Split<C> {
     }
 }
 
-impl<S: SegmentCollector> SegmentCollector for SplitSegment<S> {
-    type Fruit = (S::Fruit, Vec<Stashed>);
-
-    fn collect(&mut self, doc: DocId, score: Score) {
+impl<S> SplitSegment<S> {
+    /// Set `doc` aside when its session has relatives and it has a copy
+    /// key; whether it was.
+    #[inline]
+    fn stashed(&mut self, doc: DocId, score: Score) -> bool {
         let sess = self.sess.first(doc).unwrap_or(0);
         if self.last.0 != sess {
             self.last = (sess, self.families.get(&sess).copied());
@@ -138,21 +143,41 @@ impl<S: SegmentCollector> SegmentCollector for SplitSegment<S> {
             .1
             .and_then(|family| Some((family, self.copy.as_ref()?.first(doc)?)));
         match copy {
-            Some((family, copy)) => self.stash.push(Stashed {
-                family,
-                copy,
-                sess,
-                addr: DocAddress::new(self.ord, doc),
-                score,
-            }),
-            _ => self.inner.collect(doc, score),
+            Some((family, copy)) => {
+                self.stash.push(Stashed {
+                    family,
+                    copy,
+                    sess,
+                    addr: DocAddress::new(self.ord, doc),
+                    score,
+                });
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl<S: SegmentCollector> SegmentCollector for SplitSegment<S> {
+    type Fruit = (S::Fruit, Vec<Stashed>);
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        if !self.stashed(doc, score) {
+            self.inner.collect(doc, score);
         }
     }
 
     fn collect_block(&mut self, docs: &[DocId]) {
+        // The documents of sessions without relatives go on as a block.
+        let mut rest = std::mem::take(&mut self.block);
+        rest.clear();
         for &doc in docs {
-            self.collect(doc, 0.0);
+            if !self.stashed(doc, 0.0) {
+                rest.push(doc);
+            }
         }
+        self.inner.collect_block(&rest);
+        self.block = rest;
     }
 
     fn harvest(self) -> Self::Fruit {
@@ -201,16 +226,8 @@ pub(crate) fn ranked(
             (v, count, stash)
         }
         sort => {
-            let order = if sort == Sort::Oldest {
-                Order::Asc
-            } else {
-                Order::Desc
-            };
             let split = Split {
-                inner: (
-                    top.order_by_fast_field::<DateTime>(FieldMap::RECENCY, order),
-                    Count,
-                ),
+                inner: ByTime::new(offset.saturating_add(limit).max(1), sort == Sort::Oldest),
                 families: map,
             };
             let ((top, count), stash) = searcher.search(query, &split).map_err(err)?;

@@ -8,6 +8,7 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
+use super::by_time::ByTime;
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
 use super::snippet::{head, Snippets};
@@ -154,21 +155,13 @@ impl PiIndex {
                 (v, total)
             }
             sort => {
-                let order = if sort == Sort::Oldest {
-                    Order::Asc
-                } else {
-                    Order::Desc
-                };
-                let (top, total) = searcher
-                    .search(
-                        &query,
-                        &(
-                            top.order_by_fast_field::<DateTime>(FieldMap::RECENCY, order),
-                            Count,
-                        ),
-                    )
-                    .map_err(err)?;
-                (top.into_iter().map(|(_, a)| (0.0, a)).collect(), total)
+                let by = ByTime::new(
+                    req.offset.saturating_add(req.limit.max(1)),
+                    sort == Sort::Oldest,
+                );
+                let (top, total) = searcher.search(&query, &by).map_err(err)?;
+                let page = top.into_iter().skip(req.offset);
+                (page.map(|(_, a)| (0.0, a)).collect(), total)
             }
         };
         ranked.truncate(req.limit);

@@ -3,7 +3,7 @@
 //!
 //! - [`query`]: the query language and its filters, turned into a tantivy
 //!   query.
-//! - [`hits`]: ranked hits with snippets.
+//! - [`hits`]: ranked hits with snippets ([`by_time`] for time order).
 //! - [`around`](mod@around): the messages around a line of a session.
 //! - [`family`]: which session was forked from which.
 //! - [`cache`]: what an open index keeps between searches of one state.
@@ -17,6 +17,7 @@
 //! - [`stats`]: what the index holds.
 
 pub mod around;
+pub(crate) mod by_time;
 pub mod cache;
 pub mod column_set;
 pub mod copies;
