@@ -13,7 +13,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
@@ -1452,6 +1452,8 @@ fn screenshots() {
 /// an `input` event to the frame after the results are in place), and
 /// the largest recent session's first screen (navigation start to the
 /// first entry painted), medians and p99 from the page's own clock.
+/// `PI_INDEX_BENCH_BIN=BIN` serves with another binary (to time two builds
+/// one after the other in one run).
 #[test]
 #[ignore]
 fn browser_latency() {
@@ -1462,8 +1464,14 @@ fn browser_latency() {
         return;
     };
     let s = Scratch::new();
-    let mut child = s
-        .cmd()
+    // PI_INDEX_BENCH_BIN: another build's binary, to time two side by side.
+    let mut cmd = s.cmd();
+    if let Some(bin) = std::env::var_os("PI_INDEX_BENCH_BIN") {
+        let mut other = Command::new(bin);
+        other.env("HOME", s.dir.path()).env("NO_COLOR", "1");
+        cmd = other;
+    }
+    let mut child = cmd
         .args(["serve", "--no-refresh", "--port", "0", "--index"])
         .arg(&index)
         .stdout(Stdio::null())

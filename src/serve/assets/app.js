@@ -15,7 +15,6 @@ function searchPage() {
   if (!box || !results) return;
   let seq = 0;
   let shown = 0;
-  let timer = 0;
   let lastPush = 0;
 
   const urlFor = (q, s, fragment) => {
@@ -53,10 +52,29 @@ function searchPage() {
     select(-1);
   }
 
-  box.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => run(true), 30);
-  });
+  // Each keystroke searches at once when no search is on its way; while
+  // one is, the box's latest text waits and goes when it comes back. So
+  // a page has at most one search in flight, and typing never waits on
+  // a timer.
+  let busy = false;
+  let again = false;
+  async function typed() {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    do {
+      again = false;
+      try {
+        await run(true);
+      } catch (e) {
+        console.error("search failed:", e); // the server is gone; the next keystroke tries again
+      }
+    } while (again);
+    busy = false;
+  }
+  box.addEventListener("input", typed);
   if (sort) sort.addEventListener("change", () => run(true));
   $("#search").addEventListener("submit", (e) => {
     e.preventDefault();
