@@ -280,7 +280,7 @@ fn pick_brings_the_index_up_to_date_when_it_opens() {
         prompt(s).ends_with("4 sessions")
             && s.lines()
                 .nth(2)
-                .is_some_and(|l| l[2..].starts_with("zqfresh"))
+                .is_some_and(|l| l.get(2..).is_some_and(|r| r.starts_with("zqfresh")))
             && !s.contains("bringing the index up to date")
     });
     // The selection may have stayed on the session it was on: to the top.
@@ -325,7 +325,7 @@ fn pick_follows_pi_while_it_is_open() {
         prompt(s).ends_with("4 sessions")
             && s.lines()
                 .nth(2)
-                .is_some_and(|l| l[2..].starts_with("zqlive started"))
+                .is_some_and(|l| l.get(2..).is_some_and(|r| r.starts_with("zqlive started")))
     });
     // And appends to an old one: found by a search for what it wrote.
     let mut f = std::fs::OpenOptions::new()

@@ -22,10 +22,10 @@ use tantivy::columnar::Column;
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader};
 
-use super::by_time::ByTime;
 use super::family::{Families, KeyMap};
 use super::query::FieldMap;
 use super::query::Sort;
+use super::top::ByTime;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
 /// Another session's copy of a hit's message (it matched the query too).

@@ -8,10 +8,10 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
-use super::by_time::ByTime;
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
 use super::snippet::{head, Snippets};
+use super::top::{BestFirst, ByTime};
 use crate::index::{tantivy_err, Fields, IndexError, PiIndex};
 
 pub use super::query::Sort;
@@ -140,6 +140,13 @@ impl PiIndex {
         let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
         // One pass over the matches: the top hits and the total together.
         let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
+            Sort::Relevance if BestFirst::prunes(&*query) => {
+                let best = BestFirst::new(req.offset.saturating_add(req.limit.max(1)));
+                let top = searcher.search(&query, &best).map_err(err)?;
+                let total = query.count(searcher).map_err(err)?;
+                let page = top.into_iter().skip(req.offset);
+                (page.map(|(s, _, a)| (s, a)).collect(), total)
+            }
             Sort::Relevance => {
                 let by = (
                     (SortBySimilarityScore, Order::Desc),

@@ -3,7 +3,7 @@
 //!
 //! - [`query`]: the query language and its filters, turned into a tantivy
 //!   query.
-//! - [`hits`]: ranked hits with snippets ([`by_time`] for time order).
+//! - [`hits`]: ranked hits with snippets ([`top`]: the first hits in time order, or best first with pruning).
 //! - [`around`](mod@around): the messages around a line of a session.
 //! - [`family`]: which session was forked from which.
 //! - [`cache`]: what an open index keeps between searches of one state.
@@ -17,7 +17,6 @@
 //! - [`stats`]: what the index holds.
 
 pub mod around;
-pub(crate) mod by_time;
 pub mod cache;
 pub mod column_set;
 pub mod copies;
@@ -29,6 +28,7 @@ pub mod reader;
 pub mod sessions;
 pub mod snippet;
 pub mod stats;
+pub(crate) mod top;
 
 pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};
 pub use reader::{LookupError, SessionKey, SessionRow, StoredDoc};

@@ -395,9 +395,16 @@ pub fn compile(
         let (q, _) = c.map.constraint(f)?;
         clauses.push((Occur::Must, unscored(q)));
     }
+    // Whether a required part matches messages alone (words and phrases:
+    // session documents have no text), so that excluding the session
+    // documents is a clause the query can do without.
+    let mut messages = false;
     match top {
-        Some(Part::Pos(q)) => clauses.push((Occur::Must, q)),
-        Some(Part::Neg(q)) => clauses.push((Occur::MustNot, q)),
+        Some(Part::Pos(q, m)) => {
+            clauses.push((Occur::Must, q));
+            messages = m;
+        }
+        Some(Part::Neg(q, _)) => clauses.push((Occur::MustNot, q)),
         None => {}
     }
     if !clauses.iter().any(|(o, _)| *o == Occur::Must) {
@@ -409,7 +416,11 @@ pub fn compile(
         Box::new(BooleanQuery::new(clauses))
     };
     Ok(Compiled {
-        query: c.map.messages_only(inner),
+        query: if messages && c.map.scope == Scope::Messages {
+            inner
+        } else {
+            c.map.messages_only(inner)
+        },
         warnings: c.warnings,
     })
 }
@@ -417,9 +428,12 @@ pub fn compile(
 /// A compiled subtree: the documents it matches, or (`Neg`) the documents
 /// it excludes, so that `a -b` is "a, not b" without a scan of everything,
 /// and only a query of negations alone pays for "everything except".
+///
+/// With each, whether the query matches message documents alone (it
+/// searches the text), which its parent combines.
 enum Part {
-    Pos(Box<dyn Query>),
-    Neg(Box<dyn Query>),
+    Pos(Box<dyn Query>, bool),
+    Neg(Box<dyn Query>, bool),
 }
 
 struct Compiler<'m, 'a> {
@@ -436,49 +450,70 @@ impl Compiler<'_, '_> {
     /// `None`: the subtree was ignored entirely (its warnings say why).
     fn node(&mut self, ast: &Ast) -> Result<Option<Part>, SearchError> {
         Ok(match ast {
-            Ast::Leaf { leaf, at } => self.leaf(leaf, *at)?.map(Part::Pos),
+            Ast::Leaf { leaf, at } => {
+                let text = matches!(leaf, Leaf::Word(_) | Leaf::Prefix(_) | Leaf::Phrase(_));
+                self.leaf(leaf, *at)?.map(|q| Part::Pos(q, text))
+            }
             Ast::Not(inner) => self.node(inner)?.map(|p| match p {
-                Part::Pos(q) => Part::Neg(q),
-                Part::Neg(q) => Part::Pos(q),
+                Part::Pos(q, m) => Part::Neg(q, m),
+                Part::Neg(q, m) => Part::Pos(q, m),
             }),
             Ast::And(children) => {
                 let mut clauses = Vec::new();
+                // Messages alone when any required part is.
+                let mut messages = false;
+                let mut all = true;
                 for child in children {
                     match self.node(child)? {
-                        Some(Part::Pos(q)) => clauses.push((Occur::Must, q)),
-                        Some(Part::Neg(q)) => clauses.push((Occur::MustNot, q)),
+                        Some(Part::Pos(q, m)) => {
+                            clauses.push((Occur::Must, q));
+                            messages |= m;
+                            all &= m;
+                        }
+                        Some(Part::Neg(q, m)) => {
+                            clauses.push((Occur::MustNot, q));
+                            all &= m;
+                        }
                         None => {}
                     }
                 }
                 let positives = clauses.iter().filter(|(o, _)| *o == Occur::Must).count();
                 match (clauses.len(), positives) {
                     (0, _) => None,
-                    (1, 1) => clauses.pop().map(|(_, q)| Part::Pos(q)),
-                    (1, 0) => clauses.pop().map(|(_, q)| Part::Neg(q)),
+                    (1, 1) => clauses.pop().map(|(_, q)| Part::Pos(q, messages)),
+                    (1, 0) => clauses.pop().map(|(_, q)| Part::Neg(q, all)),
                     // Only exclusions: NOT (a OR b), so that a parent can
                     // still subtract it without a scan of everything.
-                    (_, 0) => Some(Part::Neg(any(clauses
-                        .into_iter()
-                        .map(|(_, q)| q)
-                        .collect()))),
-                    _ => Some(Part::Pos(Box::new(BooleanQuery::new(clauses)))),
+                    (_, 0) => Some(Part::Neg(
+                        any(clauses.into_iter().map(|(_, q)| q).collect()),
+                        all,
+                    )),
+                    _ => Some(Part::Pos(Box::new(BooleanQuery::new(clauses)), messages)),
                 }
             }
             Ast::Or(children) => {
                 let mut alternatives = Vec::new();
+                // Messages alone when every alternative is.
+                let mut messages = true;
                 for child in children {
                     match self.node(child)? {
-                        Some(Part::Pos(q)) => alternatives.push(q),
-                        Some(Part::Neg(q)) => alternatives.push(Box::new(BooleanQuery::new(vec![
-                            (Occur::Must, unscored(self.map.everything())),
-                            (Occur::MustNot, q),
-                        ]))),
+                        Some(Part::Pos(q, m)) => {
+                            alternatives.push(q);
+                            messages &= m;
+                        }
+                        Some(Part::Neg(q, _)) => {
+                            alternatives.push(Box::new(BooleanQuery::new(vec![
+                                (Occur::Must, unscored(self.map.everything())),
+                                (Occur::MustNot, q),
+                            ])));
+                            messages = false;
+                        }
                         None => {}
                     }
                 }
                 match alternatives.len() {
                     0 => None,
-                    _ => Some(Part::Pos(any(alternatives))),
+                    _ => Some(Part::Pos(any(alternatives), messages)),
                 }
             }
         })
