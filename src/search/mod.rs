@@ -3,7 +3,9 @@
 //!
 //! - [`query`]: the query language and its filters, turned into a tantivy
 //!   query.
-//! - [`hits`]: ranked hits with snippets ([`top`]: the first hits in time order, or best first with pruning).
+//! - [`hits`]: ranked hits with snippets; a page's first hits are found
+//!   by the private module `top` (in time order, or best first through
+//!   pruning).
 //! - [`around`](mod@around): the messages around a line of a session.
 //! - [`family`]: which session was forked from which.
 //! - [`cache`]: what an open index keeps between searches of one state.
