@@ -76,9 +76,15 @@ impl ByTime {
     }
 }
 
-/// Larger key first, then the lower address.
-fn first(a: &(Key, DocId), b: &(Key, DocId)) -> std::cmp::Ordering {
-    b.0.cmp(&a.0).then(a.1.cmp(&b.1))
+/// A candidate of [`ByTime`] as one integer, larger first: its key above
+/// its document's complement, so that of equal keys the lower address is
+/// larger. One comparison orders two, and the buffer moves 16 bytes each.
+fn pack(key: Key, doc: DocId) -> u128 {
+    (key << 32) | u128::from(DocId::MAX - doc)
+}
+
+fn unpack(packed: u128) -> (Key, DocId) {
+    (packed >> 32, DocId::MAX - packed as u32)
 }
 
 pub(crate) struct ByTimeSegment {
@@ -86,9 +92,11 @@ pub(crate) struct ByTimeSegment {
     ord: SegmentOrdinal,
     col: Option<Column<DateTime>>,
     count: usize,
-    /// Once `k` are kept: the key a match must beat to get in.
-    threshold: Option<Key>,
-    buf: Vec<(Key, DocId)>,
+    /// Once `k` are kept: the packed candidate a match must beat to get
+    /// in.
+    threshold: Option<u128>,
+    /// Packed candidates.
+    buf: Vec<u128>,
     docs: Vec<DocId>,
     rows: Vec<u32>,
     vals: Vec<DateTime>,
@@ -97,12 +105,13 @@ pub(crate) struct ByTimeSegment {
 impl ByTimeSegment {
     #[inline]
     fn push(&mut self, key: Key, doc: DocId) {
-        // Matches come in ascending doc order: one equal to the threshold
-        // comes after the kept one that set it.
-        if self.threshold.is_some_and(|t| key <= t) {
+        // Matches come in ascending doc order: one with the threshold's
+        // key comes after the kept one that set it (and packs smaller).
+        let packed = pack(key, doc);
+        if self.threshold.is_some_and(|t| packed <= t) {
             return;
         }
-        self.buf.push((key, doc));
+        self.buf.push(packed);
         if self.buf.len() >= BUFFER.max(2 * self.by.k) {
             self.cut();
         }
@@ -113,13 +122,13 @@ impl ByTimeSegment {
         let k = self.by.k;
         if k == 0 {
             self.buf.clear();
-            self.threshold = Some(Key::MAX);
+            self.threshold = Some(u128::MAX);
             return;
         }
         if self.buf.len() >= k {
-            self.buf.select_nth_unstable_by(k - 1, first);
+            self.buf.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
             self.buf.truncate(k);
-            self.threshold = Some(self.buf[k - 1].0);
+            self.threshold = Some(self.buf[k - 1]);
         }
     }
 }
@@ -224,7 +233,10 @@ impl SegmentCollector for ByTimeSegment {
         let top = self
             .buf
             .into_iter()
-            .map(|(key, doc)| (key, DocAddress::new(ord, doc)))
+            .map(|packed| {
+                let (key, doc) = unpack(packed);
+                (key, DocAddress::new(ord, doc))
+            })
             .collect();
         (top, self.count)
     }
