@@ -25,7 +25,7 @@ use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader
 use super::family::{Families, KeyMap};
 use super::query::FieldMap;
 use super::query::Sort;
-use super::top::ByTime;
+use super::top::{time_key, ByTime};
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
 /// Another session's copy of a hit's message (it matched the query too).
@@ -284,8 +284,10 @@ pub(crate) fn ranked(
                 .score
                 .total_cmp(&a.score)
                 .then_with(|| b.when.cmp(&a.when)),
-            Sort::Newest => b.when.cmp(&a.when),
-            Sort::Oldest => a.when.cmp(&b.when),
+            Sort::Newest | Sort::Oldest => {
+                let oldest = sort == Sort::Oldest;
+                time_key(b.when, oldest).cmp(&time_key(a.when, oldest))
+            }
         };
         key.then_with(|| a.addr.cmp(&b.addr))
     });

@@ -138,7 +138,9 @@ impl PiIndex {
             });
         }
         let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
-        // One pass over the matches: the top hits and the total together.
+        // The top hits and the total: in one pass over the matches, or,
+        // for words that prune, the page through pruning and the count
+        // from the query.
         let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
             Sort::Relevance if BestFirst::prunes(&*query) => {
                 let best = BestFirst::new(req.offset.saturating_add(req.limit.max(1)));

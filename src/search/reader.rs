@@ -623,9 +623,7 @@ impl PiIndex {
         searcher: &Searcher,
         id: &str,
     ) -> Result<Vec<SessionRow>, IndexError> {
-        let f = &self.fields;
-        let query = all_terms(&[(f.doc_type, SESSION_DOC), (f.session_id, id)]);
-        let mut out = self.matching(searcher, &query, |_, d| Ok(self.summary(d)))?;
+        let mut out = self.sessions_named(searcher, &SessionKey::Id(id.to_owned()))?;
         out.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.path.cmp(&b.path)));
         Ok(out)
     }

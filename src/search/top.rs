@@ -37,8 +37,9 @@ const BUFFER: usize = 4096;
 /// top bit set; none, zero.
 type Key = u128;
 
-/// A timestamp's key, newest first (or oldest first).
-fn time_key(when: Option<DateTime>, oldest: bool) -> Key {
+/// A timestamp's key, newest first (or oldest first): larger comes
+/// first, and no timestamp last either way.
+pub(crate) fn time_key(when: Option<DateTime>, oldest: bool) -> Key {
     match when {
         // i64 nanoseconds to an order-keeping u64, reversed for oldest.
         Some(when) => {
