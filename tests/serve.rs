@@ -561,10 +561,14 @@ fn serve_follows_the_session_directory_as_pi_writes() {
         || srv.json("/api/search?q=zqserved"),
         |v| v["total"] == 2,
     );
-    let status = srv.json("/api/status");
-    assert_eq!(
-        status["index"]["checked"], "watched",
-        "{status} (the first check: {first})"
+    // The refresh that committed them reports once it has returned, a
+    // moment after its commit is searchable: waited for, not read once.
+    // A full check would stay the last report (nothing changes after
+    // it), so this fails if the watch did not find them.
+    let status = until(
+        "a watched refresh reported",
+        || srv.json("/api/status"),
+        |v| v["index"]["checked"] == "watched",
     );
     assert!(status["generation"].as_u64() > first["generation"].as_u64());
     // Removed: gone from the results.
