@@ -172,11 +172,7 @@ struct Snipper {
 impl Snipper {
     fn new(q: &SqlQuery, chars: usize) -> Snipper {
         let weights: BTreeMap<String, f32> = q.terms.iter().map(|t| (t.clone(), 1.0)).collect();
-        let mut text = Snippets::new(
-            weights,
-            crate::index::tokenizer::analyzer(),
-            crate::index::Fields::get().text,
-        );
+        let mut text = Snippets::new(weights, crate::index::tokenizer::analyzer());
         text.set_max_num_chars(chars);
         Snipper { text, chars }
     }
