@@ -374,6 +374,26 @@ fn serve_api_answers_with_the_cli_json_objects() {
         newest["hits"],
         json!(s.search_json("tokio", &["--sort", "newest", "-n", "2", "--offset", "1"]))
     );
+    // What the server keeps between searches (time orders, column
+    // handles, sessions, filter terms checked on pruned matches) gives
+    // the CLI's answer, asked twice (the second from what was kept).
+    for (q, query, args) in [
+        ("tokio&sort=oldest", "tokio", vec!["--sort", "oldest"]),
+        ("tokio%20role%3Auser", "tokio role:user", vec![]),
+        ("tokio%20role%3Aassistant", "tokio role:assistant", vec![]),
+        (
+            "tokio%20role%3Aassistant&sort=newest",
+            "tokio role:assistant",
+            vec!["--sort", "newest"],
+        ),
+    ] {
+        let want = json!(s.search_json(query, &args));
+        assert!(!want.as_array().unwrap().is_empty(), "{query}");
+        for _ in 0..2 {
+            let got = srv.json(&format!("/api/search?q={q}"));
+            assert_eq!(got["hits"], want, "{q}");
+        }
+    }
     let warned = srv.json("/api/search?q=tokio%20OR");
     assert_eq!(
         warned["warnings"],

@@ -142,6 +142,7 @@ fn message_field(m: &MessageDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .entry_id
             .as_deref()
             .map(|id| (f.copy, PiValue::U64(super::lineage::copy_key(id, &d.text)))),
+        12 => Some((f.role_term, PiValue::Str(d.role.as_str()))),
         _ => return None,
     })
 }
@@ -238,7 +239,8 @@ mod tests {
                 f.active,
                 f.offset,
                 f.model,
-                f.line
+                f.line,
+                f.role_term
             ]
         );
     }

@@ -10,18 +10,29 @@
 //! deletes; a searcher over another state starts afresh. A one-shot
 //! command pays nothing for it.
 //!
-//! Bounded: one state at a time, and at most [`MAX_WORDS`] words' lookups
-//! per field (then they are dropped and looked up again).
+//! A front end that holds the index open also keeps each segment's time
+//! order ([`PiIndex::time_ranks`]), so that a search sorted by time does
+//! not read every match's timestamp; a one-shot command never ranks.
+//!
+//! It keeps, too, what printing a hit reads whatever the query: each
+//! segment's column handles, and the facts of the sessions hits were in.
+//!
+//! Bounded: one state at a time, at most [`MAX_WORDS`] words' lookups
+//! per field (then they are dropped and looked up again) and
+//! [`MAX_SESSIONS`] sessions, and time orders and column handles of the
+//! segments searched last (4 bytes per document and order).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tantivy::index::SegmentId;
 use tantivy::schema::Field;
 use tantivy::Searcher;
 
 use super::family::Families;
-use crate::index::{IndexError, PiIndex};
+use super::top::{ranks, Ranks};
+use crate::index::{tantivy_err, IndexError, PiIndex};
 
 /// Words whose dictionary lookups are kept per field, at most.
 pub const MAX_WORDS: usize = 4096;
@@ -36,18 +47,40 @@ pub struct Lookups {
     pub done: HashMap<String, Vec<Vec<String>>>,
 }
 
+/// What a reader keeps here, of its own type.
+pub(crate) type Shared = Arc<dyn std::any::Any + Send + Sync>;
+
+/// Sessions' facts kept per state, at most.
+pub const MAX_SESSIONS: usize = 4096;
+
 #[derive(Default)]
 struct Held {
     stamp: u64,
     families: Option<Arc<Families>>,
     replaced: Option<bool>,
     lookups: HashMap<Field, Lookups>,
+    /// Sessions read by key (a hit's session), at most [`MAX_SESSIONS`]
+    /// (kept as the reader's rows, which this module does not name).
+    sessions: HashMap<u64, Option<Shared>>,
 }
 
 /// See the module documentation.
 #[derive(Default)]
 pub struct Cache {
     held: Mutex<Held>,
+    /// Whether the index is held open for many searches (a front end that
+    /// keeps its reader): only then are time orders kept.
+    long_lived: std::sync::atomic::AtomicBool,
+    /// Segments' time orders ([`crate::search::top::ranks`]), by segment
+    /// and order (`true`: oldest first). A segment's documents never
+    /// change (deletes only hide them), so these outlive a state: after a
+    /// commit only new segments are ranked, and those no longer searched
+    /// are dropped.
+    ranks: Mutex<HashMap<(SegmentId, bool), Ranks>>,
+    /// Segments' columns a hit is read with, opened once (a column's
+    /// handle is its header read from the segment's columnar file); kept
+    /// as the reader's type, which this module does not name.
+    columns: Mutex<HashMap<SegmentId, Shared>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -68,6 +101,106 @@ impl PiIndex {
     pub fn families(&self, searcher: &Searcher) -> Result<Arc<Families>, IndexError> {
         of(self).families(stamp(searcher), || self.resolve_families(searcher))
     }
+
+    /// Say that this index (and its clones) is held open for many
+    /// searches: searches in time order then keep each segment's order
+    /// ([`PiIndex::time_ranks`]). A one-shot command does not: ranking a
+    /// whole segment costs more than one search saves.
+    pub fn keep_time_orders(&self) {
+        of(self)
+            .long_lived
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The time order (`oldest` first, or newest) of each of `searcher`'s
+    /// segments, by segment ordinal, for [`crate::search::top::ByTime`]:
+    /// `None` unless [`PiIndex::keep_time_orders`] was called.
+    pub(crate) fn time_ranks(
+        &self,
+        searcher: &Searcher,
+        oldest: bool,
+    ) -> Result<Option<Vec<Ranks>>, IndexError> {
+        let cache = of(self);
+        if !cache.long_lived() {
+            return Ok(None);
+        }
+        let readers = searcher.segment_readers();
+        let mut out = Vec::with_capacity(readers.len());
+        for reader in readers {
+            let key = (reader.segment_id(), oldest);
+            let held = lock(&cache.ranks).get(&key).cloned();
+            let r = match held {
+                Some(r) => r,
+                // Outside the lock: another search may rank it too.
+                None => {
+                    let r = ranks(reader, oldest).map_err(|e| tantivy_err(&self.dir, e))?;
+                    lock(&cache.ranks).insert(key, r.clone());
+                    r
+                }
+            };
+            out.push(r);
+        }
+        // Bounded: only the segments of the state searched last.
+        let mut held = lock(&cache.ranks);
+        if held.len() > 2 * readers.len() {
+            let live: std::collections::HashSet<SegmentId> =
+                readers.iter().map(|r| r.segment_id()).collect();
+            held.retain(|(id, _), _| live.contains(id));
+        }
+        Ok(Some(out))
+    }
+}
+
+impl Cache {
+    /// Whether [`PiIndex::keep_time_orders`] was called: the index is
+    /// held open for many searches, and readers keep what they open here.
+    pub fn long_lived(&self) -> bool {
+        self.long_lived.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The columns of segment `id`, when opened before as a `T`.
+    pub(crate) fn columns<T: Send + Sync + 'static>(&self, id: SegmentId) -> Option<Arc<T>> {
+        lock(&self.columns).get(&id)?.clone().downcast().ok()
+    }
+
+    /// Keep the columns of segment `id` of `searcher`, dropping those of
+    /// segments it no longer has.
+    pub(crate) fn keep_columns(&self, searcher: &Searcher, id: SegmentId, columns: Shared) {
+        let mut held = lock(&self.columns);
+        held.insert(id, columns);
+        let readers = searcher.segment_readers();
+        if held.len() > 2 * readers.len() {
+            let live: std::collections::HashSet<SegmentId> =
+                readers.iter().map(|r| r.segment_id()).collect();
+            held.retain(|id, _| live.contains(id));
+        }
+    }
+
+    /// The session with key `sess` in the state `stamp`, when read
+    /// before as a `T` (`Some(None)`: it has none).
+    pub(crate) fn session<T: Send + Sync + 'static>(
+        &self,
+        stamp: u64,
+        sess: u64,
+    ) -> Option<Option<Arc<T>>> {
+        match self.at(stamp).sessions.get(&sess)? {
+            Some(row) => row.clone().downcast().ok().map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// Keep the session with key `sess` read in the state `stamp` (none
+    /// kept past [`MAX_SESSIONS`] until the next state).
+    pub(crate) fn keep_session(&self, stamp: u64, sess: u64, row: Option<Shared>) {
+        let mut held = self.at(stamp);
+        if held.sessions.len() < MAX_SESSIONS {
+            held.sessions.insert(sess, row);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The state of the index `searcher` shows: its segments and their
@@ -84,7 +217,7 @@ pub fn stamp(searcher: &Searcher) -> u64 {
 impl Cache {
     /// What is held, emptied first when it was for another state.
     fn at(&self, stamp: u64) -> MutexGuard<'_, Held> {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = lock(&self.held);
         if held.stamp != stamp {
             *held = Held {
                 stamp,

@@ -226,8 +226,10 @@ pub(crate) fn ranked(
             (v, count, stash)
         }
         sort => {
+            let oldest = sort == Sort::Oldest;
             let split = Split {
-                inner: ByTime::new(offset.saturating_add(limit).max(1), sort == Sort::Oldest),
+                inner: ByTime::new(offset.saturating_add(limit).max(1), oldest)
+                    .with_ranks(pi.time_ranks(searcher, oldest)?),
                 families: map,
             };
             let ((top, count), stash) = searcher.search(query, &split).map_err(err)?;

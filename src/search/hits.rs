@@ -11,7 +11,7 @@ use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
 use super::snippet::{head, Snippets};
-use super::top::{BestFirst, ByTime};
+use super::top::{best_first, BestFirst, ByTime};
 use crate::index::{tantivy_err, Fields, IndexError, PiIndex};
 
 pub use super::query::Sort;
@@ -143,8 +143,8 @@ impl PiIndex {
         // from the query.
         let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
             Sort::Relevance if BestFirst::prunes(&*query) => {
-                let best = BestFirst::new(req.offset.saturating_add(req.limit.max(1)));
-                let top = searcher.search(&query, &best).map_err(err)?;
+                let k = req.offset.saturating_add(req.limit.max(1));
+                let top = best_first(searcher, &*query, k).map_err(err)?;
                 let total = query.count(searcher).map_err(err)?;
                 let page = top.into_iter().skip(req.offset);
                 (page.map(|(s, _, a)| (s, a)).collect(), total)
@@ -164,10 +164,9 @@ impl PiIndex {
                 (v, total)
             }
             sort => {
-                let by = ByTime::new(
-                    req.offset.saturating_add(req.limit.max(1)),
-                    sort == Sort::Oldest,
-                );
+                let oldest = sort == Sort::Oldest;
+                let by = ByTime::new(req.offset.saturating_add(req.limit.max(1)), oldest)
+                    .with_ranks(self.time_ranks(searcher, oldest)?);
                 let (top, total) = searcher.search(&query, &by).map_err(err)?;
                 let page = top.into_iter().skip(req.offset);
                 (page.map(|(_, a)| (0.0, a)).collect(), total)

@@ -412,12 +412,16 @@ impl PiIndex {
 pub struct MessageReader<'a> {
     pi: &'a PiIndex,
     searcher: &'a Searcher,
-    columns: HashMap<u32, Columns>,
+    columns: HashMap<u32, Arc<Columns>>,
     sessions: HashMap<u64, Option<Arc<SessionRow>>>,
+    /// A long-running front end's cache and the state of the index this
+    /// reader reads: columns and sessions are looked up there first, and
+    /// kept there for the next search (see [`super::cache`]).
+    kept: Option<(&'a super::cache::Cache, u64)>,
 }
 
 /// The columns of one segment that a message is printed with.
-struct Columns {
+pub(crate) struct Columns {
     sess: Column<u64>,
     role: Column<u64>,
     timestamp: Column<tantivy::DateTime>,
@@ -431,26 +435,42 @@ struct Columns {
 impl<'a> MessageReader<'a> {
     /// A reader over `searcher`'s segments.
     pub fn new(pi: &'a PiIndex, searcher: &'a Searcher) -> MessageReader<'a> {
+        let cache = super::cache::of(pi);
         MessageReader {
             pi,
             searcher,
             columns: HashMap::new(),
             sessions: HashMap::new(),
+            kept: cache
+                .long_lived()
+                .then(|| (cache, super::cache::stamp(searcher))),
         }
     }
 
     fn columns(&mut self, segment: u32) -> Result<&Columns, IndexError> {
         if !self.columns.contains_key(&segment) {
-            let ff = self.searcher.segment_reader(segment).fast_fields();
-            let err = |e| tantivy_err(&self.pi.dir, e);
-            let c = Columns {
-                sess: ff.u64("sess").map_err(err)?,
-                role: ff.u64("role").map_err(err)?,
-                timestamp: ff.date("timestamp").map_err(err)?,
-                active: ff.u64("active").map_err(err)?,
-                offset: ff.u64("offset").map_err(err)?,
-                model: ff.u64("model").map_err(err)?,
-                edited: ff.column_opt("edited").map_err(err)?,
+            let reader = self.searcher.segment_reader(segment);
+            let kept = self.kept.map(|(cache, _)| cache);
+            let held = kept.and_then(|k| k.columns::<Columns>(reader.segment_id()));
+            let c = match held {
+                Some(c) => c,
+                None => {
+                    let ff = reader.fast_fields();
+                    let err = |e| tantivy_err(&self.pi.dir, e);
+                    let c = Arc::new(Columns {
+                        sess: ff.u64("sess").map_err(err)?,
+                        role: ff.u64("role").map_err(err)?,
+                        timestamp: ff.date("timestamp").map_err(err)?,
+                        active: ff.u64("active").map_err(err)?,
+                        offset: ff.u64("offset").map_err(err)?,
+                        model: ff.u64("model").map_err(err)?,
+                        edited: ff.column_opt("edited").map_err(err)?,
+                    });
+                    if let Some(k) = kept {
+                        k.keep_columns(self.searcher, reader.segment_id(), c.clone());
+                    }
+                    c
+                }
             };
             self.columns.insert(segment, c);
         }
@@ -462,7 +482,16 @@ impl<'a> MessageReader<'a> {
         if let Some(s) = self.sessions.get(&sess) {
             return Ok(s.clone());
         }
+        let kept = self.kept;
+        if let Some(s) = kept.and_then(|(cache, stamp)| cache.session::<SessionRow>(stamp, sess)) {
+            self.sessions.insert(sess, s.clone());
+            return Ok(s);
+        }
         let s = self.pi.session_by_key(self.searcher, sess)?.map(Arc::new);
+        if let Some((cache, stamp)) = self.kept {
+            let row = s.clone().map(|r| r as super::cache::Shared);
+            cache.keep_session(stamp, sess, row);
+        }
         self.sessions.insert(sess, s.clone());
         Ok(s)
     }

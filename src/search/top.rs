@@ -28,6 +28,7 @@ use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, Weight};
 use tantivy::{DateTime, DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::query::filter_term::FilterTerm;
 use super::query::FieldMap;
 
 /// Candidates kept before the buffer is cut to `k` (at least `2k`).
@@ -65,16 +66,57 @@ fn key_time(key: Key, oldest: bool) -> Option<DateTime> {
 pub(crate) struct ByTime {
     k: usize,
     oldest: bool,
+    /// Each segment's [`Ranks`] in this order, by segment ordinal, when
+    /// the caller keeps them.
+    ranks: Option<Vec<Ranks>>,
 }
 
 impl ByTime {
     pub(crate) fn new(k: usize, oldest: bool) -> ByTime {
-        ByTime { k, oldest }
+        ByTime {
+            k,
+            oldest,
+            ranks: None,
+        }
+    }
+
+    /// Order each segment's matches by `ranks` (its [`ranks`] in this
+    /// order, by segment ordinal) instead of reading their timestamps.
+    pub(crate) fn with_ranks(mut self, ranks: Option<Vec<Ranks>>) -> ByTime {
+        self.ranks = ranks;
+        self
     }
 
     fn key(&self, when: DateTime) -> Key {
         time_key(Some(when), self.oldest)
     }
+}
+
+/// A segment's documents in one time order: `ranks[doc]` is the place of
+/// document `doc` in it (0 first), the order of [`ByTime`] (time, none
+/// last, then address). A long-running front end keeps them
+/// ([`super::cache`]), so that a search in time order compares one
+/// integer per match instead of reading its timestamp from the column
+/// (an optional column: a rank lookup, then the value).
+pub(crate) type Ranks = std::sync::Arc<[u32]>;
+
+/// The [`Ranks`] of `reader`'s documents newest first (or oldest first).
+pub(crate) fn ranks(reader: &SegmentReader, oldest: bool) -> tantivy::Result<Ranks> {
+    let col = reader
+        .fast_fields()
+        .column_opt::<DateTime>(FieldMap::RECENCY)?;
+    let mut order: Vec<u128> = (0..reader.max_doc())
+        .map(|doc| {
+            let when = col.as_ref().and_then(|c| c.first(doc));
+            pack(time_key(when, oldest), doc)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| b.cmp(a));
+    let mut ranks = vec![0u32; order.len()];
+    for (at, &packed) in order.iter().enumerate() {
+        ranks[unpack(packed).1 as usize] = at as u32;
+    }
+    Ok(ranks.into())
 }
 
 /// A candidate of [`ByTime`] as one integer, larger first: its key above
@@ -92,6 +134,9 @@ pub(crate) struct ByTimeSegment {
     by: ByTime,
     ord: SegmentOrdinal,
     col: Option<Column<DateTime>>,
+    /// The segment's [`Ranks`]: candidates are packed by rank, and get
+    /// their timestamps' keys when harvested.
+    ranks: Option<Ranks>,
     count: usize,
     /// Once `k` are kept: the packed candidate a match must beat to get
     /// in.
@@ -144,13 +189,17 @@ impl Collector for ByTime {
         ord: SegmentOrdinal,
         reader: &SegmentReader,
     ) -> tantivy::Result<ByTimeSegment> {
+        let ranks = self
+            .ranks
+            .as_ref()
+            .and_then(|r| r.get(ord as usize))
+            .filter(|r| r.len() == reader.max_doc() as usize)
+            .cloned();
         Ok(ByTimeSegment {
-            by: ByTime {
-                k: self.k,
-                oldest: self.oldest,
-            },
+            by: ByTime::new(self.k, self.oldest),
             ord,
             col: reader.fast_fields().column_opt(FieldMap::RECENCY)?,
+            ranks,
             count: 0,
             threshold: None,
             buf: Vec::new(),
@@ -190,6 +239,14 @@ impl SegmentCollector for ByTimeSegment {
 
     fn collect_block(&mut self, docs: &[DocId]) {
         self.count += docs.len();
+        if let Some(ranks) = self.ranks.take() {
+            // Larger first: the first in the order packs largest.
+            for &doc in docs {
+                self.push(Key::from(u32::MAX - ranks[doc as usize]), doc);
+            }
+            self.ranks = Some(ranks);
+            return;
+        }
         let Some(col) = &self.col else {
             for &doc in docs {
                 self.push(0, doc);
@@ -231,11 +288,20 @@ impl SegmentCollector for ByTimeSegment {
     fn harvest(mut self) -> Self::Fruit {
         self.cut();
         let ord = self.ord;
+        let by_rank = self.ranks.is_some();
         let top = self
             .buf
             .into_iter()
             .map(|packed| {
                 let (key, doc) = unpack(packed);
+                // Ranks order one segment; the segments' pages are merged
+                // by their timestamps' keys.
+                let key = if by_rank {
+                    let when = self.col.as_ref().and_then(|c| c.first(doc));
+                    time_key(when, self.by.oldest)
+                } else {
+                    key
+                };
                 (key, DocAddress::new(ord, doc))
             })
             .collect();
@@ -279,16 +345,82 @@ impl Eq for Best {}
 /// their scores and timestamps.
 pub(crate) struct BestFirst {
     k: usize,
+    /// Filters every match must pass, checked only for the matches the
+    /// words' pruning offers (see [`best_first`]).
+    filters: Vec<Box<dyn Weight>>,
+}
+
+/// The first `k` matches of `query` best first (see [`BestFirst`]). An
+/// AND of words and filter terms (`error role:user`) is pruned over its
+/// words alone, and a match the words offer is then looked up in the
+/// filters' postings: tantivy's intersection of the two would lead with
+/// the shorter posting list, often the filter's, whose scores are 0, so
+/// that nearly every block is opened.
+pub(crate) fn best_first(
+    searcher: &tantivy::Searcher,
+    query: &dyn Query,
+    k: usize,
+) -> tantivy::Result<Vec<(Score, Option<DateTime>, DocAddress)>> {
+    let (words, filters) = match split_filters(query) {
+        Some(Split { words, filters }) => {
+            let scoring = tantivy::query::EnableScoring::disabled_from_searcher(searcher);
+            let filters = filters
+                .iter()
+                .map(|f| f.weight(scoring))
+                .collect::<tantivy::Result<_>>()?;
+            (words, filters)
+        }
+        None => (query.box_clone(), Vec::new()),
+    };
+    searcher.search(&*words, &BestFirst { k, filters })
+}
+
+/// A query's words (one, or their AND) and its filter terms.
+struct Split {
+    words: Box<dyn Query>,
+    filters: Vec<Box<dyn Query>>,
+}
+
+/// An AND of words and filter terms, split; `None` for anything else.
+fn split_filters(query: &dyn Query) -> Option<Split> {
+    let b = query.downcast_ref::<BooleanQuery>()?;
+    let mut words = Vec::new();
+    let mut filters = Vec::new();
+    for (occur, q) in b.clauses() {
+        if *occur != Occur::Must {
+            return None;
+        }
+        if q.is::<TermQuery>() {
+            words.push((Occur::Must, q.box_clone()));
+        } else if q.is::<FilterTerm>() {
+            filters.push(q.box_clone());
+        } else {
+            return None;
+        }
+    }
+    if words.is_empty() || filters.is_empty() {
+        return None;
+    }
+    let words: Box<dyn Query> = if words.len() == 1 {
+        words.remove(0).1
+    } else {
+        Box::new(BooleanQuery::new(words))
+    };
+    Some(Split { words, filters })
 }
 
 impl BestFirst {
+    #[cfg(test)]
     pub(crate) fn new(k: usize) -> BestFirst {
-        BestFirst { k }
+        BestFirst {
+            k,
+            filters: Vec::new(),
+        }
     }
 
     /// Whether `query` skips blocks of postings under this collector: one
-    /// word, or an AND or an OR of words alone, read with their
-    /// frequencies. Any other query would score every match anyway, and
+    /// word, or an AND or an OR of words and filter terms (`role:`,
+    /// scoring 0) alone, read with their frequencies. Any other query would score every match anyway, and
     /// the separate count would be a second pass for nothing.
     pub(crate) fn prunes(query: &dyn Query) -> bool {
         if query.downcast_ref::<TermQuery>().is_some() {
@@ -302,7 +434,7 @@ impl BestFirst {
             && clauses.iter().all(|(occur, q)| {
                 *occur == clauses[0].0
                     && matches!(occur, Occur::Must | Occur::Should)
-                    && q.downcast_ref::<TermQuery>().is_some()
+                    && (q.is::<TermQuery>() || q.is::<FilterTerm>())
             })
     }
 }
@@ -369,19 +501,38 @@ impl Collector for BestFirst {
     ) -> tantivy::Result<Vec<(Best, SegmentOrdinal)>> {
         let mut seg = self.for_segment(ord, reader)?;
         if self.k > 0 {
+            let mut filters = self
+                .filters
+                .iter()
+                .map(|f| f.scorer(reader, 0.0))
+                .collect::<tantivy::Result<Vec<_>>>()?;
+            // Matches come in ascending order: each filter's postings are
+            // only ever moved forward.
+            let mut passes = |doc: DocId| {
+                filters.iter_mut().all(|f| {
+                    let at = f.doc();
+                    at == doc || (at < doc && f.seek(doc) == doc)
+                })
+            };
             match reader.alive_bitset() {
                 Some(alive) => {
                     let mut threshold = Score::MIN;
                     weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-                        if alive.is_alive(doc) {
+                        if alive.is_alive(doc) && passes(doc) {
                             threshold = seg.offer(doc, score);
                         }
                         threshold
                     })?
                 }
-                None => weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-                    seg.offer(doc, score)
-                })?,
+                None => {
+                    let mut threshold = Score::MIN;
+                    weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+                        if passes(doc) {
+                            threshold = seg.offer(doc, score);
+                        }
+                        threshold
+                    })?
+                }
             }
         }
         Ok(seg.harvest())
@@ -491,17 +642,26 @@ mod tests {
                         .and_offset(offset)
                         .order_by_fast_field::<DateTime>("timestamp", order);
                     let (want, want_count) = searcher.search(q, &(top, Count)).unwrap();
-                    let (got, count) = searcher
-                        .search(q, &ByTime::new(offset + limit, oldest))
-                        .unwrap();
-                    let got: Vec<_> = got.into_iter().skip(offset).collect();
-                    assert_eq!(count, want_count);
-                    assert_eq!(
-                        got.len(),
-                        want.len(),
-                        "{limit} from {offset}, oldest {oldest}"
-                    );
-                    assert_eq!(got, want, "{limit} from {offset}, oldest {oldest}");
+                    // Timestamps read from the column, and the
+                    // segments' ranks kept.
+                    let ranks = searcher
+                        .segment_readers()
+                        .iter()
+                        .map(|r| super::ranks(r, oldest).unwrap())
+                        .collect();
+                    for by in [
+                        ByTime::new(offset + limit, oldest),
+                        ByTime::new(offset + limit, oldest).with_ranks(Some(ranks)),
+                    ] {
+                        let ranked = by.ranks.is_some();
+                        let (got, count) = searcher.search(q, &by).unwrap();
+                        let got: Vec<_> = got.into_iter().skip(offset).collect();
+                        let case =
+                            format!("{limit} from {offset}, oldest {oldest}, ranks {ranked}");
+                        assert_eq!(count, want_count, "{case}");
+                        assert_eq!(got.len(), want.len(), "{case}");
+                        assert_eq!(got, want, "{case}");
+                    }
                 }
             }
         }
@@ -513,14 +673,24 @@ mod tests {
     #[test]
     fn best_first_is_tantivys_order_by_score_then_time() {
         use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
-        use tantivy::query::{BooleanQuery, Occur};
+        use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur};
         use tantivy::schema::TEXT;
 
-        use super::BestFirst;
+        use super::{BestFirst, FilterTerm};
 
         let mut b = Schema::builder();
         let ts = b.add_date_field("timestamp", INDEXED | FAST);
         let text = b.add_text_field("text", TEXT);
+        // As the index's `role_term`: one term, frequencies, no norms.
+        let role = b.add_text_field(
+            "role",
+            tantivy::schema::TextOptions::default().set_indexing_options(
+                tantivy::schema::TextFieldIndexing::default()
+                    .set_tokenizer("raw")
+                    .set_index_option(IndexRecordOption::WithFreqs)
+                    .set_fieldnorms(false),
+            ),
+        );
         let index = Index::create_in_ram(b.build());
         let mut w: tantivy::IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
         let words = ["alpha", "beta", "gamma", "delta", "filler"];
@@ -539,10 +709,12 @@ mod tests {
                 }
                 body.push_str(&"filler ".repeat((n % 5) as usize));
                 let t = DateTime::from_timestamp_nanos(((n * 7919) % 50) as i64 * 1_000_000_000);
+                let r = if n % 3 == 1 { "user" } else { "assistant" };
                 if n.is_multiple_of(11) {
-                    w.add_document(doc!(text => body)).unwrap();
+                    w.add_document(doc!(text => body, role => r)).unwrap();
                 } else {
-                    w.add_document(doc!(ts => t, text => body)).unwrap();
+                    w.add_document(doc!(ts => t, text => body, role => r))
+                        .unwrap();
                 }
                 if i == 5999 {
                     w.commit().unwrap();
@@ -564,14 +736,52 @@ mod tests {
                 ts.iter().map(|t| (occur, term(t))).collect(),
             ))
         };
+        // A filter term beside words, and the same filter as an opaque
+        // constant-0 clause (which does not prune): the same page.
+        let user = || Term::from_field_text(role, "user");
+        let filtered = |occur: Occur, ts: &[&str], filter: Box<dyn Query>| -> Box<dyn Query> {
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+                ts.iter().map(|t| (occur, term(t))).collect();
+            clauses.push((occur, filter));
+            Box::new(BooleanQuery::new(clauses))
+        };
+        let as_term = || -> Box<dyn Query> { Box::new(FilterTerm::new(user())) };
+        let as_constant = || -> Box<dyn Query> {
+            Box::new(ConstScoreQuery::new(
+                Box::new(TermQuery::new(user(), IndexRecordOption::Basic)),
+                0.0,
+            ))
+        };
         let queries = [
-            term("alpha"),
-            term("gamma"),
-            of(Occur::Must, &["alpha", "beta"]),
-            of(Occur::Must, &["alpha", "beta", "gamma"]),
-            of(Occur::Should, &["beta", "gamma"]),
+            (term("alpha"), term("alpha")),
+            (term("gamma"), term("gamma")),
+            (
+                of(Occur::Must, &["alpha", "beta"]),
+                of(Occur::Must, &["alpha", "beta"]),
+            ),
+            (
+                of(Occur::Must, &["alpha", "beta", "gamma"]),
+                of(Occur::Must, &["alpha", "beta", "gamma"]),
+            ),
+            (
+                of(Occur::Should, &["beta", "gamma"]),
+                of(Occur::Should, &["beta", "gamma"]),
+            ),
+            (
+                filtered(Occur::Must, &["alpha"], as_term()),
+                filtered(Occur::Must, &["alpha"], as_constant()),
+            ),
+            (
+                filtered(Occur::Must, &["alpha", "gamma"], as_term()),
+                filtered(Occur::Must, &["alpha", "gamma"], as_constant()),
+            ),
+            (
+                filtered(Occur::Should, &["beta"], as_term()),
+                filtered(Occur::Should, &["beta"], as_constant()),
+            ),
         ];
-        for q in &queries {
+        assert!(!BestFirst::prunes(&*queries[5].1));
+        for (q, plain) in &queries {
             assert!(BestFirst::prunes(&**q));
             for (limit, offset) in [(1, 0), (20, 0), (20, 100), (500, 0)] {
                 let by = (
@@ -582,10 +792,14 @@ mod tests {
                     ),
                 );
                 let top = TopDocs::with_limit(limit).and_offset(offset).order_by(by);
-                let (want, want_count) = searcher.search(&**q, &(top, Count)).unwrap();
-                let got = searcher
+                let (want, want_count) = searcher.search(&**plain, &(top, Count)).unwrap();
+                let got = super::best_first(&searcher, &**q, offset + limit).unwrap();
+                // The same through tantivy's own pruning of the whole
+                // query (filter terms and all).
+                let whole = searcher
                     .search(&**q, &BestFirst::new(offset + limit))
                     .unwrap();
+                assert_eq!(got, whole, "{q:?} {limit} from {offset}");
                 let got: Vec<_> = got
                     .into_iter()
                     .skip(offset)

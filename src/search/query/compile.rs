@@ -29,6 +29,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Searcher, Term};
 
 use super::expand::{alternatives, Dictionary, Typed};
+use super::filter_term::FilterTerm;
 use super::filters::{Branches, Constraint, FilterError, Filters, Now};
 use super::grammar::{self, Ast, Leaf, TooDeep, Warning};
 use crate::index::schema::{model_hash, SESSION_DOC};
@@ -245,10 +246,15 @@ impl<'a> FieldMap<'a> {
             return Ok((Box::new(EmptyQuery), None));
         }
         Ok(match c {
+            // The role's term: an AND of words and one role is still an
+            // intersection of term scorers, which tantivy prunes.
             Constraint::Roles(roles) => (
                 any(roles
                     .iter()
-                    .map(|r| Box::new(u64_is(f.role, r.rank())) as Box<dyn Query>)
+                    .map(|r| {
+                        let t = Term::from_field_text(f.role_term, r.as_str());
+                        Box::new(FilterTerm::new(t)) as Box<dyn Query>
+                    })
                     .collect()),
                 None,
             ),
@@ -582,8 +588,12 @@ fn nothing_kept(word: &str) -> String {
     )
 }
 
-/// A filter or `*` adds nothing to the score.
+/// A filter or `*` adds nothing to the score (a [`FilterTerm`] already
+/// scores 0, and stays itself so that tantivy can prune around it).
 fn unscored(q: Box<dyn Query>) -> Box<dyn Query> {
+    if q.is::<FilterTerm>() {
+        return q;
+    }
     Box::new(ConstScoreQuery::new(q, 0.0))
 }
 

@@ -6,6 +6,8 @@
 //!   made on the way ([`Warning`]); knows nothing of the index.
 //! - [`filters`]: a filter's value to a typed [`Constraint`] (roles,
 //!   directories, session ids, models, times, branches).
+//! - [`filter_term`]: a filter on an indexed term (`role:`) that scores
+//!   0 and still lets tantivy prune an AND of words.
 //! - [`limits`]: how long a query may be, checked before it is parsed.
 //! - [`compile`](mod@compile): the tree and the flags to one tantivy
 //!   query; the analyzer decides about words, and [`FieldMap`] is the one
@@ -23,6 +25,7 @@
 
 pub mod compile;
 pub mod expand;
+pub mod filter_term;
 pub mod filters;
 pub mod grammar;
 pub mod limits;
