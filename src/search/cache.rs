@@ -11,7 +11,7 @@
 //! command pays nothing for it.
 //!
 //! A front end that holds the index open also keeps each segment's time
-//! order ([`PiIndex::time_ranks`]), so that a search sorted by time does
+//! order (`PiIndex::time_ranks`), so that a search sorted by time does
 //! not read every match's timestamp; a one-shot command never ranks.
 //!
 //! It keeps, too, what printing a hit reads whatever the query: each
@@ -104,7 +104,7 @@ impl PiIndex {
 
     /// Say that this index (and its clones) is held open for many
     /// searches: searches in time order then keep each segment's order
-    /// ([`PiIndex::time_ranks`]). A one-shot command does not: ranking a
+    /// (`PiIndex::time_ranks`). A one-shot command does not: ranking a
     /// whole segment costs more than one search saves.
     pub fn keep_time_orders(&self) {
         of(self)

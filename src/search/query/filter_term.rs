@@ -1,14 +1,14 @@
 //! A filter on an indexed term that scores 0: a `role:` filter as the
 //! postings of the role's term.
 //!
-//! Filters add nothing to a hit's score (see [`super::compile`]). Most are
+//! Filters add nothing to a hit's score (see [`mod@super::compile`]). Most are
 //! wrapped in tantivy's `ConstScoreQuery`, whose scorer is opaque to
 //! tantivy's boolean query: an AND of words and such a filter is
 //! intersected document by document. A [`FilterTerm`] hands out the
 //! term's own scorer with its BM25 weight multiplied by 0, so an AND of
 //! words and filter terms stays an intersection of term scorers, which
-//! tantivy prunes by block maxima (the filter's are 0) under
-//! [`crate::search::top::BestFirst`].
+//! tantivy prunes by block maxima (the filter's are 0) when a page is
+//! taken best first (the read side's private `top` module).
 
 use tantivy::query::{BoostWeight, EnableScoring, Query, TermQuery, Weight};
 use tantivy::schema::IndexRecordOption;
