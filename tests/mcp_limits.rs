@@ -526,7 +526,18 @@ impl Conn {
             req.push_str(&format!("{k}: {v}\r\n"));
         }
         req.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
-        self.write.write_all(req.as_bytes()).unwrap();
+        match self.write.write_all(req.as_bytes()) {
+            Ok(()) => {}
+            // A server that answers before taking the whole body (a body
+            // over the limit: 413, and the connection closed) may close
+            // while this is still writing; its answer is then read.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                ) => {}
+            Err(e) => panic!("sending {method}: {e}"),
+        }
     }
 
     /// The next response, its body read whole (by length, or chunk by
