@@ -455,9 +455,9 @@ fn file_backed() -> u64 {
 fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
     let mapped = std::sync::Arc::new(crate::index::Mapped::default());
     let pi = PiIndex::open_mapped(dir, Some(mapped.clone()))?;
-    // Many searches of one reader: worth keeping each segment's time
-    // order.
-    pi.keep_time_orders();
+    // Many searches of one reader: worth keeping what each one reads
+    // whatever the query.
+    pi.keep_between_searches();
     let reader = pi
         .index
         .reader_builder()

@@ -103,10 +103,11 @@ impl PiIndex {
     }
 
     /// Say that this index (and its clones) is held open for many
-    /// searches: searches in time order then keep each segment's order
-    /// (`PiIndex::time_ranks`). A one-shot command does not: ranking a
-    /// whole segment costs more than one search saves.
-    pub fn keep_time_orders(&self) {
+    /// searches: searches then keep each segment's time order
+    /// (`PiIndex::time_ranks`), column handles and the sessions they
+    /// read. A one-shot command does not: ranking a whole segment costs
+    /// more than one search saves.
+    pub fn keep_between_searches(&self) {
         of(self)
             .long_lived
             .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -114,7 +115,7 @@ impl PiIndex {
 
     /// The time order (`oldest` first, or newest) of each of `searcher`'s
     /// segments, by segment ordinal, for [`crate::search::top::ByTime`]:
-    /// `None` unless [`PiIndex::keep_time_orders`] was called.
+    /// `None` unless [`PiIndex::keep_between_searches`] was called.
     pub(crate) fn time_ranks(
         &self,
         searcher: &Searcher,
@@ -140,19 +141,13 @@ impl PiIndex {
             };
             out.push(r);
         }
-        // Bounded: only the segments of the state searched last.
-        let mut held = lock(&cache.ranks);
-        if held.len() > 2 * readers.len() {
-            let live: std::collections::HashSet<SegmentId> =
-                readers.iter().map(|r| r.segment_id()).collect();
-            held.retain(|(id, _), _| live.contains(id));
-        }
+        drop_gone(&mut lock(&cache.ranks), searcher, |(id, _)| *id);
         Ok(Some(out))
     }
 }
 
 impl Cache {
-    /// Whether [`PiIndex::keep_time_orders`] was called: the index is
+    /// Whether [`PiIndex::keep_between_searches`] was called: the index is
     /// held open for many searches, and readers keep what they open here.
     pub fn long_lived(&self) -> bool {
         self.long_lived.load(std::sync::atomic::Ordering::Relaxed)
@@ -168,12 +163,7 @@ impl Cache {
     pub(crate) fn keep_columns(&self, searcher: &Searcher, id: SegmentId, columns: Shared) {
         let mut held = lock(&self.columns);
         held.insert(id, columns);
-        let readers = searcher.segment_readers();
-        if held.len() > 2 * readers.len() {
-            let live: std::collections::HashSet<SegmentId> =
-                readers.iter().map(|r| r.segment_id()).collect();
-            held.retain(|id, _| live.contains(id));
-        }
+        drop_gone(&mut held, searcher, |id| *id);
     }
 
     /// The session with key `sess` in the state `stamp`, when read
@@ -196,6 +186,18 @@ impl Cache {
         if held.sessions.len() < MAX_SESSIONS {
             held.sessions.insert(sess, row);
         }
+    }
+}
+
+/// Bounded: what is kept per segment, once it holds more than twice the
+/// segments `searcher` has, keeps only theirs (a commit's merges leave
+/// the others behind).
+fn drop_gone<K, V>(held: &mut HashMap<K, V>, searcher: &Searcher, id: impl Fn(&K) -> SegmentId) {
+    let readers = searcher.segment_readers();
+    if held.len() > 2 * readers.len() {
+        let live: std::collections::HashSet<SegmentId> =
+            readers.iter().map(|r| r.segment_id()).collect();
+        held.retain(|k, _| live.contains(&id(k)));
     }
 }
 

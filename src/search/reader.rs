@@ -488,7 +488,7 @@ impl<'a> MessageReader<'a> {
             return Ok(s);
         }
         let s = self.pi.session_by_key(self.searcher, sess)?.map(Arc::new);
-        if let Some((cache, stamp)) = self.kept {
+        if let Some((cache, stamp)) = kept {
             let row = s.clone().map(|r| r as super::cache::Shared);
             cache.keep_session(stamp, sess, row);
         }

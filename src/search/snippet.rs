@@ -214,7 +214,9 @@ impl Snippets {
         let mut now = Candidate::default();
         let mut best = Candidate::default();
         let keep = |now: &mut Candidate, best: &mut Candidate| {
-            if now.score > 0.0 && now.score > best.score {
+            // Scores are positive: the first fragment with a term beats
+            // the empty one, and a tie keeps the earlier.
+            if now.score > best.score {
                 std::mem::swap(now, best);
             }
         };

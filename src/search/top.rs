@@ -362,7 +362,7 @@ pub(crate) fn best_first(
     k: usize,
 ) -> tantivy::Result<Vec<(Score, Option<DateTime>, DocAddress)>> {
     let (words, filters) = match split_filters(query) {
-        Some(Split { words, filters }) => {
+        Some(WordsAndFilters { words, filters }) => {
             let scoring = tantivy::query::EnableScoring::disabled_from_searcher(searcher);
             let filters = filters
                 .iter()
@@ -376,13 +376,13 @@ pub(crate) fn best_first(
 }
 
 /// A query's words (one, or their AND) and its filter terms.
-struct Split {
+struct WordsAndFilters {
     words: Box<dyn Query>,
     filters: Vec<Box<dyn Query>>,
 }
 
 /// An AND of words and filter terms, split; `None` for anything else.
-fn split_filters(query: &dyn Query) -> Option<Split> {
+fn split_filters(query: &dyn Query) -> Option<WordsAndFilters> {
     let b = query.downcast_ref::<BooleanQuery>()?;
     let mut words = Vec::new();
     let mut filters = Vec::new();
@@ -406,7 +406,7 @@ fn split_filters(query: &dyn Query) -> Option<Split> {
     } else {
         Box::new(BooleanQuery::new(words))
     };
-    Some(Split { words, filters })
+    Some(WordsAndFilters { words, filters })
 }
 
 impl BestFirst {
@@ -420,8 +420,9 @@ impl BestFirst {
 
     /// Whether `query` skips blocks of postings under this collector: one
     /// word, or an AND or an OR of words and filter terms (`role:`,
-    /// scoring 0) alone, read with their frequencies. Any other query would score every match anyway, and
-    /// the separate count would be a second pass for nothing.
+    /// scoring 0) alone, read with their frequencies. Any other query
+    /// would score every match anyway, and the separate count would be a
+    /// second pass for nothing.
     pub(crate) fn prunes(query: &dyn Query) -> bool {
         if query.downcast_ref::<TermQuery>().is_some() {
             return true;
@@ -514,26 +515,14 @@ impl Collector for BestFirst {
                     at == doc || (at < doc && f.seek(doc) == doc)
                 })
             };
-            match reader.alive_bitset() {
-                Some(alive) => {
-                    let mut threshold = Score::MIN;
-                    weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-                        if alive.is_alive(doc) && passes(doc) {
-                            threshold = seg.offer(doc, score);
-                        }
-                        threshold
-                    })?
+            let alive = reader.alive_bitset();
+            let mut threshold = Score::MIN;
+            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+                if alive.is_none_or(|a| a.is_alive(doc)) && passes(doc) {
+                    threshold = seg.offer(doc, score);
                 }
-                None => {
-                    let mut threshold = Score::MIN;
-                    weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-                        if passes(doc) {
-                            threshold = seg.offer(doc, score);
-                        }
-                        threshold
-                    })?
-                }
-            }
+                threshold
+            })?;
         }
         Ok(seg.harvest())
     }
