@@ -34,7 +34,7 @@
 //! | `edited` | messages | u64 (0 none, 1 omitted, 2 replaced), fast, only when not 0 | the `edited` mark of `show` and `--json`: what Pi 1.6's `context_edit` did to the message for the model; rare, so the column is sparse |
 //! | `replacement` | messages | tokenized with positions, stored, only when replaced | the text the model is sent instead of the message: searched with `text` (a hit is the message the user saw), shown by `show` |
 //! | `doc_type` | sessions | raw term | `session` on session documents; searches exclude them |
-//! | `session_key` | sessions | u64, indexed | a message's session document, looked up by its key |
+//! | `session_key` | sessions | u64, indexed and fast | a message's session document, looked up by its key; as a column of session documents alone, what families read for every session (the `sess` column spans every message: reading it at each session document touched a page per session) |
 //! | `session_id` | sessions | raw term, stored | `session:ID` filters and `show ID` (by term, and by prefix through the term dictionary) |
 //! | `path` | sessions | raw term, stored | `show PATH`; a file's session document by term |
 //! | `cwd` | sessions | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
@@ -58,7 +58,7 @@
 
 use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema,
-    TextFieldIndexing, TextOptions, INDEXED, STORED, STRING,
+    TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::Index;
@@ -67,7 +67,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 11;
+pub const SCHEMA_VERSION: u32 = 12;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -202,7 +202,7 @@ impl Fields {
             line: b.add_u64_field("line", STORED),
             entry_id: b.add_text_field("entry_id", STORED),
             doc_type: b.add_text_field("doc_type", STRING),
-            session_key: b.add_u64_field("session_key", INDEXED),
+            session_key: b.add_u64_field("session_key", INDEXED | FAST),
             session_id: b.add_text_field("session_id", STRING | STORED),
             path: b.add_text_field("path", STRING | STORED),
             cwd: b.add_text_field("cwd", STRING | STORED),

@@ -16,7 +16,7 @@
 //!    entry id and the same text), as older Pi releases forked without
 //!    saying so.
 //!
-//! Resolving reads six columns of every session record and no stored
+//! Resolving reads six columns of session records alone and no stored
 //! document (a few tens of ns per session: an index of 10,000 sessions
 //! resolves in well under a millisecond); it runs once per search, and
 //! an index where no session has a relative searches as before.
@@ -248,9 +248,9 @@ impl PiIndex {
                 doc = postings.advance();
             }
             let ff = seg.fast_fields();
-            let sess = ff.u64("sess").map_err(err)?;
             let n = docs.len();
             out.reserve(n);
+            let mut key = by_rank(ff.column_opt::<u64>("session_key").map_err(err)?, n);
             let mut parent = by_rank(ff.column_opt::<u64>("parent_key").map_err(err)?, n);
             let mut head = by_rank(ff.column_opt::<u64>("head").map_err(err)?, n);
             let mut id = by_rank(ff.column_opt::<u64>("id_hash").map_err(err)?, n);
@@ -263,7 +263,9 @@ impl PiIndex {
                 if seg.alive_bitset().is_some_and(|a| !a.is_alive(doc)) {
                     continue;
                 }
-                let Some(key) = sess.first(doc) else { continue };
+                let Some(key) = key.get(rank, doc) else {
+                    continue;
+                };
                 out.push(Record {
                     key,
                     parent_key: parent.get(rank, doc),
