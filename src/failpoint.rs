@@ -38,6 +38,10 @@
 //! - `PI_INDEX_TEST_MCP_HOLD=<path>` holds every MCP tool call until that
 //!   file exists, so a test can close the server's stdin while calls are
 //!   still running.
+//! - `PI_INDEX_TEST_SEGMENT_DOCS=<n>` makes a build write a thread's
+//!   segment out once it holds that many documents (as well as when it
+//!   reaches its share of `--memory`, at least 15 MB), so that a small
+//!   corpus fills several segments.
 //! - `PI_INDEX_TEST_PUSH_BATCH=<bytes>` makes `pi-index push` send its
 //!   rows in batches of about that many bytes instead of 8 MiB, so that
 //!   the fixtures take several transactions.
@@ -178,6 +182,21 @@ pub(crate) fn write_allowance(len: usize) -> usize {
         }
     }
     len
+}
+
+/// The most documents a build's segment writer takes before it is
+/// written out: `default`, unless `PI_INDEX_TEST_SEGMENT_DOCS` says
+/// otherwise.
+#[inline]
+pub(crate) fn segment_docs(default: u32) -> u32 {
+    #[cfg(feature = "failpoints")]
+    if let Some(v) = std::env::var("PI_INDEX_TEST_SEGMENT_DOCS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return v;
+    }
+    default
 }
 
 /// How many bytes of rows one push transaction carries: `default`,

@@ -147,3 +147,72 @@ fn a_text_heavy_corpus_has_the_share_it_asks_for_and_is_indexed_exactly() {
     assert_eq!(plain["textShare"]["requested"], "realistic");
     assert!(text_share(&plain) < share - 0.02, "{}", text_share(&plain));
 }
+
+/// The segments an index's last commit names, with their documents.
+fn segment_docs(s: &Scratch) -> Vec<u64> {
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(s.index().join("meta.json")).unwrap()).unwrap();
+    meta["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|seg| seg["max_doc"].as_u64().unwrap())
+        .collect()
+}
+
+/// A build's threads each fill a segment of their own; documents a thread
+/// holds back (too few to be worth a segment) join another thread's at
+/// the commit, so a small build on two threads writes one segment, and
+/// finds what a build on one thread finds.
+#[test]
+fn a_small_build_on_two_threads_writes_one_segment() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let manifest = generate(&corpus, "3MB", "11");
+    let two = s.build(&[&corpus], &["--threads", "2"]);
+    assert_eq!(two["messages_indexed"], manifest["totals"]["documents"]);
+    let docs = segment_docs(&s);
+    let sessions = manifest["totals"]["files"].as_u64().unwrap();
+    assert_eq!(
+        docs,
+        vec![manifest["totals"]["documents"].as_u64().unwrap() + sessions],
+        "one segment of every message and session record"
+    );
+    let on_two = search(&s, "error");
+
+    let one = Scratch::new();
+    one.build(&[&corpus], &["--threads", "1"]);
+    assert_eq!(search(&one, "error").len(), on_two.len());
+}
+
+/// A build whose threads write segments out while they parse (a segment
+/// every 700 documents here, as a large corpus does at its memory budget)
+/// and hold the last few documents back for the commit loses nothing:
+/// every document is indexed and every planted word is found at its line.
+#[cfg(feature = "failpoints")]
+#[test]
+fn a_build_that_writes_segments_out_as_it_goes_loses_nothing() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let manifest = generate(&corpus, "20MB", "11");
+    let totals = &manifest["totals"];
+    let report = s.report(
+        s.build_cmd(&[&corpus])
+            .args(["--threads", "2"])
+            .env("PI_INDEX_TEST_SEGMENT_DOCS", "700"),
+    );
+    assert_eq!(report["messages_indexed"], totals["documents"]);
+    let docs = segment_docs(&s);
+    assert!(docs.len() >= 2, "segments written as it went: {docs:?}");
+    assert_eq!(
+        docs.iter().sum::<u64>(),
+        totals["documents"].as_u64().unwrap() + totals["files"].as_u64().unwrap(),
+        "every message and session record once"
+    );
+    for p in manifest["planted"].as_array().unwrap() {
+        let token = p["token"].as_str().unwrap();
+        let hits = search(&s, token);
+        assert_eq!(hits.len(), 1, "{token}: {hits:?}");
+        assert_eq!(hits[0]["line"], p["line"], "{token}");
+    }
+}

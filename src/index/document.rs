@@ -29,6 +29,19 @@ pub struct MessageDoc {
     pub(super) doc: Document,
 }
 
+impl PiDoc {
+    /// The bytes of text the document holds, about: what a thread holding
+    /// documents back counts against its budget.
+    pub fn text_len(&self) -> usize {
+        match self {
+            PiDoc::Message(m) => {
+                m.doc.text.len() + m.doc.replacement.as_ref().map_or(0, String::len) + 64
+            }
+            PiDoc::Session(s) => s.path.len() + s.title.as_ref().map_or(0, String::len) + 256,
+        }
+    }
+}
+
 impl MessageDoc {
     /// The document `doc` of the session with key `sess`.
     pub fn new(sess: u64, doc: Document) -> MessageDoc {

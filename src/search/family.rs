@@ -19,7 +19,9 @@
 //! Resolving reads six columns of session records alone and no stored
 //! document (a few tens of ns per session: an index of 10,000 sessions
 //! resolves in well under a millisecond); it runs once per search, and
-//! an index where no session has a relative searches as before.
+//! an index where no session has a relative searches as before (and,
+//! when no session names a parent and no two share a first message,
+//! reads only the heads).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -102,6 +104,9 @@ impl PiIndex {
     /// documentation](self)); `PiIndex::families` keeps them for the
     /// state of the index `searcher` shows.
     pub(crate) fn resolve_families(&self, searcher: &Searcher) -> Result<Families, IndexError> {
+        if !self.may_have_relatives(searcher)? {
+            return Ok(Families::default());
+        }
         let records = self.lineage_records(searcher)?;
         let mut f = Families::default();
         if records.is_empty() {
@@ -225,6 +230,33 @@ impl PiIndex {
         }
         f.shared.retain(|_, n| *n > 1);
         Ok(f)
+    }
+
+    /// Whether any session may have a relative: one names a parent, or
+    /// two begin with the same message. When none may, no family has two
+    /// members and nothing else is read: the heads alone, 8 bytes per
+    /// session (gathering every record of a 2,000-session index took a
+    /// 232 KB allocation, 58 fresh pages, in each fresh process). Deleted
+    /// records are counted too, so they can only send the answer to the
+    /// full resolution.
+    fn may_have_relatives(&self, searcher: &Searcher) -> Result<bool, IndexError> {
+        let err = |e| tantivy_err(&self.dir, e);
+        let mut heads: Vec<u64> = Vec::new();
+        for seg in searcher.segment_readers() {
+            let ff = seg.fast_fields();
+            let parents = ff.column_opt::<u64>("parent_key").map_err(err)?;
+            if parents.is_some_and(|c| c.values.num_vals() > 0) {
+                return Ok(true);
+            }
+            if let Some(c) = ff.column_opt::<u64>("head").map_err(err)? {
+                let start = heads.len();
+                heads.resize(start + c.values.num_vals() as usize, 0);
+                c.values.get_range(0, &mut heads[start..]);
+            }
+        }
+        heads.retain(|&h| h != 0);
+        heads.sort_unstable();
+        Ok(heads.windows(2).any(|w| w[0] == w[1]))
     }
 
     /// The session record fields families are made of, from the columns.
