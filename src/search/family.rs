@@ -16,12 +16,12 @@
 //!    entry id and the same text), as older Pi releases forked without
 //!    saying so.
 //!
-//! Resolving reads six columns of session records alone and no stored
-//! document (a few tens of ns per session: an index of 10,000 sessions
-//! resolves in well under a millisecond); it runs once per search, and
-//! an index where no session has a relative searches as before (and,
-//! when no session names a parent and no two share a first message,
-//! reads only the heads).
+//! Resolving reads columns of session records alone, and no stored
+//! document: first the parent and head columns of every session, which
+//! say which sessions can be relatives at all (most indexes have none,
+//! and then nothing else is read), then the other columns of those. It
+//! runs once per search, and an index where no session has a relative
+//! searches as before.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -61,6 +61,26 @@ impl Hasher for KeyHasher {
 }
 
 pub use super::lineage::{Lineage, Link, ParentRef, SessionRef};
+
+/// A set of session keys or hashes (see [`KeyMap`]).
+type KeySet = std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>>;
+
+/// What can make a session a relative (see [`PiIndex::wanted`]).
+#[derive(Debug, Default)]
+struct Wanted {
+    /// Keys of the paths sessions name as their parent.
+    parent_keys: KeySet,
+    /// Hashes of the ids in those paths' file names.
+    parent_ids: KeySet,
+    /// First messages (copy keys) two or more sessions begin with.
+    shared_heads: KeySet,
+}
+
+impl Wanted {
+    fn is_empty(&self) -> bool {
+        self.parent_keys.is_empty() && self.parent_ids.is_empty() && self.shared_heads.is_empty()
+    }
+}
 
 /// What the families need of one session record.
 #[derive(Clone, Debug)]
@@ -104,10 +124,11 @@ impl PiIndex {
     /// documentation](self)); `PiIndex::families` keeps them for the
     /// state of the index `searcher` shows.
     pub(crate) fn resolve_families(&self, searcher: &Searcher) -> Result<Families, IndexError> {
-        if !self.may_have_relatives(searcher)? {
+        let wanted = self.wanted(searcher)?;
+        if wanted.is_empty() {
             return Ok(Families::default());
         }
-        let records = self.lineage_records(searcher)?;
+        let records = self.lineage_records(searcher, &wanted)?;
         let mut f = Families::default();
         if records.is_empty() {
             return Ok(f);
@@ -232,21 +253,24 @@ impl PiIndex {
         Ok(f)
     }
 
-    /// Whether any session may have a relative: one names a parent, or
-    /// two begin with the same message. When none may, no family has two
-    /// members and nothing else is read: the heads alone, 8 bytes per
-    /// session (gathering every record of a 2,000-session index took a
-    /// 232 KB allocation, 58 fresh pages, in each fresh process). Deleted
-    /// records are counted too, so they can only send the answer to the
-    /// full resolution.
-    fn may_have_relatives(&self, searcher: &Searcher) -> Result<bool, IndexError> {
+    /// What can make a session a relative, from whole columns: the
+    /// parents' keys and file-name ids that sessions name, and the first
+    /// messages two or more sessions share. When there is none, no family
+    /// has two members and nothing else is read: the heads alone, 8 bytes
+    /// per session (gathering every record of a 2,000-session index took
+    /// a 232 KB allocation, 58 fresh pages, in each fresh process).
+    /// Deleted records are counted too: they only widen it.
+    fn wanted(&self, searcher: &Searcher) -> Result<Wanted, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
+        let mut w = Wanted::default();
         let mut heads: Vec<u64> = Vec::new();
         for seg in searcher.segment_readers() {
             let ff = seg.fast_fields();
-            let parents = ff.column_opt::<u64>("parent_key").map_err(err)?;
-            if parents.is_some_and(|c| c.values.num_vals() > 0) {
-                return Ok(true);
+            if let Some(c) = ff.column_opt::<u64>("parent_key").map_err(err)? {
+                w.parent_keys.extend(c.values.iter());
+            }
+            if let Some(c) = ff.column_opt::<u64>("parent_id_hash").map_err(err)? {
+                w.parent_ids.extend(c.values.iter().filter(|&id| id != 0));
             }
             if let Some(c) = ff.column_opt::<u64>("head").map_err(err)? {
                 let start = heads.len();
@@ -256,11 +280,20 @@ impl PiIndex {
         }
         heads.retain(|&h| h != 0);
         heads.sort_unstable();
-        Ok(heads.windows(2).any(|w| w[0] == w[1]))
+        w.shared_heads
+            .extend(heads.windows(2).filter(|p| p[0] == p[1]).map(|p| p[0]));
+        Ok(w)
     }
 
-    /// The session record fields families are made of, from the columns.
-    fn lineage_records(&self, searcher: &Searcher) -> Result<Vec<Record>, IndexError> {
+    /// The records of the sessions that can be relatives (see
+    /// [`Wanted`]), with the fields families are made of, from the
+    /// columns: every session the resolution could join to another, and
+    /// no other (they would only be looked up and left alone).
+    fn lineage_records(
+        &self,
+        searcher: &Searcher,
+        wanted: &Wanted,
+    ) -> Result<Vec<Record>, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
         let f = &self.fields;
         let term = Term::from_field_text(f.doc_type, SESSION_DOC);
@@ -281,7 +314,6 @@ impl PiIndex {
             }
             let ff = seg.fast_fields();
             let n = docs.len();
-            out.reserve(n);
             let mut key = by_rank(ff.column_opt::<u64>("session_key").map_err(err)?, n);
             let mut parent = by_rank(ff.column_opt::<u64>("parent_key").map_err(err)?, n);
             let mut head = by_rank(ff.column_opt::<u64>("head").map_err(err)?, n);
@@ -298,12 +330,22 @@ impl PiIndex {
                 let Some(key) = key.get(rank, doc) else {
                     continue;
                 };
+                let parent_key = parent.get(rank, doc);
+                let id = id.get(rank, doc).unwrap_or(0);
+                let head = head.get(rank, doc).unwrap_or(0);
+                if parent_key.is_none()
+                    && !wanted.parent_keys.contains(&key)
+                    && !wanted.parent_ids.contains(&id)
+                    && !wanted.shared_heads.contains(&head)
+                {
+                    continue;
+                }
                 out.push(Record {
                     key,
-                    parent_key: parent.get(rank, doc),
+                    parent_key,
                     parent_id: parent_id.get(rank, doc).unwrap_or(0),
-                    id: id.get(rank, doc).unwrap_or(0),
-                    head: head.get(rank, doc).unwrap_or(0),
+                    id,
+                    head,
                     started: started
                         .get(rank, doc)
                         .map_or(i64::MAX, |t| t.into_timestamp_millis()),
