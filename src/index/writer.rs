@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use tantivy::collector::{Count, DocSetCollector};
+use tantivy::collector::Count;
 use tantivy::index::Segment;
 use tantivy::indexer::{AddOperation, SegmentWriter};
 use tantivy::query::TermQuery;
@@ -51,12 +51,13 @@ use tantivy::{Index, IndexWriter, Term};
 use super::directory::Mapped;
 use super::document::{MessageDoc, PiDoc, SessionDoc};
 use super::schema::{register_tokenizers, session_key, Fields, SESSION_DOC};
-use super::state::FileState;
+use super::state::{FileState, FileStates};
 use super::{
     all_terms, entry_query, sess_query, tantivy_err, BuildInfo, CommittedOnly, IndexError, PiIndex,
     SCHEMA_VERSION, TOOL,
 };
 use crate::pi::{Document, Session};
+use tantivy::columnar::ColumnIndex;
 
 /// Session-level facts: the header's, and the session's final name.
 #[derive(Clone, Debug)]
@@ -251,7 +252,7 @@ impl IndexStore {
 
     /// The indexed state of every session file, by path, read from fast
     /// columns (no stored document is read).
-    pub fn file_states(&self) -> Result<HashMap<String, FileState>, IndexError> {
+    pub fn file_states(&self) -> Result<FileStates, IndexError> {
         self.pi.file_states()
     }
 
@@ -931,31 +932,21 @@ fn clear_dir(dir: &Path) -> std::io::Result<()> {
 impl PiIndex {
     /// The indexed state of every session file, by path, read from fast
     /// columns (no stored document is read): what the next build, and
-    /// `pi-index push`, compare with.
-    pub fn file_states(&self) -> Result<HashMap<String, FileState>, IndexError> {
+    /// `pi-index push`, compare with. Where two live records name one
+    /// file, the later one (by segment, then document) is kept.
+    pub fn file_states(&self) -> Result<FileStates, IndexError> {
         let pi = self;
         let err = |e| tantivy_err(&pi.dir, e);
         let searcher = pi.searcher()?;
-        let query = TermQuery::new(
-            Term::from_field_text(pi.fields.doc_type, SESSION_DOC),
-            IndexRecordOption::Basic,
-        );
-        let addrs = searcher.search(&query, &DocSetCollector).map_err(err)?;
-        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); searcher.segment_readers().len()];
-        for a in addrs {
-            by_segment[a.segment_ord as usize].push(a.doc_id);
-        }
-        let mut out = HashMap::new();
-        for (ord, docs) in by_segment.iter().enumerate() {
-            if docs.is_empty() {
-                continue;
-            }
-            let ff = searcher.segment_reader(ord as u32).fast_fields();
+        let mut per_segment = Vec::with_capacity(searcher.segment_readers().len());
+        let mut total = 0;
+        for seg in searcher.segment_readers() {
+            let ff = seg.fast_fields();
             let Some(file) = ff.str("file").map_err(err)? else {
                 continue;
             };
             let col = |name: &str| ff.u64(name).map_err(err);
-            let (dev, ino, size, mtime, to, head, tail) = (
+            let cols = [
                 col("file_dev")?,
                 col("file_ino")?,
                 col("file_size")?,
@@ -963,35 +954,63 @@ impl PiIndex {
                 col("indexed_to")?,
                 col("head_hash")?,
                 col("tail_hash")?,
-            );
-            // The paths in term order, read once: looking each one up by
-            // ordinal would decompress its dictionary block every time.
-            let mut paths = Vec::new();
-            let mut terms = file.dictionary().stream().map_err(|e| err(e.into()))?;
-            while terms.advance() {
-                paths.push(String::from_utf8_lossy(terms.key()).into_owned());
+            ];
+            // The session records are the documents with a file size (a
+            // message has none); each column is then read for all of them
+            // in one batch, not looked up document by document.
+            let size = &cols[2];
+            let docs: Vec<u32> = match &size.index {
+                ColumnIndex::Empty { .. } => Vec::new(),
+                ColumnIndex::Optional(rows) => rows.iter_non_null_docs().collect(),
+                ColumnIndex::Full | ColumnIndex::Multivalued(_) => (0..seg.max_doc())
+                    .filter(|&d| size.first(d).is_some())
+                    .collect(),
+            };
+            let docs: Vec<u32> = docs.into_iter().filter(|&d| !seg.is_deleted(d)).collect();
+            let mut values = vec![[0u64; 7]; docs.len()];
+            let mut column = vec![None; docs.len()];
+            for (c, values_of) in cols.iter().enumerate() {
+                values_of.first_vals(&docs, &mut column);
+                for (row, v) in values.iter_mut().zip(&column) {
+                    row[c] = v.unwrap_or(0);
+                }
             }
-            for &doc in docs {
-                let Some(path) = file
-                    .term_ords(doc)
-                    .next()
-                    .and_then(|ord| paths.get(ord as usize))
-                else {
+            let mut ords = vec![None; docs.len()];
+            file.ords().first_vals(&docs, &mut ords);
+            // Each path's state, by its ordinal (the later record wins).
+            let mut by_ord: Vec<Option<FileState>> = vec![None; file.num_terms()];
+            for (ord, v) in ords.into_iter().zip(values) {
+                if let Some(slot) = ord.and_then(|ord| by_ord.get_mut(ord as usize)) {
+                    *slot = Some(FileState {
+                        dev: v[0],
+                        ino: v[1],
+                        size: v[2],
+                        mtime_ns: v[3],
+                        indexed_to: v[4],
+                        head_hash: v[5],
+                        tail_hash: v[6],
+                    });
+                }
+            }
+            total += docs.len();
+            per_segment.push((file, by_ord));
+        }
+        // The paths in term order, each dictionary read once (looking each
+        // one up by ordinal would decompress its block every time), and
+        // taken as the keys of their states; later segments win.
+        let mut out = FileStates::with_capacity_and_hasher(total, Default::default());
+        for (file, by_ord) in per_segment {
+            let mut terms = file.dictionary().stream().map_err(|e| err(e.into()))?;
+            let mut states = by_ord.into_iter();
+            while terms.advance() {
+                let Some(Some(state)) = states.next() else {
                     continue;
                 };
-                let v = |c: &tantivy::columnar::Column<u64>| c.first(doc).unwrap_or(0);
-                out.insert(
-                    path.clone(),
-                    FileState {
-                        dev: v(&dev),
-                        ino: v(&ino),
-                        size: v(&size),
-                        mtime_ns: v(&mtime),
-                        indexed_to: v(&to),
-                        head_hash: v(&head),
-                        tail_hash: v(&tail),
-                    },
-                );
+                let path = match std::str::from_utf8(terms.key()) {
+                    Ok(path) => path.to_owned(),
+                    Err(_) => String::from_utf8_lossy(terms.key()).into_owned(),
+                };
+                out.insert(path, state);
             }
         }
         Ok(out)

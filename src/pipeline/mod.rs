@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use crate::discover::{discover, Discovered, Problem};
 use crate::index::writer::{IndexBuilder, IndexStore};
 use crate::index::{BuildInfo, IndexError};
-use plan::Plan;
+use plan::{Indexed, Plan};
 use update::{process, How, Outcome, Work};
 
 /// Run a build: incremental unless `opts.full`, the index is new, or it
@@ -104,12 +104,18 @@ fn run(
                 .as_ref()
                 .is_some_and(|i| i.kinds == opts.kinds.to_list())
     });
-    let found = match changed {
-        Some(paths) => crate::discover::discover_changed(&opts.roots, paths),
-        None => discover_files(&opts.roots),
-    };
+    // The files found and what the index holds of them, read side by
+    // side (a walk waits on the kernel, the states on the index's
+    // columns).
+    let (found, indexed) = rayon::join(
+        || match changed {
+            Some(paths) => crate::discover::discover_changed(&opts.roots, paths),
+            None => discover_files(&opts.roots),
+        },
+        || Indexed::read(&store, opts),
+    );
     let discovered = Instant::now();
-    let mut plan = Plan::make(&store, opts, &found, changed, repair)?;
+    let mut plan = Plan::make(&store, opts, indexed?, &found, changed, repair)?;
     if plan.is_empty() {
         // Nothing changed: no writer, no lock, no commit.
         return Ok(unchanged_report(opts, &found, &plan, started, discovered));
@@ -122,7 +128,8 @@ fn run(
         // Another build committed between our plan and our lock: what it
         // indexed must not be indexed again, so decide again, under the
         // lock, against the commit ours will replace.
-        plan = Plan::make(&store, opts, &found, changed, repair)?;
+        let indexed = Indexed::read(&store, opts)?;
+        plan = Plan::make(&store, opts, indexed, &found, changed, repair)?;
         if plan.is_empty() {
             drop(index);
             return Ok(unchanged_report(opts, &found, &plan, started, discovered));

@@ -10,7 +10,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::discover::Candidate;
-use crate::index::state::{fnv1a, FileState, HASH_SPAN};
+use crate::index::state::{fnv1a, FileStates, HASH_SPAN};
 use crate::index::{IndexError, PiIndex};
 use crate::pi::fingerprint::read_header;
 
@@ -36,7 +36,7 @@ pub(super) fn under_roots(roots: &[PathBuf], path: &str) -> bool {
 pub(super) fn find_moves(
     vanished: &[&str],
     fresh: &[&Candidate],
-    states: &HashMap<String, FileState>,
+    states: &FileStates,
     pi: &PiIndex,
     searcher: &tantivy::Searcher,
 ) -> Result<Vec<(String, String)>, IndexError> {

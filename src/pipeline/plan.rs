@@ -10,16 +10,16 @@
 //! state its commit replaces. Two builds at once therefore never both
 //! index the same appended lines.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::check::CheckReport;
 use super::moves;
 use super::report::{BuildOptions, Moved, Rebuild, StaleRoot};
 use crate::discover::{Candidate, Discovered};
-use crate::index::state::FileState;
+use crate::index::state::{FileStates, PathHasher};
 use crate::index::writer::{IndexStore, Opened};
-use crate::index::IndexError;
+use crate::index::{BuildInfo, IndexError};
 
 /// A build's work, decided against one committed state of the index.
 pub(super) struct Plan {
@@ -28,7 +28,7 @@ pub(super) struct Plan {
     /// The opstamp of the commit the plan was made from.
     pub(super) seen: u64,
     /// The indexed state of every file (empty for a rebuild).
-    pub(super) states: HashMap<String, FileState>,
+    pub(super) states: FileStates,
     /// Indices into the discovered files of those to read.
     pub(super) work: Vec<usize>,
     /// Files found unchanged.
@@ -52,19 +52,24 @@ pub(super) struct Plan {
     pub(super) orphans: Vec<u64>,
 }
 
-impl Plan {
-    /// Compare what `found` holds with the last commit of `store`. With
-    /// `changed`, `found` holds only what a watcher saw change, and only
-    /// the indexed files among `changed` (or below a directory of it) can
-    /// be gone. The files with defects of `check` are read again from
-    /// their first byte, and its orphans removed.
-    pub(super) fn make(
-        store: &IndexStore,
-        opts: &BuildOptions,
-        found: &Discovered,
-        changed: Option<&[std::path::PathBuf]>,
-        check: &CheckReport,
-    ) -> Result<Plan, IndexError> {
+/// What the index holds, as one plan compares it: read apart from the
+/// files found, so that a build reads it while it walks the roots.
+pub(super) struct Indexed {
+    /// The opstamp of the commit the states were read from, or an
+    /// earlier one (read first).
+    seen: u64,
+    /// The last build's record.
+    info: Option<BuildInfo>,
+    /// Why the whole index is rebuilt, if it is.
+    rebuild: Option<Rebuild>,
+    /// The indexed state of every file (empty for a rebuild).
+    states: FileStates,
+}
+
+impl Indexed {
+    /// Read what the last commit of `store` holds, for a build with
+    /// `opts`.
+    pub(super) fn read(store: &IndexStore, opts: &BuildOptions) -> Result<Indexed, IndexError> {
         // The commit the states below are read from, or a later one; a
         // build that finds the index at another commit once it holds the
         // lock plans again.
@@ -83,18 +88,54 @@ impl Plan {
             }),
             _ => None,
         };
-        let mut states = if rebuild.is_none() {
+        let states = if rebuild.is_none() {
             store.file_states()?
         } else {
-            HashMap::new()
+            FileStates::default()
         };
-        // Each candidate's path as the index keys it, made once.
+        Ok(Indexed {
+            seen,
+            info,
+            rebuild,
+            states,
+        })
+    }
+}
+
+impl Plan {
+    /// Compare what `found` holds with what `indexed` read of the last
+    /// commit of `store`. With `changed`, `found` holds only what a
+    /// watcher saw change, and only the indexed files among `changed` (or
+    /// below a directory of it) can be gone. The files with defects of
+    /// `check` are read again from their first byte, and its orphans
+    /// removed.
+    pub(super) fn make(
+        store: &IndexStore,
+        opts: &BuildOptions,
+        indexed: Indexed,
+        found: &Discovered,
+        changed: Option<&[std::path::PathBuf]>,
+        check: &CheckReport,
+    ) -> Result<Plan, IndexError> {
+        let Indexed {
+            seen,
+            info,
+            rebuild,
+            mut states,
+        } = indexed;
+        // Each candidate's path as the index keys it, made once (checked
+        // as UTF-8 the fast way; only a path that is not is copied).
         let found_paths: Vec<std::borrow::Cow<'_, str>> = found
             .files
             .iter()
-            .map(|c| c.path.to_string_lossy())
+            .map(|c| match c.path.to_str() {
+                Some(path) => std::borrow::Cow::Borrowed(path),
+                None => c.path.to_string_lossy(),
+            })
             .collect();
-        let seen_paths: HashSet<&str> = found_paths.iter().map(|p| p.as_ref()).collect();
+        let mut seen_paths: HashSet<&str, PathHasher> =
+            HashSet::with_capacity_and_hasher(found_paths.len(), PathHasher::default());
+        seen_paths.extend(found_paths.iter().map(|p| p.as_ref()));
         // A file repaired is read as if new: its old documents go first.
         // (A rebuild reads every file anyway.)
         let (mut repair, orphans) = if rebuild.is_none() {

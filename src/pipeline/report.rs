@@ -248,7 +248,8 @@ impl Serialize for Rebuild {
 /// Wall time per phase of a build, milliseconds.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Timings {
-    /// Walking the roots.
+    /// Walking the roots, and reading what the index holds of each file
+    /// (side by side).
     pub discover_ms: u64,
     /// Fingerprinting, parsing and queueing documents for the indexer.
     pub parse_ms: u64,

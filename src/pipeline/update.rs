@@ -8,7 +8,7 @@ use std::fs::File;
 use super::parse::parse_mapped;
 use super::report::{DamageReport, TruncationReport};
 use crate::discover::{Candidate, FileIdentity};
-use crate::index::state::FileState;
+use crate::index::state::{FileState, FileStates};
 use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
 use crate::index::IndexError;
 use crate::pi::fingerprint::{read_header, Rejection};
@@ -48,7 +48,7 @@ pub(super) struct Work<'a> {
     /// The last committed index, for what grown files already have.
     pub(super) searcher: &'a tantivy::Searcher,
     pub(super) pi: &'a crate::index::PiIndex,
-    pub(super) states: &'a HashMap<String, FileState>,
+    pub(super) states: &'a FileStates,
 }
 
 pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
