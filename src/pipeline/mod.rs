@@ -117,8 +117,12 @@ fn run(
     let discovered = Instant::now();
     let mut plan = Plan::make(&store, opts, indexed?, &found, changed, repair)?;
     if plan.is_empty() {
-        // Nothing changed: no writer, no lock, no commit.
-        return Ok(unchanged_report(opts, &found, &plan, started, discovered));
+        // Nothing changed: no writer, no lock, no commit. What the plan
+        // compared (a path and a state of every file) is freed on another
+        // thread: over 22,000 files that was 4 ms of the caller's time.
+        let report = unchanged_report(opts, &found, &plan, started, discovered);
+        rayon::spawn(move || drop((found, plan)));
+        return Ok(report);
     }
 
     crate::failpoint::point("before-writer");

@@ -133,9 +133,14 @@ impl Plan {
                 None => c.path.to_string_lossy(),
             })
             .collect();
-        let mut seen_paths: HashSet<&str, PathHasher> =
-            HashSet::with_capacity_and_hasher(found_paths.len(), PathHasher::default());
-        seen_paths.extend(found_paths.iter().map(|p| p.as_ref()));
+        // The set of the paths found, made only when it is asked.
+        let seen_set = || {
+            let mut set: HashSet<&str, PathHasher> =
+                HashSet::with_capacity_and_hasher(found_paths.len(), PathHasher::default());
+            set.extend(found_paths.iter().map(|p| p.as_ref()));
+            set
+        };
+        let mut seen_paths = None;
         // A file repaired is read as if new: its old documents go first.
         // (A rebuild reads every file anyway.)
         let (mut repair, orphans) = if rebuild.is_none() {
@@ -145,11 +150,33 @@ impl Plan {
         };
         // Only what this build reads again, or what is gone: a session
         // kept from a directory it does not read is not lost to a repair.
-        repair.retain(|p| seen_paths.contains(p.as_str()) || !Path::new(p).exists());
+        if !repair.is_empty() {
+            let seen = seen_paths.get_or_insert_with(seen_set);
+            repair.retain(|p| seen.contains(p.as_str()) || !Path::new(p).exists());
+        }
         let forced: HashSet<&str> = repair.iter().map(String::as_str).collect();
         for p in &repair {
             states.remove(p);
         }
+        // The files to read (new, or changed since they were indexed),
+        // and how many of the found ones the index holds.
+        let mut found_states = 0;
+        let work: Vec<usize> = (0..found.files.len())
+            .filter(|&i| {
+                let path = found_paths[i].as_ref();
+                let state = states.get(path);
+                found_states += usize::from(state.is_some());
+                forced.contains(path)
+                    || !state.is_some_and(|st| st.unchanged(&found.files[i].identity))
+            })
+            .collect();
+        // When every indexed file was found (the paths found are
+        // distinct), none is gone, moved or outside the roots: the usual
+        // build, whose two scans of every state need no set of the paths
+        // found.
+        let seen_paths =
+            (found_states != states.len()).then(|| seen_paths.unwrap_or_else(seen_set));
+        let is_seen = |p: &str| seen_paths.as_ref().is_none_or(|seen| seen.contains(p));
 
         // Files indexed before and not found now: moved, gone, or outside
         // this build's roots (kept, unless --prune).
@@ -158,7 +185,7 @@ impl Plan {
             |p: &str| changed.is_none_or(|c| c.iter().any(|x| Path::new(p).starts_with(x)));
         let vanished: Vec<&str> = states
             .keys()
-            .filter(|p| in_scope(p) && !seen_paths.contains(p.as_str()) && !Path::new(p).exists())
+            .filter(|p| in_scope(p) && !is_seen(p) && !Path::new(p).exists())
             .map(String::as_str)
             .collect();
         let moved = if vanished.is_empty() {
@@ -185,11 +212,7 @@ impl Plan {
         let stale: HashSet<&str> = states
             .keys()
             .map(String::as_str)
-            .filter(|p| {
-                !seen_paths.contains(*p)
-                    && !moved_from.contains(p)
-                    && !moves::under_roots(&roots, p)
-            })
+            .filter(|p| !is_seen(p) && !moved_from.contains(p) && !moves::under_roots(&roots, p))
             .collect();
         let mut stale_roots = Vec::new();
         if !stale.is_empty() {
@@ -216,14 +239,6 @@ impl Plan {
         } else {
             Vec::new()
         };
-        let unchanged = |i: usize| {
-            let path = found_paths[i].as_ref();
-            !forced.contains(path)
-                && states
-                    .get(path)
-                    .is_some_and(|st| st.unchanged(&found.files[i].identity))
-        };
-        let work: Vec<usize> = (0..found.files.len()).filter(|&i| !unchanged(i)).collect();
         // Where sessions were read from is recorded for `stats`: a build
         // that reads other places commits even when no file changed.
         let same_roots = info.as_ref().is_some_and(|i| i.roots == opts.locations);
