@@ -35,9 +35,7 @@ pub struct FileState {
 }
 
 /// The indexed state of every session file, by path, as the index holds
-/// it. Keyed with foldhash: the default SipHash of 22,000 paths, looked
-/// up three or four times each, was a tenth of a no-change build's user
-/// time.
+/// it (keyed with [`PathHasher`]).
 pub type FileStates = std::collections::HashMap<String, FileState, PathHasher>;
 
 pub use crate::discover::PathHasher;

@@ -1001,13 +1001,14 @@ impl PiIndex {
             // in one batch, not looked up document by document.
             let size = &cols[2];
             let docs: Vec<u32> = match &size.index {
-                ColumnIndex::Empty { .. } => Vec::new(),
-                ColumnIndex::Optional(rows) => rows.iter_non_null_docs().collect(),
-                ColumnIndex::Full | ColumnIndex::Multivalued(_) => (0..seg.max_doc())
-                    .filter(|&d| size.first(d).is_some())
+                ColumnIndex::Optional(rows) => rows
+                    .iter_non_null_docs()
+                    .filter(|&d| !seg.is_deleted(d))
+                    .collect(),
+                _ => (0..seg.max_doc())
+                    .filter(|&d| !seg.is_deleted(d) && size.first(d).is_some())
                     .collect(),
             };
-            let docs: Vec<u32> = docs.into_iter().filter(|&d| !seg.is_deleted(d)).collect();
             let mut values = vec![[0u64; 7]; docs.len()];
             let mut column = vec![None; docs.len()];
             for (c, values_of) in cols.iter().enumerate() {

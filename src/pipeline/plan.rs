@@ -194,7 +194,9 @@ impl Plan {
             let fresh: Vec<&Candidate> = found
                 .files
                 .iter()
-                .filter(|c| !states.contains_key(c.path.to_string_lossy().as_ref()))
+                .zip(&found_paths)
+                .filter(|(_, path)| !states.contains_key(path.as_ref()))
+                .map(|(c, _)| c)
                 .collect();
             if fresh.is_empty() {
                 Vec::new()
