@@ -276,7 +276,7 @@ impl State {
     /// index and however many different queries it answers. Returns
     /// whether it released.
     pub fn release_if_over(&self, bytes: u64) -> bool {
-        if file_backed() <= bytes {
+        if crate::index::file_backed().unwrap_or(0) <= bytes {
             return false;
         }
         let mapped = match lock(&self.opened).as_ref() {
@@ -434,22 +434,6 @@ impl State {
 /// must not wedge a server).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The bytes of mapped files (and shared memory) this process holds in
-/// memory: `/proc/self/statm`'s shared pages (0 where there is none).
-fn file_backed() -> u64 {
-    let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else {
-        return 0;
-    };
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(2)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    // SAFETY: sysconf only reads a constant of the system.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    pages * u64::try_from(page).unwrap_or(4096)
 }
 
 fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {

@@ -40,8 +40,8 @@ pub struct BuildArgs {
 
     /// Memory budget for tantivy's indexing threads, in MB (32 to 65536).
     /// Peak memory follows this budget and the largest session, not the
-    /// corpus: at 96, a 1 GB corpus peaked at 97 MB, a 10 GB one at
-    /// 165 MB; at 64, a single 2 GB session at 305 MB. A larger budget
+    /// corpus: at 96, a 1 GB corpus peaked at 99 MB, a 10 GB one at
+    /// 133-144 MB; at 64, a single 2 GB session at 305 MB. A larger budget
     /// writes fewer, larger segments (searches open each one).
     #[arg(long, value_name = "MB", default_value_t = pi_index::pipeline::DEFAULT_MEMORY_MB as u64, value_parser = clap::value_parser!(u64).range(32..=65536))]
     pub memory: u64,

@@ -131,6 +131,16 @@ impl Mapped {
     }
 }
 
+/// The bytes of mapped files (and shared memory) this process holds in
+/// memory: `/proc/self/statm`'s shared pages, where there is one.
+pub(crate) fn file_backed() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(2)?.parse().ok()?;
+    // SAFETY: sysconf only reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page).unwrap_or(4096))
+}
+
 /// A mapping's bytes, shared by the slices tantivy reads from it.
 struct MappedBytes(Arc<Mmap>);
 

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tantivy::Index;
 
-pub(crate) use directory::Mapped;
+pub(crate) use directory::{file_backed, Mapped};
 pub use schema::{Fields, SCHEMA_VERSION};
 
 /// The name written in every payload, to tell our index from others.

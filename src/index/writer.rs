@@ -453,18 +453,65 @@ pub struct IndexBuilder {
     /// build may reach.
     committed: std::sync::Arc<std::collections::HashSet<tantivy::index::SegmentId>>,
     /// Releases the pages of the index files mapped meanwhile (merges
-    /// read whole segments), every [`RELEASE_EVERY`], until dropped.
+    /// read whole segments) as they add up, until dropped.
     _releasing: Option<Releasing>,
     /// Whether only small segments may be merged (an incremental build):
     /// else the commit leaves few segments ([`FewSegments`]).
     small_only: std::sync::atomic::AtomicBool,
 }
 
-/// How often a build drops the pages of the index files it mapped from
-/// its memory (see [`super::directory`]): a merge reads at most a few
-/// hundred MB per second here, so what it holds mapped stays a few tens
-/// of MB.
-const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+/// How often a build looks at how much of the files it mapped it holds
+/// in memory (see [`super::directory`]). A merge of large segments reads
+/// their doc stores at about 1 GB/s here: released every 100 ms, up to
+/// 108 MB of them were counted in the build's memory at once on a 10 GB
+/// corpus (the peak of the build, 205 MB, was then half doc store).
+const RELEASE_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// How much the mapped pages held may grow between two looks before the
+/// index files' are released.
+const RELEASE_OVER: u64 = 4 << 20;
+
+/// Where what the process holds mapped cannot be read, how many looks
+/// pass between two releases (every 100 ms).
+const RELEASE_BLIND: u32 = 10;
+
+/// Whether the mapped pages a process holds grew enough since the last
+/// release to release again.
+#[derive(Debug)]
+struct Growth {
+    /// The least held since the last release: the session files being
+    /// read are in it too, and the index files' pages are what grows
+    /// past it. `None` where it cannot be read.
+    floor: Option<u64>,
+    /// Looks taken blind, where what is held cannot be read.
+    blind: u32,
+}
+
+impl Growth {
+    fn new(held: Option<u64>) -> Growth {
+        Growth {
+            floor: held,
+            blind: 0,
+        }
+    }
+
+    /// Whether, holding `held` now, the index files' pages are to be
+    /// released: more than [`RELEASE_OVER`] above the floor, or every
+    /// [`RELEASE_BLIND`] looks when it cannot be told.
+    fn grew(&mut self, held: Option<u64>) -> bool {
+        match (held, self.floor) {
+            (Some(held), Some(floor)) => {
+                self.floor = Some(floor.min(held));
+                held > floor + RELEASE_OVER
+            }
+            _ => {
+                self.floor = None;
+                self.blind += 1;
+                self.blind.is_multiple_of(RELEASE_BLIND)
+            }
+        }
+    }
+}
 
 /// A thread releasing the build's mapped index files until dropped.
 struct Releasing {
@@ -478,10 +525,14 @@ impl Releasing {
         let thread = std::thread::Builder::new()
             .name("pi-index-release".into())
             .spawn(move || {
+                let mut watch = Growth::new(super::file_backed());
                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                    stopped.recv_timeout(RELEASE_EVERY)
+                    stopped.recv_timeout(RELEASE_POLL)
                 {
-                    mapped.release();
+                    if watch.grew(super::file_backed()) {
+                        mapped.release();
+                        watch = Growth::new(super::file_backed());
+                    }
                 }
             })
             .ok();
@@ -1056,5 +1107,28 @@ impl PiIndex {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Growth, RELEASE_BLIND, RELEASE_OVER};
+
+    #[test]
+    fn index_pages_are_released_when_what_is_held_grows_past_its_least() {
+        let mb = 1 << 20;
+        let mut g = Growth::new(Some(40 * mb));
+        // Session files read and let go move what is held around the floor.
+        assert!(!g.grew(Some(40 * mb + RELEASE_OVER)));
+        assert!(!g.grew(Some(30 * mb)));
+        // The floor is now 30 MB: a merge reading past it is released.
+        assert!(!g.grew(Some(30 * mb + RELEASE_OVER)));
+        assert!(g.grew(Some(30 * mb + RELEASE_OVER + 1)));
+        // Where it cannot be read, every RELEASE_BLIND looks.
+        let mut g = Growth::new(None);
+        let looks: Vec<bool> = (0..2 * RELEASE_BLIND).map(|_| g.grew(None)).collect();
+        let released: Vec<usize> = (0..looks.len()).filter(|&i| looks[i]).collect();
+        let every = RELEASE_BLIND as usize;
+        assert_eq!(released, [every - 1, 2 * every - 1]);
     }
 }

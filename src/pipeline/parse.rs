@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::pi::fingerprint::{read_header, FirstLine, Header, Rejection};
 use crate::pi::{ChunkParser, Kinds, ParsedChunk, Session};
-use crate::source::{chunks_releasing, complete_len, MappedFile, CHUNK_BYTES};
+use crate::source::{chunks_releasing, complete_len, MappedFile, CHUNK_BYTES, PAGE_STEP};
 
 thread_local! {
     static PARSER: RefCell<ChunkParser> = RefCell::new(ChunkParser::new());
@@ -110,20 +110,28 @@ fn parse_range(
     // A giant line's pages are released as the search for its end passes
     // them (and again as it is read): never resident whole.
     let pieces = chunks_releasing(body, CHUNK_BYTES, &|s, e| map.release(from + s, from + e));
-    // Files of several chunks are where memory and page faults add up:
-    // map each chunk's pages in one go before reading it, and drop them
-    // from our resident set after, so peak memory is a few chunks, not the
-    // file. A one-chunk file is unmapped as soon as it is done anyway.
+    // Files of several chunks are where page faults add up: map a chunk's
+    // pages a step at a time, in one go before they are read. What has been
+    // read leaves our resident set a step at a time too (the lines hand it
+    // to `release`), so that peak memory is a few steps, not the chunk.
     let manage_pages = pieces.len() > 1;
     let parse = |c: &crate::source::Chunk| -> ParsedChunk {
         // A chunk much larger than the target holds a giant line: its
         // pages are released as it is read, not all mapped at once.
-        if manage_pages && c.end - c.start <= 2 * CHUNK_BYTES {
-            map.prefault(from + c.start, from + c.end);
-        }
+        let prefault = manage_pages && c.end - c.start <= 2 * CHUNK_BYTES;
+        let (start, end) = (from + c.start, from + c.end);
+        let ahead = |at: usize| {
+            if prefault {
+                map.prefault(start + at, (start + at + PAGE_STEP).min(end));
+            }
+        };
+        ahead(0);
         let bytes = &body[c.start..c.end];
-        let offset = (from + c.start) as u64;
-        let release = |s: usize, e: usize| map.release(from + c.start + s, from + c.start + e);
+        let offset = start as u64;
+        let release = |s: usize, e: usize| {
+            map.release(start + s, start + e);
+            ahead(e);
+        };
         let parsed = PARSER.with(|p| {
             let mut p = p.borrow_mut();
             if links_only {

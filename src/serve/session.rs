@@ -100,7 +100,6 @@ impl Skeleton {
         let mut entries: Vec<Entry> = Vec::new();
         let mut parents: Vec<Option<Box<str>>> = Vec::new();
         let mut tool_results = 0;
-        let mut released = 0usize;
         let finder = memchr::memmem::Finder::new(b"\"role\":\"toolResult\"");
         for line in Lines::releasing(complete, 0, 1, &release) {
             let b = line
@@ -133,12 +132,6 @@ impl Skeleton {
                 active: false,
             });
             parents.push(parent);
-            // What the pass has read is not needed again.
-            let at = line.offset as usize;
-            if at - released > 16 << 20 {
-                map.release(released, at);
-                released = at;
-            }
         }
         let links: Vec<Link<'_>> = entries
             .iter()
