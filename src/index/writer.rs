@@ -378,8 +378,8 @@ impl IndexStore {
 ///
 /// Nothing is merged before (tantivy's log policy merged eight segments
 /// of a size as they came, so most documents were merged two or three
-/// times): a 10 GB build took 1.21x less CPU and 1.35x less time with
-/// one merge per document, both threads merging at its end.
+/// times): a 10 GB build took 1.20x less CPU and 1.29x less time with
+/// one merge per document, both threads merging at its end (4 pairs).
 #[derive(Debug)]
 struct FewSegments {
     groups: usize,
