@@ -534,6 +534,7 @@ fn a_phrase_past_the_16383rd_word_is_found_and_the_gin_index_is_used() {
         "w123",
         &Default::default(),
         &pi_index::search::query::Now::system(),
+        false,
     )
     .unwrap();
     assert!(plan.contains("pi_messages_tsv"), "{plan}");
@@ -548,6 +549,7 @@ fn a_phrase_past_the_16383rd_word_is_found_and_the_gin_index_is_used() {
         "w123",
         &Default::default(),
         &pi_index::search::query::Now::system(),
+        false,
     )
     .unwrap();
     assert!(plan.contains("hits"), "the merging statement: {plan}");
@@ -1622,4 +1624,106 @@ fn a_version_2_database_is_migrated_to_the_recency_index_without_pushing_rows_ag
     );
     assert_eq!(dump(c, "migrate2"), before);
     assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
+}
+
+#[test]
+fn a_window_of_the_newest_rows_that_holds_too_few_matches_is_searched_again_without_it() {
+    let Some(url) = database("pool_window") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    // 10,000 messages a minute apart, in 50 sessions: `zqeven` in every
+    // eighth, `zqold` in 1,250 of the oldest 5,000. Each matches an
+    // eighth of the rows: the pool is taken from the GIN index, cut to a
+    // window of the newest ~half, which holds `zqeven`'s newest but none
+    // of `zqold`'s.
+    let s = Scratch::new();
+    let project = s.dir.path().join("sessions/--home-u-window--");
+    std::fs::create_dir_all(&project).unwrap();
+    for f in 0..50 {
+        let mut lines = vec![format!(
+            r#"{{"type":"session","version":3,"id":"window-{f}","timestamp":"2026-05-01T00:00:00.000Z","cwd":"/home/u/window"}}"#
+        )];
+        for i in 0..200 {
+            let n = f * 200 + i;
+            let parent = if i == 0 {
+                "null".to_owned()
+            } else {
+                format!("\"m{}\"", i - 1)
+            };
+            let mut text = format!("message {n} of the window test");
+            if n % 8 == 0 {
+                text.push_str(" zqeven");
+            }
+            if n < 5000 && n % 4 == 1 {
+                text.push_str(" zqold");
+            }
+            let t = 1_777_000_000_000i64 + n as i64 * 60_000;
+            let ts = jiff::Timestamp::from_millisecond(t).unwrap();
+            lines.push(format!(
+                r#"{{"type":"message","id":"m{i}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"{text}","timestamp":0}}}}"#
+            ));
+        }
+        std::fs::write(
+            project.join(format!("w{f:02}.jsonl")),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+    }
+    s.build(&[&s.dir.path().join("sessions")], &[]);
+    push_ok(&s, &url, "h");
+    c.sql("pool_window", "ANALYZE");
+    let db = pi_index::team::Db::connect(&url).unwrap();
+    for (word, window_enough) in [("zqeven", true), ("zqold", false)] {
+        for sort in ["relevance", "newest", "oldest"] {
+            let args = ["search", "--json", "-n", "30", "--sort", sort];
+            let remote = json_lines(&run(s.cmd().args(args).args(["--db", &url, "--", word])));
+            let local = json_lines(&run(s
+                .cmd()
+                .args(args)
+                .arg("--index")
+                .arg(s.index())
+                .args(["--", word])));
+            let key = |hits: &[serde_json::Value]| -> Vec<(String, u64)> {
+                hits.iter()
+                    .map(|h| {
+                        (
+                            h["session_id"].as_str().unwrap().to_owned(),
+                            h["line"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect()
+            };
+            assert_eq!(remote.len(), 30, "{word} {sort}");
+            if sort != "relevance" {
+                assert_eq!(key(&remote), key(&local), "{word} {sort}");
+            }
+        }
+        // The statement takes the window's matches, and every match only
+        // when the window holds too few.
+        let plan = pi_index::team::search::explain(
+            &db,
+            word,
+            &Default::default(),
+            &pi_index::search::query::Now::system(),
+            true,
+        )
+        .unwrap();
+        assert!(plan.contains("CTE windowed"), "{word}: {plan}");
+        // Every match's branch: gated on the window's count being short.
+        let lines: Vec<&str> = plan.lines().collect();
+        let gate = lines
+            .iter()
+            .position(|l| l.contains("One-Time Filter: ($") && l.contains(" < '"))
+            .unwrap_or_else(|| panic!("{word}: {plan}"));
+        let every = lines[gate..]
+            .iter()
+            .find(|l| l.contains("->  Limit"))
+            .unwrap_or_else(|| panic!("{word}: {plan}"));
+        assert_eq!(
+            every.contains("never executed"),
+            window_enough,
+            "{word}: {plan}"
+        );
+    }
 }

@@ -178,7 +178,7 @@ EOF
     server=$(tail -c +"$((from + 1))" "$LOG" | python3 -c '
 import re, statistics, sys
 text = sys.stdin.read()
-d = [float(m.group(1)) for m in re.finditer(r"duration: ([0-9.]+) ms\s+(?:execute [^:]*|statement): (?:WITH hits|WITH pool|SELECT m\.host)", text)]
+d = [float(m.group(1)) for m in re.finditer(r"duration: ([0-9.]+) ms\s+(?:execute [^:]*|statement): (?:WITH hits|WITH pool|WITH windowed|SELECT m\.host)", text)]
 print(f"{statistics.median(d):.1f} ms over {len(d)}" if d else "not logged")')
     echo "| search --db, $name (\`$query\`, $hits hits on the first page): server, median | $server | | |"
     echo "| the same, the whole command, median of $RUNS, ms | $wall | | |"

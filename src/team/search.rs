@@ -198,16 +198,140 @@ impl Snipper {
     }
 }
 
-/// Whether any session of the database has a family (then a search
-/// merges copies; else it runs the plain statement).
-fn has_families(db: &Db) -> Result<bool, TeamError> {
+/// What a search asks of the database before its statement.
+struct Facts {
+    /// Whether any session has a family (then a search merges copies;
+    /// else it runs the plain statement).
+    families: bool,
+    /// PostgreSQL's count of message rows (`reltuples`: from the last
+    /// `ANALYZE`, negative before the first).
+    rows: f64,
+    /// The bounds of PostgreSQL's histogram of the messages' times
+    /// (`pg_stats`, from the last `ANALYZE`): as many rows between each
+    /// two. Empty before the first.
+    times: Vec<i64>,
+}
+
+fn facts(db: &Db) -> Result<Facts, TeamError> {
     let row = db
         .run(db.client.query_typed_one(
-            "SELECT EXISTS (SELECT 1 FROM pi_sessions WHERE family IS NOT NULL)",
+            "SELECT EXISTS (SELECT 1 FROM pi_sessions WHERE family IS NOT NULL), \
+             (SELECT reltuples::float8 FROM pg_class WHERE oid = 'pi_messages'::regclass), \
+             (SELECT histogram_bounds::text FROM pg_stats WHERE schemaname = current_schema() \
+             AND tablename = 'pi_messages' AND attname = 'ts_ms' LIMIT 1)",
             &[],
         ))
         .map_err(|e| db.error("looking for families", &e))?;
-    Ok(row.get(0))
+    Ok(Facts {
+        families: row.get(0),
+        rows: row.get::<_, Option<f64>>(1).unwrap_or(-1.0),
+        times: row
+            .get::<_, Option<String>>(2)
+            .map(|b| {
+                b.trim_matches(['{', '}'])
+                    .split(',')
+                    .filter_map(|v| v.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// The tables a branch of a query's condition reads: the sessions are
+/// joined only for a filter on them.
+fn from_for(cond: &str) -> &'static str {
+    if cond.starts_with("s.") || cond.contains(" s.") || cond.contains("(s.") {
+        FROM
+    } else {
+        "FROM pi_messages m"
+    }
+}
+
+/// How a search takes its pool of the `fetch` newest (or oldest)
+/// matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct PoolPlan {
+    /// From the GIN index's matches, sorted, rather than by walking the
+    /// recency index until `fetch` of them are found.
+    gin: bool,
+    /// Only the matches at this time or newer (older, for the oldest):
+    /// a window that should hold `fetch` of them, so that only those are
+    /// read and sorted. When it holds fewer, the same statement takes
+    /// every match instead.
+    window: Option<i64>,
+}
+
+/// Matches a window is made to hold, for each of the `fetch` the pool
+/// needs: PostgreSQL's estimate of a query's matches assumes its words
+/// independent (`error handling`: 7,076 estimated, 4,449 found).
+const WINDOW_MARGIN: f64 = 3.0;
+
+/// How a search takes its pool (see [`PoolPlan`]).
+///
+/// The walk reads a row for each it passes (its `tsvector` checked, ~3.4
+/// µs each on the benchmark's machine), the GIN index about as much for
+/// each match (~3 µs): so the walk when it passes fewer rows than there
+/// are matches, `fetch` × rows / matches < matches. PostgreSQL's planner
+/// costs the walk's rows far too cheap (`error handling` on the 3-host
+/// benchmark: 18,234 rows walked in 62 ms, where the GIN index's 4,449
+/// matches sorted took 16 ms), so the choice is made here, from the
+/// planner's own estimate of the matches (`EXPLAIN` of the ordinary
+/// rows' condition). With the GIN index, the matches read are cut to a
+/// window of the newest rows that should hold [`WINDOW_MARGIN`] × `fetch`
+/// matches (by the histogram of times), when that is less than half of
+/// them: the GIN index gives the matches, the recency index the window's
+/// rows, and only the rows in both are read.
+///
+/// A phrase always takes the GIN index, without a window: PostgreSQL
+/// estimates its matches as its words' (it keeps no statistics of
+/// positions), often ten times too many. Left to the planner when the
+/// table was never analyzed or the query has no words.
+fn plan_pool(
+    db: &Db,
+    q: &SqlQuery,
+    facts: &Facts,
+    fetch: usize,
+    sort: Sort,
+) -> Result<PoolPlan, TeamError> {
+    if q.phrase {
+        return Ok(PoolPlan {
+            gin: true,
+            window: None,
+        });
+    }
+    let ([ordinary, _], true) = (q.branches.as_slice(), facts.rows > 0.0) else {
+        return Ok(PoolPlan::default());
+    };
+    let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
+    let sql = format!("EXPLAIN SELECT 1 {} WHERE {ordinary}", from_for(ordinary));
+    let rows = db
+        .run(db.client.query_typed(&sql, &params))
+        .map_err(|e| db.error("estimating a search's matches", &e))?;
+    let first: String = rows.first().map(|r| r.get(0)).unwrap_or_default();
+    let Some(matches) = first
+        .split(" rows=")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|r| r.parse::<f64>().ok())
+    else {
+        return Ok(PoolPlan::default());
+    };
+    let fetch = fetch as f64;
+    if fetch * facts.rows < matches * matches {
+        return Ok(PoolPlan::default());
+    }
+    // The window: the share of rows that should hold WINDOW_MARGIN ×
+    // fetch matches, in whole buckets of the histogram.
+    let buckets = facts.times.len().saturating_sub(1);
+    let share = WINDOW_MARGIN * fetch / matches.max(1.0);
+    let window = (buckets >= 10 && share < 0.5).then(|| {
+        let take = ((share * buckets as f64).ceil() as usize).max(1);
+        match sort {
+            Sort::Oldest => facts.times[take],
+            _ => facts.times[buckets - take],
+        }
+    });
+    Ok(PoolPlan { gin: true, window })
 }
 
 /// Turn off PostgreSQL's JIT compilation for this connection: a search's
@@ -235,10 +359,13 @@ pub fn search(
     copies: bool,
 ) -> Result<TeamResult, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
+    let facts = facts(db)?;
     let mut q = query::compile(query, filters, now)?;
-    let merge = !copies && has_families(db)?;
+    let merge = !copies && facts.families;
     no_jit(db);
-    let (sql, count_sql, cap) = search_sql(&mut q, sort, limit, offset, merge);
+    let fetch = POOL.max(offset.saturating_add(limit)) + 1;
+    let plan = plan_pool(db, &q, &facts, fetch, sort)?;
+    let (sql, count_sql, cap) = search_sql(&mut q, sort, limit, offset, merge, plan);
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
         .run(db.client.query_typed(&sql, &params))
@@ -295,6 +422,7 @@ fn search_sql(
     limit: usize,
     offset: usize,
     merge: bool,
+    plan: PoolPlan,
 ) -> (String, String, usize) {
     let score = match (sort, q.rank) {
         (Sort::Relevance, Some(n)) => query::score(n),
@@ -308,45 +436,55 @@ fn search_sql(
     let dir = if sort == Sort::Oldest { "ASC" } else { "DESC" };
     let key = |t: &str| format!("{t}ts_ms {dir} NULLS LAST, {t}host, {t}sid, {t}ord");
     let cap = POOL.max(offset.saturating_add(limit));
+    let window = plan.window.map(|t| {
+        q.params.push(Param::Int(t));
+        let op = if sort == Sort::Oldest { "<=" } else { ">=" };
+        format!(" AND m.ts_ms {op} ${}", q.params.len())
+    });
     let fetch = q.params.len() + 1;
     q.params.push(Param::Int(cap as i64 + 1));
     q.params.push(Param::Int(cap as i64));
     let lim = q.params.len() + 1;
     q.params.push(Param::Int(limit as i64));
     q.params.push(Param::Int(offset as i64));
-    // A phrase's matches are estimated as its words' (PostgreSQL has no
-    // statistics of positions): on the 1 GB benchmark 6,699 for 1,017,
-    // enough for the planner to walk the recency index through most of
-    // the table. Its pool is sorted from the GIN index's matches instead
-    // (`ts_ms + 0` is no indexed order).
-    let walk = if q.phrase { "+ 0" } else { "" };
-    let branch = |cond: &String| {
-        // The sessions are joined only for a filter on them.
-        let from = if cond.starts_with("s.") || cond.contains(" s.") || cond.contains("(s.") {
-            FROM
-        } else {
-            "FROM pi_messages m"
-        };
+    // With `gin` ([`plan_pool`]) the pool is sorted from the GIN index's
+    // matches (`ts_ms + 0` is no indexed order to walk).
+    let walk = if plan.gin { "+ 0" } else { "" };
+    let branch = |cond: &String, window: &str| {
+        let from = from_for(cond);
         format!(
-            "SELECT m.host, m.sid, m.ord, m.ts_ms {from} WHERE {cond} \
+            "SELECT m.host, m.sid, m.ord, m.ts_ms {from} WHERE ({cond}){window} \
              ORDER BY m.ts_ms {walk} {dir} NULLS LAST, m.host, m.sid, m.ord LIMIT ${fetch}"
         )
     };
-    let union = match q.branches.as_slice() {
-        [one] => branch(one),
+    let union = |window: &str| match q.branches.as_slice() {
+        [one] => branch(one, window),
         many => format!(
             "SELECT * FROM ({}) AS u ORDER BY {} LIMIT ${fetch}",
             many.iter()
-                .map(|b| format!("({})", branch(b)))
+                .map(|b| format!("({})", branch(b, window)))
                 .collect::<Vec<_>>()
                 .join(" UNION ALL "),
             key("")
         ),
     };
+    // The window's matches, when they are enough; else every match (the
+    // condition on the count is checked once, before either is read).
+    let (windowed, matches) = match &window {
+        None => (String::new(), union("")),
+        Some(w) => (
+            format!("windowed AS MATERIALIZED ({}), ", union(w)),
+            format!(
+                "SELECT * FROM windowed WHERE (SELECT count(*) FROM windowed) >= ${fetch} \
+                 UNION ALL SELECT * FROM ({}) AS f WHERE (SELECT count(*) FROM windowed) < ${fetch}",
+                union("")
+            ),
+        ),
+    };
     // `rn`: a match's place in the pool; those past POOL get no score.
     let pool = format!(
-        "pool AS MATERIALIZED (SELECT *, row_number() OVER (ORDER BY {}) AS rn FROM ({union}) AS u), \
-         pooled AS (SELECT count(*) AS n FROM pool)",
+        "{windowed}pool AS MATERIALIZED (SELECT *, row_number() OVER (ORDER BY {}) AS rn \
+         FROM ({matches}) AS u), pooled AS (SELECT count(*) AS n FROM pool)",
         key("")
     );
     let ranked = |t: &str| format!("CASE WHEN {t}rn <= {POOL} THEN {score} ELSE 0 END");
@@ -424,14 +562,23 @@ fn search_sql(
 }
 
 /// PostgreSQL's plan for the search of `query` (first page, by
-/// relevance): `EXPLAIN` of the very statement [`search`] runs.
-pub fn explain(db: &Db, query: &str, filters: &Filters, now: &Now) -> Result<String, TeamError> {
+/// relevance): `EXPLAIN` of the very statement [`search`] runs, with
+/// `analyze` run and timed (`EXPLAIN ANALYZE`).
+pub fn explain(
+    db: &Db,
+    query: &str,
+    filters: &Filters,
+    now: &Now,
+    analyze: bool,
+) -> Result<String, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
+    let facts = facts(db)?;
     let mut q = query::compile(query, filters, now)?;
-    let merge = has_families(db)?;
+    let merge = facts.families;
     no_jit(db);
-    let (sql, _, _) = search_sql(&mut q, Sort::Relevance, 20, 0, merge);
-    let sql = format!("EXPLAIN {sql}");
+    let plan = plan_pool(db, &q, &facts, POOL + 1, Sort::Relevance)?;
+    let (sql, _, _) = search_sql(&mut q, Sort::Relevance, 20, 0, merge, plan);
+    let sql = format!("EXPLAIN {}{sql}", if analyze { "ANALYZE " } else { "" });
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
         .run(db.client.query_typed(&sql, &params))
