@@ -213,7 +213,8 @@ pub(crate) fn ranked(
                 inner: (top.order_by(by), Count),
                 families: map,
             };
-            let ((top, count), stash) = searcher.search(query, &split).map_err(err)?;
+            let ((top, count), stash) =
+                super::parallel::search(searcher, query, &split).map_err(err)?;
             let v: Vec<Ranked> = top
                 .into_iter()
                 .map(|((score, when), addr)| Ranked {
@@ -232,7 +233,8 @@ pub(crate) fn ranked(
                     .with_ranks(pi.time_ranks(searcher, oldest)?),
                 families: map,
             };
-            let ((top, count), stash) = searcher.search(query, &split).map_err(err)?;
+            let ((top, count), stash) =
+                super::parallel::search(searcher, query, &split).map_err(err)?;
             let v: Vec<Ranked> = top
                 .into_iter()
                 .map(|(when, addr)| Ranked {

@@ -157,9 +157,9 @@ impl PiIndex {
                         Order::Desc,
                     ),
                 );
-                let (top, total) = searcher
-                    .search(&query, &(top.order_by(by), Count))
-                    .map_err(err)?;
+                let (top, total) =
+                    super::parallel::search(searcher, &query, &(top.order_by(by), Count))
+                        .map_err(err)?;
                 let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
                 (v, total)
             }
@@ -167,7 +167,7 @@ impl PiIndex {
                 let oldest = sort == Sort::Oldest;
                 let by = ByTime::new(req.offset.saturating_add(req.limit.max(1)), oldest)
                     .with_ranks(self.time_ranks(searcher, oldest)?);
-                let (top, total) = searcher.search(&query, &by).map_err(err)?;
+                let (top, total) = super::parallel::search(searcher, &query, &by).map_err(err)?;
                 let page = top.into_iter().skip(req.offset);
                 (page.map(|(_, a)| (0.0, a)).collect(), total)
             }

@@ -25,6 +25,7 @@ pub mod copies;
 pub mod family;
 pub mod hits;
 pub mod lineage;
+pub mod parallel;
 pub mod query;
 pub mod reader;
 pub mod sessions;
