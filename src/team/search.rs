@@ -13,7 +13,7 @@
 //! 85,000 of the benchmark's 410,000 messages: 2.5 s), so a search
 //! ranks a bounded pool: the [`POOL`] newest matches (read in the order
 //! of the recency index `pi_messages_recent`, or from the GIN index and
-//! sorted, whichever reads fewer rows: see [`plan_pool`]), best first; matches
+//! sorted, whichever reads fewer rows: see `plan_pool`), best first; matches
 //! past the pool follow, newest first. A page past the pool widens it to
 //! reach the page, with the same order. The set of matches is unchanged
 //! (every match is on some page); only the order beyond the newest
