@@ -928,133 +928,128 @@ pub fn push(
     }
 
     let todo = (new.len() + changed.len()) as u64;
-    let mut done = 0u64;
-    progress(done, todo);
+    progress(0, todo);
+    // The new sessions' numbers, all at once: the batches are made on
+    // another thread, which does not talk to the database.
+    let mut sids: Vec<i64> = if new.is_empty() {
+        Vec::new()
+    } else {
+        db.run(new_sids(&db.client, new.len() as i64))
+            .map_err(|e| db.error("numbering new sessions", &e))?
+    };
+    sids.reverse();
     let jobs = new
         .iter()
         .map(|p| (*p, None))
         .chain(changed.into_iter().map(|(p, old)| (p, Some(old))));
-    let mut analyzer = crate::index::tokenizer::analyzer();
     let limit = crate::failpoint::push_batch_bytes(BATCH_BYTES);
-    let mut batch = Batch::default();
-    let mut sids: Vec<i64> = Vec::new();
-    let mut first = true;
-    for (path, old) in jobs {
-        let Some(row) = pi.session_by_path(&searcher, path)? else {
-            continue;
-        };
-        let docs = pi.session_documents(&searcher, &SessionKey::Path(path.to_owned()))?;
-        let st = local[path];
-        let job = match &old {
-            None => Job::Whole {
-                sid: None,
-                replace: false,
-            },
-            Some(p) => {
-                let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
-                let grown = p.schema >= schema::ROWS
-                    && pg_text(&row.session_id) == p.session_id.as_str()
-                    && st.indexed_to > p.state.indexed_to
-                    && before as i64 == p.messages
-                    && digest(&docs[..before]) == p.digest;
-                if grown {
-                    Job::Grow {
-                        sid: p.sid,
-                        old: before,
-                    }
-                } else {
-                    Job::Whole {
-                        sid: Some(p.sid),
-                        replace: true,
-                    }
-                }
-            }
-        };
-        match job {
-            Job::Whole { sid, replace } => {
-                let sid = match sid {
-                    Some(s) => s,
-                    None => {
-                        if sids.is_empty() {
-                            sids = db
-                                .run(new_sids(&db.client, 256))
-                                .map_err(|e| db.error("numbering new sessions", &e))?;
-                            sids.reverse();
+    // A batch is made while the one before commits: the server's work
+    // (COPY, its indexes) and ours (reading the local index, tokenizing)
+    // overlap. One batch waits at most: memory stays bounded.
+    let (to_send, batches) = std::sync::mpsc::sync_channel::<Result<Batch, TeamError>>(1);
+    let (host, local, searcher, want) = (host.as_str(), &local, &searcher, &want);
+    let make = move || -> Result<(), TeamError> {
+        let mut analyzer = crate::index::tokenizer::analyzer();
+        let mut batch = Batch::default();
+        for (path, old) in jobs {
+            let Some(row) = pi.session_by_path(searcher, path)? else {
+                continue;
+            };
+            let docs = pi.session_documents(searcher, &SessionKey::Path(path.to_owned()))?;
+            let st = local[path];
+            let job = match &old {
+                None => Job::Whole {
+                    sid: None,
+                    replace: false,
+                },
+                Some(p) => {
+                    let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
+                    let grown = p.schema >= schema::ROWS
+                        && pg_text(&row.session_id) == p.session_id.as_str()
+                        && st.indexed_to > p.state.indexed_to
+                        && before as i64 == p.messages
+                        && digest(&docs[..before]) == p.digest;
+                    if grown {
+                        Job::Grow {
+                            sid: p.sid,
+                            old: before,
                         }
-                        sids.pop().unwrap_or_default()
+                    } else {
+                        Job::Whole {
+                            sid: Some(p.sid),
+                            replace: true,
+                        }
                     }
-                };
-                if replace {
-                    batch.replaced.push(sid);
-                    report.sessions_replaced += 1;
-                } else {
-                    report.sessions_new += 1;
                 }
-                session_row(
-                    &mut batch.sessions,
-                    &mut analyzer,
-                    &host,
-                    sid,
-                    &row,
-                    &docs,
-                    &st,
-                    &want(path),
-                );
-                for (ord, d) in docs.iter().enumerate() {
-                    message_row(&mut batch, &mut analyzer, &host, sid, ord, d);
+            };
+            match job {
+                Job::Whole { sid, replace } => {
+                    let sid = sid.or_else(|| sids.pop()).unwrap_or_default();
+                    if replace {
+                        batch.replaced.push(sid);
+                    }
+                    session_row(
+                        &mut batch.sessions,
+                        &mut analyzer,
+                        host,
+                        sid,
+                        &row,
+                        &docs,
+                        &st,
+                        &want(path),
+                    );
+                    for (ord, d) in docs.iter().enumerate() {
+                        message_row(&mut batch, &mut analyzer, host, sid, ord, d);
+                    }
+                }
+                Job::Grow { sid, old } => {
+                    for (i, d) in docs[old..].iter().enumerate() {
+                        message_row(&mut batch, &mut analyzer, host, sid, old + i, d);
+                    }
+                    let inactive = docs[..old]
+                        .iter()
+                        .filter(|d| !d.active)
+                        .map(|d| (d.offset as i64, d.role.as_str().to_owned()))
+                        .collect();
+                    batch.grown.push(Grown {
+                        sid,
+                        lineage: want(path),
+                        digest: digest(&docs),
+                        docs_len: docs.len() as i64,
+                        row,
+                        state: st,
+                        old: old as i32,
+                        inactive,
+                    });
                 }
             }
-            Job::Grow { sid, old } => {
-                report.sessions_grown += 1;
-                for (i, d) in docs[old..].iter().enumerate() {
-                    message_row(&mut batch, &mut analyzer, &host, sid, old + i, d);
-                }
-                let inactive = docs[..old]
-                    .iter()
-                    .filter(|d| !d.active)
-                    .map(|d| (d.offset as i64, d.role.as_str().to_owned()))
-                    .collect();
-                batch.grown.push(Grown {
-                    sid,
-                    lineage: want(path),
-                    digest: digest(&docs),
-                    docs_len: docs.len() as i64,
-                    row,
-                    state: st,
-                    old: old as i32,
-                    inactive,
-                });
+            batch.sessions_in += 1;
+            drop(docs);
+            // A send fails only when the pushing side stopped (an error
+            // it reports): stop too.
+            if batch.bytes() >= limit && to_send.send(Ok(std::mem::take(&mut batch))).is_err() {
+                return Ok(());
             }
         }
-        batch.sessions_in += 1;
-        drop(docs);
-        if batch.bytes() >= limit {
-            flush(
-                db,
-                &host,
-                &kinds,
-                &mut batch,
-                &mut report,
-                first,
-                remote.rls,
-            )?;
+        if !batch.is_empty() {
+            let _ = to_send.send(Ok(batch));
+        }
+        Ok(())
+    };
+    std::thread::scope(|scope| -> Result<(), TeamError> {
+        let to_send = scope.spawn(make);
+        let mut first = true;
+        for batch in batches {
+            let mut batch = batch?;
+            flush(db, host, &kinds, &mut batch, &mut report, first, remote.rls)?;
             first = false;
-            done = report.sessions_new + report.sessions_grown + report.sessions_replaced;
+            let done = report.sessions_new + report.sessions_grown + report.sessions_replaced;
             progress(done, todo);
         }
-    }
-    if !batch.is_empty() {
-        flush(
-            db,
-            &host,
-            &kinds,
-            &mut batch,
-            &mut report,
-            first,
-            remote.rls,
-        )?;
-        progress(todo, todo);
-    }
+        to_send
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }
@@ -1073,6 +1068,10 @@ fn flush(
         .block_on(commit_batch(&mut db.client, host, kinds, batch, first, rls));
     r.map_err(|e| db.error("pushing a batch of sessions", &e))?;
     report.transactions += 1;
+    let (replaced, grown) = (batch.replaced.len(), batch.grown.len());
+    report.sessions_replaced += replaced as u64;
+    report.sessions_grown += grown as u64;
+    report.sessions_new += (batch.sessions_in - replaced - grown) as u64;
     report.messages_sent += batch.messages_in;
     report.bytes_sent += batch.bytes() as u64;
     *batch = Batch::default();
