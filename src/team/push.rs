@@ -29,8 +29,11 @@
 //! batch's sessions' states. A push killed anywhere (kill -9, the server
 //! restarted, the connection cut) leaves every session either as pushed
 //! before or as pushed now, and the next push sends exactly what is
-//! still missing. Memory is one batch plus the documents of the session
-//! being read.
+//! still missing. A batch is made on another thread while the one
+//! before commits (our reading and tokenizing overlap the server's COPY
+//! and index updates). Memory is two batches (one being made, one
+//! waiting or committing) plus the documents of the session being
+//! read.
 
 use std::collections::{HashMap, HashSet};
 
