@@ -1627,7 +1627,7 @@ fn a_version_2_database_is_migrated_to_the_recency_index_without_pushing_rows_ag
 }
 
 #[test]
-fn a_window_of_the_newest_rows_that_holds_too_few_matches_is_searched_again_without_it() {
+fn a_window_of_the_newest_rows_that_holds_too_few_matches_gives_way_to_every_match() {
     let Some(url) = database("pool_window") else {
         return;
     };

@@ -18,13 +18,15 @@
 //! 26.8 ms in a faster one). Less than half: the threads' page faults on
 //! the same mappings, and the query's setup and snippets, stay serial.
 
-/// The fewest documents a segment holds for a search to give it a thread
-/// of its own (see the module documentation).
-pub const LARGE_SEGMENT: u32 = 200_000;
+use std::sync::OnceLock;
 
 use tantivy::collector::Collector;
 use tantivy::query::{EnableScoring, Query};
 use tantivy::Searcher;
+
+/// The fewest documents a segment holds for a search to give it a thread
+/// of its own (see the module documentation).
+pub const LARGE_SEGMENT: u32 = 200_000;
 
 /// `searcher.search(query, collector)`, its segments on up to as many
 /// threads as there are cores and segments of [`LARGE_SEGMENT`]
@@ -38,17 +40,21 @@ pub fn search<C: Collector>(
 }
 
 /// Threads for a search of `searcher`'s segments: one per core, at most
-/// one per segment of `large` documents or more.
+/// one per segment of `large` documents or more. The cores are asked
+/// once per process (Rust reads the cgroup's quota files to answer), and
+/// only when two segments are large.
 fn threads(searcher: &Searcher, large: u32) -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
     let large = searcher
         .segment_readers()
         .iter()
         .filter(|r| r.max_doc() >= large)
         .count();
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(large)
-        .max(1)
+    if large < 2 {
+        return 1;
+    }
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    cores.min(large).max(1)
 }
 
 /// [`search`] on `threads` threads.

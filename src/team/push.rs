@@ -1049,6 +1049,10 @@ pub fn push(
             let done = report.sessions_new + report.sessions_grown + report.sessions_replaced;
             progress(done, todo);
         }
+        if !first {
+            // Sessions whose documents were gone count as done too.
+            progress(todo, todo);
+        }
         to_send
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p))

@@ -221,7 +221,7 @@ fn facts(db: &Db) -> Result<Facts, TeamError> {
              AND tablename = 'pi_messages' AND attname = 'ts_ms' LIMIT 1)",
             &[],
         ))
-        .map_err(|e| db.error("looking for families", &e))?;
+        .map_err(|e| db.error("looking for families and statistics", &e))?;
     Ok(Facts {
         families: row.get(0),
         rows: row.get::<_, Option<f64>>(1).unwrap_or(-1.0),
@@ -363,8 +363,7 @@ pub fn search(
     let mut q = query::compile(query, filters, now)?;
     let merge = !copies && facts.families;
     no_jit(db);
-    let fetch = POOL.max(offset.saturating_add(limit)) + 1;
-    let plan = plan_pool(db, &q, &facts, fetch, sort)?;
+    let plan = plan_pool(db, &q, &facts, pool_size(limit, offset) + 1, sort)?;
     let (sql, count_sql, cap) = search_sql(&mut q, sort, limit, offset, merge, plan);
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
     let rows = db
@@ -409,6 +408,12 @@ pub fn search(
 /// by recency, and a total past the pool is "more than" it.
 pub const POOL: usize = 200;
 
+/// The matches a search's pool holds for the page `offset..offset +
+/// limit`: at least [`POOL`], and as many as the page reaches.
+fn pool_size(limit: usize, offset: usize) -> usize {
+    POOL.max(offset.saturating_add(limit))
+}
+
 /// The statement of a search (its last four parameters, pushed here, are
 /// the pool's size plus one, the pool's size, the limit and the offset)
 /// and the statement that counts the pool (every parameter but the last
@@ -435,7 +440,7 @@ fn search_sql(
     // as the planner finds cheaper) and cut, then the branches merged.
     let dir = if sort == Sort::Oldest { "ASC" } else { "DESC" };
     let key = |t: &str| format!("{t}ts_ms {dir} NULLS LAST, {t}host, {t}sid, {t}ord");
-    let cap = POOL.max(offset.saturating_add(limit));
+    let cap = pool_size(limit, offset);
     let window = plan.window.map(|t| {
         q.params.push(Param::Int(t));
         let op = if sort == Sort::Oldest { "<=" } else { ">=" };
@@ -576,7 +581,7 @@ pub fn explain(
     let mut q = query::compile(query, filters, now)?;
     let merge = facts.families;
     no_jit(db);
-    let plan = plan_pool(db, &q, &facts, POOL + 1, Sort::Relevance)?;
+    let plan = plan_pool(db, &q, &facts, pool_size(20, 0) + 1, Sort::Relevance)?;
     let (sql, _, _) = search_sql(&mut q, Sort::Relevance, 20, 0, merge, plan);
     let sql = format!("EXPLAIN {}{sql}", if analyze { "ANALYZE " } else { "" });
     let params: Vec<_> = q.params.iter().map(|p| p.typed()).collect();
