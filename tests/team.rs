@@ -1471,7 +1471,8 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // away).
     c.sql(
         "migrate",
-        "DROP INDEX pi_sessions_family; DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; \
+        "DROP TABLE pi_terms; \
+         DROP INDEX pi_sessions_family; DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; \
          ALTER TABLE pi_messages DROP COLUMN copy; \
          ALTER TABLE pi_sessions DROP COLUMN pushed_schema, DROP COLUMN title_tsv, \
          DROP COLUMN parent_session, DROP COLUMN parent_path, DROP COLUMN parent_how, \
@@ -1488,7 +1489,7 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // The next push migrates, and replaces the rows pushed under 1.
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_replaced"], 5, "{r}");
-    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "3");
+    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "4");
     assert_eq!(dump(c, "migrate"), fresh_dump(&s, "migrate_fresh", "h"));
     assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
 }
@@ -1585,7 +1586,8 @@ fn a_search_ranks_the_pool_of_newest_matches_and_every_match_stays_found() {
 }
 
 #[test]
-fn a_version_2_database_is_migrated_to_the_recency_index_without_pushing_rows_again() {
+fn a_version_2_database_is_migrated_to_the_recency_index_and_the_terms_without_pushing_rows_again()
+{
     let Some(url) = database("migrate2") else {
         return;
     };
@@ -1597,7 +1599,7 @@ fn a_version_2_database_is_migrated_to_the_recency_index_without_pushing_rows_ag
     // The tables as version 2 made them.
     c.sql(
         "migrate2",
-        "DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; \
+        "DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; DROP TABLE pi_terms; \
          UPDATE pi_index_schema SET version = 2",
     );
     let out = run(s.cmd().args(["search", "zqforkshared", "--db", &url]));
@@ -1607,13 +1609,15 @@ fn a_version_2_database_is_migrated_to_the_recency_index_without_pushing_rows_ag
         err.contains("older schema (2)") && err.contains("pi-index push"),
         "{err}"
     );
-    // The next push adds the index and moves no row.
+    // The next push adds the indexes and counts the terms of the rows
+    // there as the push counted them (the dump holds them), moving no
+    // row.
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_replaced"], 0, "{r}");
     assert_eq!(r["messages_sent"], 0, "{r}");
     assert_eq!(
         c.sql("migrate2", "SELECT version FROM pi_index_schema"),
-        "3"
+        "4"
     );
     assert_eq!(
         c.sql(
@@ -1726,4 +1730,84 @@ fn a_window_of_the_newest_rows_that_holds_too_few_matches_gives_way_to_every_mat
             "{word}: {plan}"
         );
     }
+}
+
+#[test]
+fn identifiers_typed_without_their_separators_are_found_as_locally() {
+    let Some(url) = database("identifiers") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let planted = [
+        "Call JoinHandle::is_finished before joining",
+        "String::from_utf8 returns a Result",
+        "HeaderMap::reserve grows the map",
+        "a header map in prose",
+        "the zqMixedCase token",
+    ];
+    std::fs::write(
+        dir.join("planted.jsonl"),
+        named_session("planted", None, "identifiers", &planted),
+    )
+    .unwrap();
+    // Filler, so that no piece is in a quarter of the messages.
+    let filler: Vec<String> = (0..40).map(|i| format!("nothing else here {i}")).collect();
+    let filler: Vec<&str> = filler.iter().map(String::as_str).collect();
+    std::fs::write(
+        dir.join("filler.jsonl"),
+        named_session("filler", None, "filler", &filler),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    push_ok(&s, &url, "h");
+    for query in [
+        "isfinished",
+        "joinhandle::is_finished",
+        "JOINHANDLE::ISFINISHED",
+        "fromutf8",
+        "headermap::reserve",
+        "headermap",
+        "zqmixedcase",
+        "\"header map\"",
+    ] {
+        let local: Vec<_> = s
+            .search_json(query, &[])
+            .iter()
+            .map(|h| unscored(h, None))
+            .collect();
+        assert!(!local.is_empty(), "{query}: the local index finds it");
+        let db: Vec<_> = db_search(&s, &url, query)
+            .iter()
+            .map(|h| unscored(h, Some("h")))
+            .collect();
+        assert_eq!(as_set(db.clone()), as_set(local), "{query}");
+        // The exact form first: `headermap` is the whole of `HeaderMap`,
+        // and only a phrase of its pieces in the prose.
+        if query == "headermap" {
+            assert_eq!(db.len(), 2, "{db:?}");
+            assert!(
+                db[0]["text"].as_str().unwrap().starts_with("HeaderMap"),
+                "{db:?}"
+            );
+        }
+    }
+    // The dictionary is what a recount of the rows gives.
+    let truth = "SELECT host, term, count(*) AS docs FROM (SELECT m.host, u.lexeme AS term \
+         FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u \
+         UNION ALL SELECT host, '' FROM pi_messages) t GROUP BY host, term";
+    let recount = format!(
+        "SELECT count(*) FROM (({truth} EXCEPT SELECT host, term, docs FROM pi_terms) UNION ALL \
+         (SELECT host, term, docs FROM pi_terms EXCEPT {truth})) x"
+    );
+    assert_eq!(c.sql("identifiers", &recount), "0");
+    assert_eq!(
+        c.sql(
+            "identifiers",
+            "SELECT docs FROM pi_terms WHERE term = 'finished'"
+        ),
+        "1"
+    );
 }

@@ -10,9 +10,9 @@ CREATE ROLE pi_pusher NOLOGIN;
 CREATE ROLE pi_reader NOLOGIN;
 
 GRANT SELECT ON pi_index_schema TO pi_pusher, pi_reader;
-GRANT SELECT, INSERT, UPDATE, DELETE ON pi_hosts, pi_sessions, pi_messages, pi_windows TO pi_pusher;
+GRANT SELECT, INSERT, UPDATE, DELETE ON pi_hosts, pi_sessions, pi_messages, pi_windows, pi_terms TO pi_pusher;
 GRANT USAGE ON SEQUENCE pi_sessions_sid_seq TO pi_pusher;
-GRANT SELECT ON pi_hosts, pi_sessions, pi_messages, pi_windows TO pi_reader;
+GRANT SELECT ON pi_hosts, pi_sessions, pi_messages, pi_windows, pi_terms TO pi_reader;
 
 -- A pusher sees, writes and deletes only the rows of the host its role is
 -- named after; a reader sees every row.
@@ -20,6 +20,7 @@ ALTER TABLE pi_hosts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE pi_sessions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE pi_messages ENABLE ROW LEVEL SECURITY;
 ALTER TABLE pi_windows ENABLE ROW LEVEL SECURITY;
+ALTER TABLE pi_terms ENABLE ROW LEVEL SECURITY;
 CREATE POLICY pi_own_host ON pi_hosts TO pi_pusher
     USING (host = current_user) WITH CHECK (host = current_user);
 CREATE POLICY pi_own_host ON pi_sessions TO pi_pusher
@@ -28,7 +29,10 @@ CREATE POLICY pi_own_host ON pi_messages TO pi_pusher
     USING (host = current_user) WITH CHECK (host = current_user);
 CREATE POLICY pi_own_host ON pi_windows TO pi_pusher
     USING (host = current_user) WITH CHECK (host = current_user);
+CREATE POLICY pi_own_host ON pi_terms TO pi_pusher
+    USING (host = current_user) WITH CHECK (host = current_user);
 CREATE POLICY pi_read_all ON pi_hosts TO pi_reader USING (true);
 CREATE POLICY pi_read_all ON pi_sessions TO pi_reader USING (true);
 CREATE POLICY pi_read_all ON pi_messages TO pi_reader USING (true);
 CREATE POLICY pi_read_all ON pi_windows TO pi_reader USING (true);
+CREATE POLICY pi_read_all ON pi_terms TO pi_reader USING (true);

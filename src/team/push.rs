@@ -308,6 +308,9 @@ struct Batch {
     windows: Vec<u8>,
     /// Sessions whose old rows go first.
     replaced: Vec<i64>,
+    /// In how many of the batch's messages each term occurs (for
+    /// `pi_terms`; foldhash: a batch looks up a few million tokens).
+    terms: HashMap<String, i64, foldhash::fast::RandomState>,
     /// Grown sessions: their updated row, their marks.
     grown: Vec<Grown>,
     sessions_in: usize,
@@ -481,7 +484,25 @@ fn message_row(
     ord: usize,
     d: &StoredDoc,
 ) {
-    let indexed = text::index(analyzer, &d.text, d.replacement.as_deref());
+    let toks = text::tokens(analyzer, &d.text);
+    let replaced = d.replacement.as_deref().map(|r| text::tokens(analyzer, r));
+    let indexed = text::index_tokens(&toks, replaced.as_deref());
+    // The message's terms, each once, as `pi_terms` counts them.
+    let mut terms: Vec<&str> = toks
+        .iter()
+        .chain(replaced.iter().flatten())
+        .map(|(_, t)| t.as_str())
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
+    for t in terms {
+        match batch.terms.get_mut(t) {
+            Some(n) => *n += 1,
+            None => {
+                batch.terms.insert(t.to_owned(), 1);
+            }
+        }
+    }
     let out = &mut batch.messages;
     copy_str(out, host);
     out.push(b'\t');
@@ -587,6 +608,80 @@ async fn copy(
     Ok(())
 }
 
+/// Delete the rows of sessions `sids` of `host`, their terms' counts in
+/// `pi_terms` taken down first (a term in none of the host's messages
+/// any more loses its row).
+async fn delete_sessions(
+    tx: &Transaction<'_>,
+    host: &str,
+    sids: &[i64],
+) -> Result<(), tokio_postgres::Error> {
+    if sids.is_empty() {
+        return Ok(());
+    }
+    let params: [(&(dyn tokio_postgres::types::ToSql + Sync), Type); 2] =
+        [(&host, Type::TEXT), (&sids, Type::INT8_ARRAY)];
+    tx.execute_typed(
+        &format!(
+            "CREATE TEMP TABLE pi_gone_terms ON COMMIT DROP AS {}",
+            schema::terms_of("host = $1 AND sid = ANY($2)")
+        ),
+        &params,
+    )
+    .await?;
+    tx.batch_execute(
+        "DELETE FROM pi_terms t USING pi_gone_terms g \
+         WHERE t.term = g.term AND t.host = g.host AND t.docs <= g.docs; \
+         UPDATE pi_terms t SET docs = t.docs - g.docs FROM pi_gone_terms g \
+         WHERE t.term = g.term AND t.host = g.host; \
+         DROP TABLE pi_gone_terms",
+    )
+    .await?;
+    for table in ["pi_windows", "pi_messages", "pi_sessions"] {
+        tx.execute_typed(
+            &format!("DELETE FROM {table} WHERE host = $1 AND sid = ANY($2)"),
+            &params,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Add the counts of `batch`'s terms (and of its messages, as the empty
+/// term's) to `pi_terms`, in the order of its key (two pushes of one host
+/// never wait on each other's rows in a cycle).
+async fn add_terms(
+    tx: &Transaction<'_>,
+    host: &str,
+    batch: &Batch,
+) -> Result<(), tokio_postgres::Error> {
+    if batch.messages_in == 0 {
+        return Ok(());
+    }
+    let mut data = Vec::with_capacity(batch.terms.len() * 16);
+    for (term, n) in
+        std::iter::once((&String::new(), &(batch.messages_in as i64))).chain(&batch.terms)
+    {
+        copy_str(&mut data, term);
+        data.push(b'\t');
+        copy_num(&mut data, n);
+        data.push(b'\n');
+    }
+    tx.batch_execute(
+        "CREATE TEMP TABLE pi_stage_terms (term text NOT NULL, docs bigint NOT NULL) ON COMMIT DROP",
+    )
+    .await?;
+    copy(tx, "pi_stage_terms", "term, docs", &data, false, false).await?;
+    tx.execute_typed(
+        "INSERT INTO pi_terms (term, host, docs) SELECT term, $1, docs FROM pi_stage_terms \
+         ORDER BY term ON CONFLICT (term, host) DO UPDATE SET docs = pi_terms.docs + EXCLUDED.docs",
+        &[(&host, Type::TEXT)],
+    )
+    .await?;
+    tx.batch_execute("DROP TABLE pi_stage_terms").await?;
+    Ok(())
+}
+
 async fn commit_batch(
     client: &mut Client,
     host: &str,
@@ -602,15 +697,7 @@ async fn commit_batch(
         &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
     )
     .await?;
-    if !batch.replaced.is_empty() {
-        for table in ["pi_windows", "pi_messages", "pi_sessions"] {
-            tx.execute_typed(
-                &format!("DELETE FROM {table} WHERE host = $1 AND sid = ANY($2)"),
-                &[(&host, Type::TEXT), (&batch.replaced, Type::INT8_ARRAY)],
-            )
-            .await?;
-        }
-    }
+    delete_sessions(&tx, host, &batch.replaced).await?;
     crate::failpoint::point("push-before-copy");
     copy(
         &tx,
@@ -639,6 +726,7 @@ async fn commit_batch(
         rls,
     )
     .await?;
+    add_terms(&tx, host, batch).await?;
     for g in &batch.grown {
         let r = &g.row;
         let st = &g.state;
@@ -755,15 +843,7 @@ async fn delete_and_move(
         &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
     )
     .await?;
-    if !gone.is_empty() {
-        for table in ["pi_windows", "pi_messages", "pi_sessions"] {
-            tx.execute_typed(
-                &format!("DELETE FROM {table} WHERE host = $1 AND sid = ANY($2)"),
-                &[(&host, Type::TEXT), (&gone, Type::INT8_ARRAY)],
-            )
-            .await?;
-        }
-    }
+    delete_sessions(&tx, host, gone).await?;
     for (sid, path, st) in moves {
         let path = pg_text(path);
         let (size, mtime, to, head, tail) = (

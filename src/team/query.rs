@@ -29,6 +29,7 @@ use tokio_postgres::types::{ToSql, Type};
 
 use super::text;
 use super::text::pg_text;
+use crate::search::query::expand::{alternatives, Dictionary, Known, Typed};
 use crate::search::query::filters::{Branches, Constraint, Filters, Key, Now};
 use crate::search::query::grammar::{self, Ast, Leaf};
 use crate::search::query::{QueryError, Warning};
@@ -80,6 +81,11 @@ pub struct SqlQuery {
     /// The parameter number of the `tsquery` that ranks hits (every
     /// positive text leaf, any of them), if the query has text.
     pub rank: Option<usize>,
+    /// The parameter number of the `tsquery` of the other ways the
+    /// positive text leaves may be written ([`expand`](crate::search::query::expand):
+    /// `isfinished` as `is <-> finished`), if there are any: a match
+    /// through them scores [`OTHER_FORMS`] of one through the exact form.
+    pub others: Option<usize>,
     /// The tokens of the positive text leaves, for snippets.
     pub terms: BTreeSet<String>,
     /// Whether a phrase is among its text leaves.
@@ -102,14 +108,28 @@ fn in_windows(n: usize) -> String {
 /// (without it every text with one occurrence scores the same).
 pub const NORMALIZATION: i32 = 1;
 
+/// What a match through another form of a query's words scores,
+/// relative to one through the exact form, as locally
+/// ([`OTHER_FORMS_BOOST`](crate::search::query::compile::OTHER_FORMS_BOOST)).
+pub const OTHER_FORMS: f32 = crate::search::query::compile::OTHER_FORMS_BOOST;
+
 /// The score of a message for the `tsquery` `$n`: `ts_rank_cd` on its
 /// row, or its best window's.
-pub fn score(n: usize) -> String {
+fn rank_of(n: usize) -> String {
     format!(
         "(CASE WHEN m.windowed THEN coalesce((SELECT max(ts_rank_cd(w.tsv, ${n}::tsquery, {NORMALIZATION})) \
          FROM pi_windows w WHERE w.host = m.host AND w.sid = m.sid AND w.ord = m.ord), 0) \
          ELSE ts_rank_cd(m.tsv, ${n}::tsquery, {NORMALIZATION}) END)"
     )
+}
+
+/// The score of a message for the `tsquery` `$rank` and, at
+/// [`OTHER_FORMS`] of it, for the `tsquery` of other forms `$others`.
+pub fn score(rank: usize, others: Option<usize>) -> String {
+    match others {
+        None => rank_of(rank),
+        Some(o) => format!("({} + {OTHER_FORMS}::real * {})", rank_of(rank), rank_of(o)),
+    }
 }
 
 /// What a query's words are matched against.
@@ -134,12 +154,19 @@ impl Scope {
     }
 }
 
-/// The score of a session's name or title for the `tsquery` `$n`.
-pub fn session_score(scope: Scope, n: usize) -> String {
-    format!(
-        "ts_rank_cd({}, ${n}::tsquery, {NORMALIZATION})",
-        scope.column()
-    )
+/// The score of a session's name or title for the `tsquery` `$n` (and
+/// the other forms' `$others`, as in [`score`]).
+pub fn session_score(scope: Scope, n: usize, others: Option<usize>) -> String {
+    let one = |n: usize| {
+        format!(
+            "ts_rank_cd({}, ${n}::tsquery, {NORMALIZATION})",
+            scope.column()
+        )
+    };
+    match others {
+        None => one(n),
+        Some(o) => format!("({} + {OTHER_FORMS}::real * {})", one(n), one(o)),
+    }
 }
 
 /// A compiled subtree: on ordinary rows, on windowed ones.
@@ -159,12 +186,16 @@ impl Cond {
 
 struct Compiler<'a> {
     analyzer: tantivy::tokenizer::TextAnalyzer,
+    /// The team's terms the query's words may be cut into.
+    dict: Dictionary<'a>,
     now: &'a Now,
     scope: Scope,
     params: Vec<Param>,
     warnings: Vec<Warning>,
     /// The positive text leaves' `tsquery` literals.
     ranked: Vec<String>,
+    /// Their other forms' `tsquery` literals.
+    others: Vec<String>,
     terms: BTreeSet<String>,
     has_text: bool,
     phrase: bool,
@@ -235,13 +266,46 @@ impl Compiler<'_> {
         })
     }
 
-    fn text_leaf(&mut self, tsquery: String, tokens: Vec<String>, negated: bool) -> Cond {
+    /// A word or phrase: its exact `tsquery` OR'd with the other ways
+    /// `text` may be written in the messages, as the local index's
+    /// compile step finds them ([`alternatives`]), from the team's terms.
+    fn forms_leaf(&mut self, text: &str, exact: String, negated: bool) -> Cond {
+        let typed = self.typed(text);
+        let forms = alternatives(&typed, &mut self.dict);
+        let mut tokens = self.tokens(text);
+        let mut alts = Vec::with_capacity(forms.len());
+        for form in &forms {
+            let terms: Vec<(usize, &str)> = form.iter().map(|(p, t)| (*p, t.as_str())).collect();
+            alts.push(text::form_query(&terms, false));
+            tokens.extend(form.iter().map(|(_, t)| t.clone()));
+        }
+        self.text_leaf(exact, alts, tokens, negated)
+    }
+
+    /// A text leaf: `tsquery`, or any of it and `alts`.
+    fn text_leaf(
+        &mut self,
+        tsquery: String,
+        alts: Vec<String>,
+        tokens: Vec<String>,
+        negated: bool,
+    ) -> Cond {
         self.has_text = true;
+        let matched = if alts.is_empty() {
+            tsquery.clone()
+        } else {
+            std::iter::once(&tsquery)
+                .chain(&alts)
+                .map(|q| format!("({q})"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
         if !negated {
-            self.ranked.push(tsquery.clone());
+            self.ranked.push(tsquery);
+            self.others.extend(alts);
             self.terms.extend(tokens);
         }
-        let n = self.param(Param::Text(tsquery));
+        let n = self.param(Param::Text(matched));
         if self.scope != Scope::Messages {
             return Cond::same(format!("{} @@ ${n}::tsquery", self.scope.column()));
         }
@@ -283,14 +347,8 @@ impl Compiler<'_> {
                         self.warn(at, nothing_kept(&shown));
                         None
                     }
-                    Some(q) => {
-                        let toks = if prefix {
-                            Vec::new()
-                        } else {
-                            self.tokens(word)
-                        };
-                        Some(self.text_leaf(q, toks, negated))
-                    }
+                    Some(q) if prefix => Some(self.text_leaf(q, Vec::new(), Vec::new(), negated)),
+                    Some(q) => Some(self.forms_leaf(word, q, negated)),
                 }
             }
             Leaf::Phrase(phrase) => {
@@ -315,11 +373,20 @@ impl Compiler<'_> {
                     }
                     prev_space = c.is_whitespace();
                 }
-                let toks = self.tokens(phrase);
-                self.phrase |= toks.len() > 1;
-                Some(self.text_leaf(q, toks, negated))
+                self.phrase |= self.tokens(phrase).len() > 1;
+                Some(self.forms_leaf(phrase, q, negated))
             }
         })
+    }
+
+    /// `s` as the analyzer gives it, parts and wholes.
+    fn typed(&mut self, s: &str) -> Typed {
+        let mut toks = Vec::new();
+        let mut stream = self.analyzer.token_stream(s);
+        while let Some(t) = stream.next() {
+            toks.push((t.position, t.offset_to, t.text.clone()));
+        }
+        Typed::of(&toks)
     }
 
     fn tokens(&mut self, s: &str) -> Vec<String> {
@@ -400,11 +467,48 @@ impl Compiler<'_> {
     }
 }
 
+/// What [`compile`] of `query` may look up in the team's terms
+/// ([`Known::wanted`] of each token of its words and phrases), without
+/// repeats; empty for a query without them (or that does not parse).
+pub fn wanted(query: &str) -> Vec<String> {
+    fn leaves(ast: &Ast, analyzer: &mut tantivy::tokenizer::TextAnalyzer, out: &mut Vec<String>) {
+        match ast {
+            Ast::Leaf {
+                leaf: Leaf::Word(t) | Leaf::Phrase(t),
+                ..
+            } => {
+                for (_, token) in text::tokens(analyzer, t) {
+                    Known::wanted(&token, out);
+                }
+            }
+            Ast::Leaf { .. } => {}
+            Ast::Not(inner) => leaves(inner, analyzer, out),
+            Ast::And(children) | Ast::Or(children) => {
+                for c in children {
+                    leaves(c, analyzer, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(grammar::Parsed { ast: Some(ast), .. }) = grammar::parse(query) {
+        leaves(&ast, &mut crate::index::tokenizer::analyzer(), &mut out);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Compile `query` with the flags' `filters` (ANDed with it) into a SQL
-/// condition on messages. The errors and warnings are the local
-/// search's.
-pub fn compile(query: &str, filters: &Filters, now: &Now) -> Result<SqlQuery, QueryError> {
-    compile_sessions(query, filters, now, Scope::Messages, Vec::new())
+/// condition on messages, its words also in the other forms the team's
+/// terms `known` allow. The errors and warnings are the local search's.
+pub fn compile(
+    query: &str,
+    filters: &Filters,
+    now: &Now,
+    known: &Known,
+) -> Result<SqlQuery, QueryError> {
+    compile_sessions(query, filters, now, Scope::Messages, Vec::new(), known)
 }
 
 /// Compile `query` with the flags' `filters` into a SQL condition for
@@ -418,15 +522,18 @@ pub fn compile_sessions(
     now: &Now,
     scope: Scope,
     params: Vec<Param>,
+    known: &Known,
 ) -> Result<SqlQuery, QueryError> {
     let parsed = grammar::parse(query)?;
     let mut c = Compiler {
         analyzer: crate::index::tokenizer::analyzer(),
+        dict: Dictionary::of_known(known),
         now,
         scope,
         params,
         warnings: parsed.warnings,
         ranked: Vec::new(),
+        others: Vec::new(),
         terms: BTreeSet::new(),
         has_text: false,
         phrase: false,
@@ -484,11 +591,21 @@ pub fn compile_sessions(
             .join(" | ");
         c.param(Param::Text(q))
     });
+    let others = (!c.others.is_empty()).then(|| {
+        let q = c
+            .others
+            .iter()
+            .map(|q| format!("({q})"))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        c.param(Param::Text(q))
+    });
     Ok(SqlQuery {
         condition,
         branches,
         params: c.params,
         rank,
+        others,
         phrase: c.phrase,
         terms: c.terms,
         warnings: c.warnings,
@@ -500,7 +617,7 @@ mod tests {
     use super::*;
 
     fn q(s: &str) -> SqlQuery {
-        compile(s, &Filters::default(), &Now::system()).unwrap()
+        compile(s, &Filters::default(), &Now::system(), &Known::default()).unwrap()
     }
 
     #[test]
@@ -552,6 +669,7 @@ mod tests {
             &Now::system(),
             Scope::Titles,
             vec![Param::Int(7)],
+            &Known::default(),
         )
         .unwrap();
         assert_eq!(
@@ -573,7 +691,7 @@ mod tests {
         );
         assert_eq!(c.rank, Some(5));
         assert_eq!(
-            session_score(Scope::Titles, 5),
+            session_score(Scope::Titles, 5, None),
             "ts_rank_cd(s.title_tsv, $5::tsquery, 1)"
         );
     }
@@ -592,14 +710,19 @@ mod tests {
     #[test]
     fn nothing_to_search_is_the_local_error() {
         assert!(matches!(
-            compile("-- ...", &Filters::default(), &Now::system()),
+            compile(
+                "-- ...",
+                &Filters::default(),
+                &Now::system(),
+                &Known::default()
+            ),
             Err(QueryError::NothingToSearch(_))
         ));
         assert_eq!(q("").condition, "TRUE");
         assert_eq!(q("*").condition, "TRUE");
         assert_eq!(q("*").branches, vec!["TRUE".to_owned()]);
         // Filters are in both branches of a query with words.
-        let c = compile("zq", &Filters::default(), &Now::system()).unwrap();
+        let c = compile("zq", &Filters::default(), &Now::system(), &Known::default()).unwrap();
         assert_eq!(c.branches.len(), 2);
     }
 }

@@ -8,6 +8,7 @@
 //! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with, the `tsvector`s of its name and title (what `sessions QUERY` ranks besides messages), its place in its family (see below), and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
 //! | `pi_messages` | one row per local message document: every field a local hit carries, the text, its `tsvector`, and its copy key | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
 //! | `pi_windows` | for the few messages a `tsvector` cannot hold exactly (see [`super::text`]): their text's tokens in overlapping windows of positions | `(host, sid, ord, win)` | phrases past PostgreSQL's 16,383rd position |
+//! | `pi_terms` | every term of a host's messages and in how many of them it occurs (`docs`); the empty term counts the host's messages | `(term, host)` | the dictionary a search cuts a word typed without its separators into (`isfinished` → `is` `finished`, [`crate::search::query::expand`]), as the local index's term dictionary serves it; kept by each push in the transaction that adds or removes the messages ([`terms_of`]) |
 //!
 //! `sid` comes from a sequence and stays with a session whose file moved
 //! (only its `path` changes). Hashes and sizes are stored as `bigint`
@@ -47,13 +48,14 @@
 //!   its bounded pool of the newest matches ([`super::search`]) without
 //!   reading every match; and `pi_windows_tsv`, a GIN index on the
 //!   windows. No row changes: rows pushed under 2 stay ([`ROWS`]).
+//! - 4: `pi_terms`, counted from the rows already there. No row changes.
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 3;
+pub const VERSION: i32 = 4;
 
 /// The last version that changed what a row holds: rows pushed under it
 /// or later are as this pi-index pushes them (`pushed_schema`); rows
@@ -62,7 +64,7 @@ pub const ROWS: i32 = 2;
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -147,7 +149,39 @@ CREATE INDEX pi_sessions_family ON pi_sessions (host, family) WHERE family IS NO
 CREATE INDEX pi_messages_recent ON pi_messages (ts_ms DESC NULLS LAST, host, sid, ord);
 CREATE INDEX pi_windows_tsv ON pi_windows USING gin (tsv);
 "#,
+    // Version 4: the team's terms, counted from the rows there (the
+    // statement of `terms_of("TRUE")`, which a test holds to it). Every
+    // batch of a push updates the counts of most of its terms: pages a
+    // third empty keep those updates on their page (HOT: no index entry;
+    // 96% of them on the 1 GB benchmark, and half the table's size,
+    // against 50% at the default fill).
+    r#"
+CREATE TABLE pi_terms (
+    term text NOT NULL,
+    host text NOT NULL,
+    docs bigint NOT NULL,
+    PRIMARY KEY (term, host)
+) WITH (fillfactor = 70);
+INSERT INTO pi_terms (term, host, docs)
+SELECT term, host, docs FROM (SELECT host, term, count(*) AS docs FROM (SELECT m.host, u.lexeme AS term FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u WHERE TRUE AND NOT m.windowed UNION ALL SELECT host, term FROM (SELECT DISTINCT w.host, w.sid, w.ord, u.lexeme AS term FROM pi_windows w CROSS JOIN LATERAL unnest(w.tsv) u WHERE TRUE) d UNION ALL SELECT host, '' FROM pi_messages WHERE TRUE) t GROUP BY host, term) c;
+"#,
 ];
+
+/// The statement that counts, for each host and term, the messages of
+/// the rows `filter` keeps (a condition on `host` and `sid`) that hold
+/// the term, and the messages themselves as the empty term's count:
+/// columns `host`, `term`, `docs`. A windowed message's terms are those
+/// of its windows.
+pub fn terms_of(filter: &str) -> String {
+    format!(
+        "SELECT host, term, count(*) AS docs FROM (\
+         SELECT m.host, u.lexeme AS term FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u \
+         WHERE {filter} AND NOT m.windowed \
+         UNION ALL SELECT host, term FROM (SELECT DISTINCT w.host, w.sid, w.ord, u.lexeme AS term \
+         FROM pi_windows w CROSS JOIN LATERAL unnest(w.tsv) u WHERE {filter}) d \
+         UNION ALL SELECT host, '' FROM pi_messages WHERE {filter}) t GROUP BY host, term"
+    )
+}
 
 /// Whether `e` says a table does not exist (`42P01`).
 pub fn is_missing_table(e: &tokio_postgres::Error) -> bool {
@@ -240,5 +274,19 @@ pub async fn check(client: &Client, target: &str) -> Result<(), TeamError> {
             ),
         }),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_migration_counts_the_terms_as_a_push_takes_them_down() {
+        assert!(
+            MIGRATIONS[3].contains(&terms_of("TRUE")),
+            "{}",
+            terms_of("TRUE")
+        );
     }
 }

@@ -50,6 +50,7 @@ use crate::pi::time::format_millis;
 use crate::pi::{Edited, Role};
 use crate::search::copies::CopyRef;
 use crate::search::lineage::Lineage;
+use crate::search::query::expand::Known;
 use crate::search::query::{Filters, Now, Warning};
 use crate::search::snippet::{head, Snippets};
 use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
@@ -237,6 +238,36 @@ fn facts(db: &Db) -> Result<Facts, TeamError> {
     })
 }
 
+/// The team's terms that the segmentation of `query`'s words may look up
+/// ([`query::wanted`]), with their document frequencies summed over the
+/// hosts, and the count of messages (the empty term's, see
+/// [`schema`]): one round trip, none for a query without words.
+fn known(db: &Db, query: &str) -> Result<Known, TeamError> {
+    let mut wanted = query::wanted(query);
+    if wanted.is_empty() {
+        return Ok(Known::default());
+    }
+    wanted.push(String::new());
+    let rows = db
+        .run(db.client.query_typed(
+            "SELECT term, sum(docs)::bigint FROM pi_terms WHERE term = ANY($1) \
+             GROUP BY term HAVING sum(docs) > 0",
+            &[(&wanted, tokio_postgres::types::Type::TEXT_ARRAY)],
+        ))
+        .map_err(|e| db.error("looking up the query's words", &e))?;
+    let mut known = Known::default();
+    for r in rows {
+        let term: String = r.get(0);
+        let docs = r.get::<_, i64>(1).max(0) as u64;
+        if term.is_empty() {
+            known.docs = docs;
+        } else {
+            known.freq.insert(term, docs);
+        }
+    }
+    Ok(known)
+}
+
 /// The tables a branch of a query's condition reads: the sessions are
 /// joined only for a filter on them.
 fn from_for(cond: &str) -> &'static str {
@@ -360,7 +391,8 @@ pub fn search(
 ) -> Result<TeamResult, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
     let facts = facts(db)?;
-    let mut q = query::compile(query, filters, now)?;
+    let known = known(db, query)?;
+    let mut q = query::compile(query, filters, now, &known)?;
     let merge = !copies && facts.families;
     no_jit(db);
     let plan = plan_pool(db, &q, &facts, pool_size(limit, offset) + 1, sort)?;
@@ -430,7 +462,7 @@ fn search_sql(
     plan: PoolPlan,
 ) -> (String, String, usize) {
     let score = match (sort, q.rank) {
-        (Sort::Relevance, Some(n)) => query::score(n),
+        (Sort::Relevance, Some(n)) => query::score(n, q.others),
         _ => "0::real".to_owned(),
     };
     // The pool: the newest matches (the oldest for `Sort::Oldest`), at
@@ -578,7 +610,8 @@ pub fn explain(
 ) -> Result<String, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
     let facts = facts(db)?;
-    let mut q = query::compile(query, filters, now)?;
+    let known = known(db, query)?;
+    let mut q = query::compile(query, filters, now, &known)?;
     let merge = facts.families;
     no_jit(db);
     let plan = plan_pool(db, &q, &facts, pool_size(20, 0) + 1, Sort::Relevance)?;
@@ -741,8 +774,11 @@ pub fn find_sessions(
     limit: usize,
 ) -> Result<(Vec<TeamSessionHit>, Vec<Warning>), TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
-    let q = query::compile(query, filters, now)?;
-    let score = q.rank.map_or("0::real".to_owned(), query::score);
+    let known = known(db, query)?;
+    let q = query::compile(query, filters, now, &known)?;
+    let score = q
+        .rank
+        .map_or("0::real".to_owned(), |n| query::score(n, q.others));
     let mut params = q.params.clone();
     // Names and titles, unless the query is about messages' own facts.
     let mut parts = Vec::new();
@@ -754,10 +790,10 @@ pub fn find_sessions(
             );
             continue;
         }
-        let sq = query::compile_sessions(query, filters, now, scope, params)?;
-        let score = sq
-            .rank
-            .map_or("0::real".to_owned(), |n| query::session_score(scope, n));
+        let sq = query::compile_sessions(query, filters, now, scope, params, &known)?;
+        let score = sq.rank.map_or("0::real".to_owned(), |n| {
+            query::session_score(scope, n, sq.others)
+        });
         parts.push(format!(
             "SELECT s.host, s.sid, {score} AS score FROM pi_sessions s WHERE {}",
             sq.condition

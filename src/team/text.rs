@@ -123,7 +123,7 @@ pub fn index(analyzer: &mut TextAnalyzer, text: &str, replacement: Option<&str>)
 }
 
 /// [`index`] of a text's tokens, and of its replacement's.
-fn index_tokens(toks: &[(usize, String)], replacement: Option<&[(usize, String)]>) -> Indexed {
+pub fn index_tokens(toks: &[(usize, String)], replacement: Option<&[(usize, String)]>) -> Indexed {
     let fits = replacement.is_none() && toks.last().is_none_or(|(p, _)| *p < MAX_POSITION) && {
         let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         toks.iter().all(|(_, t)| {
@@ -224,9 +224,16 @@ pub fn phrase_query(analyzer: &mut TextAnalyzer, text: &str, prefix: bool) -> Op
         }
         terms.push((at, t));
     }
+    Some(form_query(&terms, prefix))
+}
+
+/// The `tsquery` of terms at their relative positions (in order): one
+/// term, or the phrase of them at those distances; with `prefix`, the
+/// last term matches any lexeme it begins.
+pub fn form_query(terms: &[(usize, &str)], prefix: bool) -> String {
     let mut out = String::new();
     let mut prev = 0;
-    let last = terms.len() - 1;
+    let last = terms.len().saturating_sub(1);
     for (i, (at, t)) in terms.iter().enumerate() {
         if i > 0 {
             match at - prev {
@@ -242,7 +249,7 @@ pub fn phrase_query(analyzer: &mut TextAnalyzer, text: &str, prefix: bool) -> Op
         }
         prev = *at;
     }
-    Some(out)
+    out
 }
 
 /// The `tsquery` of a `name:` value: every token, in any order.

@@ -535,6 +535,7 @@ pub fn dump(c: &Cluster, db: &str) -> String {
          FROM pi_messages m JOIN pi_sessions s USING (host, sid) \
          UNION ALL SELECT concat_ws('|', 'w', w.host, s.path, w.ord, w.win, w.tsv::text) \
          FROM pi_windows w JOIN pi_sessions s USING (host, sid) \
-         UNION ALL SELECT concat_ws('|', 'h', host, kinds) FROM pi_hosts) AS t",
+         UNION ALL SELECT concat_ws('|', 'h', host, kinds) FROM pi_hosts \
+         UNION ALL SELECT concat_ws('|', 't', host, term, docs) FROM pi_terms) AS t",
     )
 }

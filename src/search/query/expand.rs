@@ -111,11 +111,59 @@ impl Automaton for PrefixesOf<'_> {
     }
 }
 
-/// One field's term dictionaries (every segment's), as the segmentation
-/// reads them, with what was already looked up.
+/// Where a [`Dictionary`] finds its terms.
+enum Source<'a> {
+    /// One field's term dictionaries in a searcher's segments.
+    Index {
+        searcher: &'a Searcher,
+        field: Field,
+    },
+    /// Terms looked up beforehand, with their document frequencies: the
+    /// team database's ([`Known`]).
+    Known(&'a Known),
+}
+
+/// Terms and their document frequencies fetched before a query is
+/// compiled, from a dictionary that cannot be walked where the query is
+/// compiled (the team database's `pi_terms`): every term that
+/// [`Known::wanted`] asks for and the dictionary holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Known {
+    /// Documents in all.
+    pub docs: u64,
+    /// Document frequency of each term found (a term absent is in none).
+    pub freq: HashMap<String, u64>,
+}
+
+impl Known {
+    /// What the segmentation of the token `token` may look up: the token
+    /// itself and, when it may be cut (ASCII letters and digits, at most
+    /// [`MAX_WORD`] bytes), every piece of it.
+    pub fn wanted(token: &str, out: &mut Vec<String>) {
+        out.push(token.to_owned());
+        if !segmentable(token) {
+            return;
+        }
+        for start in 0..token.len() {
+            for end in start + 1..=token.len() {
+                if (start, end) != (0, token.len()) {
+                    out.push(token[start..end].to_owned());
+                }
+            }
+        }
+    }
+}
+
+/// Whether `word` may be cut into pieces (see [`Dictionary::segmentations`]).
+fn segmentable(word: &str) -> bool {
+    word.len() >= 2 && word.len() <= MAX_WORD && word.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A field's term dictionary, as the segmentation reads it (a searcher's
+/// segments', or terms known beforehand), with what was already looked
+/// up.
 pub struct Dictionary<'a> {
-    searcher: &'a Searcher,
-    field: Field,
+    source: Source<'a>,
     /// Documents in the index (for the pieces' probabilities).
     docs: f64,
     /// Document frequency (summed over segments) of terms seen.
@@ -139,11 +187,21 @@ impl<'a> Dictionary<'a> {
     /// `lookups` (made over the same segments) already.
     pub fn with_lookups(searcher: &'a Searcher, field: Field, lookups: Lookups) -> Dictionary<'a> {
         Dictionary {
-            searcher,
-            field,
+            source: Source::Index { searcher, field },
             docs: searcher.num_docs().max(1) as f64,
             freq: lookups.freq,
             done: lookups.done,
+            walked: Vec::new(),
+        }
+    }
+
+    /// The terms of `known`.
+    pub fn of_known(known: &'a Known) -> Dictionary<'a> {
+        Dictionary {
+            source: Source::Known(known),
+            docs: known.docs.max(1) as f64,
+            freq: HashMap::new(),
+            done: HashMap::new(),
             walked: Vec::new(),
         }
     }
@@ -162,14 +220,20 @@ impl<'a> Dictionary<'a> {
         if let Some(&n) = self.freq.get(term) {
             return n;
         }
-        let mut n = 0;
-        for seg in self.searcher.segment_readers() {
-            if let Ok(inv) = seg.inverted_index(self.field) {
-                if let Ok(Some(info)) = inv.terms().get(term.as_bytes()) {
-                    n += u64::from(info.doc_freq);
+        let n = match self.source {
+            Source::Index { searcher, field } => {
+                let mut n = 0;
+                for seg in searcher.segment_readers() {
+                    if let Ok(inv) = seg.inverted_index(field) {
+                        if let Ok(Some(info)) = inv.terms().get(term.as_bytes()) {
+                            n += u64::from(info.doc_freq);
+                        }
+                    }
                 }
+                n
             }
-        }
+            Source::Known(known) => known.freq.get(term).copied().unwrap_or(0),
+        };
         self.freq.insert(term.to_owned(), n);
         n
     }
@@ -186,19 +250,33 @@ impl<'a> Dictionary<'a> {
                 .collect();
         }
         let mut freq: HashMap<usize, u64> = HashMap::new();
-        for seg in self.searcher.segment_readers() {
-            let Ok(inv) = seg.inverted_index(self.field) else {
-                continue;
-            };
-            let Ok(mut stream) = inv
-                .terms()
-                .search(PrefixesOf(text.as_bytes()))
-                .into_stream()
-            else {
-                continue;
-            };
-            while stream.advance() {
-                *freq.entry(stream.key().len()).or_default() += u64::from(stream.value().doc_freq);
+        match self.source {
+            Source::Index { searcher, field } => {
+                for seg in searcher.segment_readers() {
+                    let Ok(inv) = seg.inverted_index(field) else {
+                        continue;
+                    };
+                    let Ok(mut stream) = inv
+                        .terms()
+                        .search(PrefixesOf(text.as_bytes()))
+                        .into_stream()
+                    else {
+                        continue;
+                    };
+                    while stream.advance() {
+                        *freq.entry(stream.key().len()).or_default() +=
+                            u64::from(stream.value().doc_freq);
+                    }
+                }
+            }
+            Source::Known(known) => {
+                for len in 1..=text.len() {
+                    if let Some(&n) = text.get(..len).and_then(|p| known.freq.get(p)) {
+                        if n > 0 {
+                            freq.insert(len, n);
+                        }
+                    }
+                }
             }
         }
         let terms: Vec<(usize, u64)> = freq.into_iter().collect();
@@ -237,10 +315,7 @@ impl<'a> Dictionary<'a> {
     /// (a unigram model over document frequencies), so common words beat
     /// rare fragments.
     pub fn segmentations(&mut self, word: &str, k: usize) -> Vec<Vec<String>> {
-        if word.len() < 2
-            || word.len() > MAX_WORD
-            || !word.bytes().all(|b| b.is_ascii_alphanumeric())
-        {
+        if !segmentable(word) {
             return Vec::new();
         }
         if let Some(found) = self.done.get(word) {
@@ -647,6 +722,71 @@ mod tests {
         let lower = Typed::of(&[(0, 10, "joinhandle".to_owned())]);
         assert!(lower.wholes.is_empty());
         assert_eq!(lower.parts, [(0, "joinhandle".to_owned())]);
+    }
+
+    #[test]
+    fn known_terms_give_the_forms_the_index_gives() {
+        let texts = with_filler(&[
+            "Call JoinHandle::is_finished first",
+            "from_utf8 works",
+            "CCtx::load and clock_t and a_b_c",
+            "information formation in into",
+            "TopNComputer::new and z and q",
+        ]);
+        let (index, field) = index_of(&texts);
+        let searcher = index.reader().unwrap().searcher();
+        // Every term of the index, with its document frequency, as the
+        // team database's `pi_terms` holds them.
+        let mut known = Known {
+            docs: searcher.num_docs(),
+            ..Known::default()
+        };
+        for seg in searcher.segment_readers() {
+            let inv = seg.inverted_index(field).unwrap();
+            let mut stream = inv.terms().stream().unwrap();
+            while stream.advance() {
+                let term = String::from_utf8(stream.key().to_vec()).unwrap();
+                *known.freq.entry(term).or_default() += u64::from(stream.value().doc_freq);
+            }
+        }
+        for query in [
+            vec![(0, 10, "isfinished")],
+            vec![(0, 8, "fromutf8")],
+            vec![(0, 10, "joinhandle"), (1, 13, "is"), (2, 22, "finished")],
+            vec![(0, 4, "cctx")],
+            vec![(0, 6, "clockt")],
+            vec![(0, 4, "into")],
+            vec![(0, 11, "information")],
+            vec![(0, 12, "topncomputer")],
+            vec![(0, 9, "zzzzqqqqq")],
+        ] {
+            let toks: Vec<(usize, usize, String)> = query
+                .iter()
+                .map(|(p, e, t)| (*p, *e, t.to_string()))
+                .collect();
+            let typed = Typed::of(&toks);
+            let by_index = alternatives(&typed, &mut Dictionary::new(&searcher, field));
+            // Only what `Known::wanted` asks for is known.
+            let mut wanted = Vec::new();
+            for (_, _, t) in &toks {
+                Known::wanted(t, &mut wanted);
+            }
+            let fetched = Known {
+                docs: known.docs,
+                freq: wanted
+                    .iter()
+                    .filter_map(|w| known.freq.get(w).map(|n| (w.clone(), *n)))
+                    .collect(),
+            };
+            let by_known = alternatives(&typed, &mut Dictionary::of_known(&fetched));
+            assert_eq!(by_known, by_index, "{query:?}");
+        }
+        let mut wanted = Vec::new();
+        Known::wanted("abc", &mut wanted);
+        assert_eq!(wanted, ["abc", "a", "ab", "b", "bc", "c"]);
+        let mut wanted = Vec::new();
+        Known::wanted("a-b", &mut wanted);
+        assert_eq!(wanted, ["a-b"]);
     }
 
     #[test]
