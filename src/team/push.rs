@@ -48,11 +48,15 @@ use super::text;
 use super::{schema, Db, TeamError};
 use crate::index::state::FileState;
 use crate::index::PiIndex;
-use crate::search::{SessionKey, SessionRow, StoredDoc};
+use crate::search::{SessionRow, StoredDoc};
 
 /// Bytes of rows one transaction carries, about (a session larger than
 /// this is one transaction of its own).
 pub const BATCH_BYTES: usize = 8 << 20;
+
+/// Sessions whose messages are looked up in one pass over the local
+/// index ([`PiIndex::message_addresses`]).
+const SESSIONS_AT_ONCE: usize = 512;
 
 /// Bytes handed to the connection at a time while a `COPY` runs.
 const CHUNK: usize = 1 << 20;
@@ -486,23 +490,18 @@ fn message_row(
 ) {
     let toks = text::tokens(analyzer, &d.text);
     let replaced = d.replacement.as_deref().map(|r| text::tokens(analyzer, r));
-    let indexed = text::index_tokens(&toks, replaced.as_deref());
     // The message's terms, each once, as `pi_terms` counts them.
-    let mut terms: Vec<&str> = toks
-        .iter()
-        .chain(replaced.iter().flatten())
-        .map(|(_, t)| t.as_str())
-        .collect();
-    terms.sort_unstable();
-    terms.dedup();
-    for t in terms {
-        match batch.terms.get_mut(t) {
+    let terms = &mut batch.terms;
+    let indexed = text::index_tokens(
+        &toks,
+        replaced.as_deref(),
+        &mut |t| match terms.get_mut(t) {
             Some(n) => *n += 1,
             None => {
-                batch.terms.insert(t.to_owned(), 1);
+                terms.insert(t.to_owned(), 1);
             }
-        }
-    }
+        },
+    );
     let out = &mut batch.messages;
     copy_str(out, host);
     out.push(b'\t');
@@ -1034,84 +1033,94 @@ pub fn push(
     let make = move || -> Result<(), TeamError> {
         let mut analyzer = crate::index::tokenizer::analyzer();
         let mut batch = Batch::default();
-        for (path, old) in jobs {
-            let Some(row) = pi.session_by_path(searcher, path)? else {
-                continue;
-            };
-            let docs = pi.session_documents(searcher, &SessionKey::Path(path.to_owned()))?;
-            let st = local[path];
-            let job = match &old {
-                None => Job::Whole {
-                    sid: None,
-                    replace: false,
-                },
-                Some(p) => {
-                    let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
-                    let grown = p.schema >= schema::ROWS
-                        && pg_text(&row.session_id) == p.session_id.as_str()
-                        && st.indexed_to > p.state.indexed_to
-                        && before as i64 == p.messages
-                        && digest(&docs[..before]) == p.digest;
-                    if grown {
-                        Job::Grow {
-                            sid: p.sid,
-                            old: before,
-                        }
-                    } else {
-                        Job::Whole {
-                            sid: Some(p.sid),
-                            replace: true,
-                        }
-                    }
-                }
-            };
-            match job {
-                Job::Whole { sid, replace } => {
-                    let sid = sid.or_else(|| sids.pop()).unwrap_or_default();
-                    if replace {
-                        batch.replaced.push(sid);
-                    }
-                    session_row(
-                        &mut batch.sessions,
-                        &mut analyzer,
-                        host,
-                        sid,
-                        &row,
-                        &docs,
-                        &st,
-                        &want(path),
-                    );
-                    for (ord, d) in docs.iter().enumerate() {
-                        message_row(&mut batch, &mut analyzer, host, sid, ord, d);
-                    }
-                }
-                Job::Grow { sid, old } => {
-                    for (i, d) in docs[old..].iter().enumerate() {
-                        message_row(&mut batch, &mut analyzer, host, sid, old + i, d);
-                    }
-                    let inactive = docs[..old]
-                        .iter()
-                        .filter(|d| !d.active)
-                        .map(|d| (d.offset as i64, d.role.as_str().to_owned()))
-                        .collect();
-                    batch.grown.push(Grown {
-                        sid,
-                        lineage: want(path),
-                        digest: digest(&docs),
-                        docs_len: docs.len() as i64,
-                        row,
-                        state: st,
-                        old: old as i32,
-                        inactive,
-                    });
+        // The messages of a few hundred sessions are found at a time,
+        // in one pass over the index (and read a session at a time).
+        let mut jobs = jobs.peekable();
+        while jobs.peek().is_some() {
+            let mut chunk = Vec::with_capacity(SESSIONS_AT_ONCE);
+            for (path, old) in jobs.by_ref().take(SESSIONS_AT_ONCE) {
+                if let Some(row) = pi.session_by_path(searcher, path)? {
+                    chunk.push((path, old, row));
                 }
             }
-            batch.sessions_in += 1;
-            drop(docs);
-            // A send fails only when the pushing side stopped (an error
-            // it reports): stop too.
-            if batch.bytes() >= limit && to_send.send(Ok(std::mem::take(&mut batch))).is_err() {
-                return Ok(());
+            let keys: Vec<u64> = chunk.iter().map(|(_, _, row)| row.key).collect();
+            let addrs = pi.message_addresses(searcher, &keys)?;
+            for ((path, old, row), addrs) in chunk.into_iter().zip(addrs) {
+                let docs = pi.documents_at(searcher, addrs)?;
+                let st = local[path];
+                let job = match &old {
+                    None => Job::Whole {
+                        sid: None,
+                        replace: false,
+                    },
+                    Some(p) => {
+                        let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
+                        let grown = p.schema >= schema::ROWS
+                            && pg_text(&row.session_id) == p.session_id.as_str()
+                            && st.indexed_to > p.state.indexed_to
+                            && before as i64 == p.messages
+                            && digest(&docs[..before]) == p.digest;
+                        if grown {
+                            Job::Grow {
+                                sid: p.sid,
+                                old: before,
+                            }
+                        } else {
+                            Job::Whole {
+                                sid: Some(p.sid),
+                                replace: true,
+                            }
+                        }
+                    }
+                };
+                match job {
+                    Job::Whole { sid, replace } => {
+                        let sid = sid.or_else(|| sids.pop()).unwrap_or_default();
+                        if replace {
+                            batch.replaced.push(sid);
+                        }
+                        session_row(
+                            &mut batch.sessions,
+                            &mut analyzer,
+                            host,
+                            sid,
+                            &row,
+                            &docs,
+                            &st,
+                            &want(path),
+                        );
+                        for (ord, d) in docs.iter().enumerate() {
+                            message_row(&mut batch, &mut analyzer, host, sid, ord, d);
+                        }
+                    }
+                    Job::Grow { sid, old } => {
+                        for (i, d) in docs[old..].iter().enumerate() {
+                            message_row(&mut batch, &mut analyzer, host, sid, old + i, d);
+                        }
+                        let inactive = docs[..old]
+                            .iter()
+                            .filter(|d| !d.active)
+                            .map(|d| (d.offset as i64, d.role.as_str().to_owned()))
+                            .collect();
+                        batch.grown.push(Grown {
+                            sid,
+                            lineage: want(path),
+                            digest: digest(&docs),
+                            docs_len: docs.len() as i64,
+                            row,
+                            state: st,
+                            old: old as i32,
+                            inactive,
+                        });
+                    }
+                }
+                batch.sessions_in += 1;
+                drop(docs);
+                // A send fails only when the pushing side stopped (an error
+                // it reports): stop too.
+                if batch.bytes() >= limit && to_send.send(Ok(std::mem::take(&mut batch))).is_err() {
+                    return Ok(());
+                }
             }
         }
         if !batch.is_empty() {

@@ -21,7 +21,6 @@
 //! and each lexeme has at most [`WINDOW`] positions in one. A query leaf
 //! on a windowed message is "some window matches" ([`super::query`]).
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use tantivy::tokenizer::TextAnalyzer;
@@ -85,23 +84,35 @@ pub fn quote(out: &mut String, lexeme: &str) {
     out.push('\'');
 }
 
-/// The `tsvector` literal of `tokens`, positions shifted by `-from` and
-/// counted from 1.
-fn literal<'a>(tokens: impl Iterator<Item = &'a (usize, String)>, from: usize) -> String {
-    let mut lexemes: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (p, t) in tokens {
-        lexemes.entry(t.as_str()).or_default().push(p - from + 1);
-    }
+/// `tokens` as (lexeme, position) pairs sorted: each lexeme's positions
+/// together and in order (one sort, where a map of lexemes made a node
+/// and a list for each).
+fn sorted<'a>(tokens: impl Iterator<Item = &'a (usize, String)>) -> Vec<(&'a str, usize)> {
+    let mut out: Vec<(&str, usize)> = tokens.map(|(p, t)| (t.as_str(), *p)).collect();
+    out.sort_unstable();
+    out
+}
+
+/// The lexemes of [`sorted`] pairs, each with its positions.
+fn groups<'a, 'b>(
+    sorted: &'b [(&'a str, usize)],
+) -> impl Iterator<Item = &'b [(&'a str, usize)]> + 'b {
+    sorted.chunk_by(|a, b| a.0 == b.0)
+}
+
+/// The `tsvector` literal of [`sorted`] pairs, positions shifted by
+/// `-from` and counted from 1.
+fn literal_of(sorted: &[(&str, usize)], from: usize) -> String {
     let mut out = String::new();
-    for (lexeme, positions) in lexemes {
+    for group in groups(sorted) {
         if !out.is_empty() {
             out.push(' ');
         }
-        quote(&mut out, lexeme);
+        quote(&mut out, group[0].0);
         let mut sep = ':';
         let mut last = 0;
-        for p in positions {
-            let p = p.min(MAX_POSITION);
+        for &(_, p) in group {
+            let p = (p - from + 1).min(MAX_POSITION);
             if p == last {
                 continue;
             }
@@ -114,26 +125,43 @@ fn literal<'a>(tokens: impl Iterator<Item = &'a (usize, String)>, from: usize) -
     out
 }
 
+/// The `tsvector` literal of `tokens`, positions shifted by `-from` and
+/// counted from 1.
+fn literal<'a>(tokens: impl Iterator<Item = &'a (usize, String)>, from: usize) -> String {
+    literal_of(&sorted(tokens), from)
+}
+
 /// Index a message: its text and, when the model was sent another text
 /// instead, that replacement.
 pub fn index(analyzer: &mut TextAnalyzer, text: &str, replacement: Option<&str>) -> Indexed {
     let toks = tokens(analyzer, text);
     let replaced = replacement.map(|r| tokens(analyzer, r));
-    index_tokens(&toks, replaced.as_deref())
+    index_tokens(&toks, replaced.as_deref(), &mut |_| {})
 }
 
-/// [`index`] of a text's tokens, and of its replacement's.
-pub fn index_tokens(toks: &[(usize, String)], replacement: Option<&[(usize, String)]>) -> Indexed {
-    let fits = replacement.is_none() && toks.last().is_none_or(|(p, _)| *p < MAX_POSITION) && {
-        let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        toks.iter().all(|(_, t)| {
-            let n = counts.entry(t.as_str()).or_default();
-            *n += 1;
-            *n <= MAX_POSITIONS
-        })
-    };
+/// [`index`] of a text's tokens, and of its replacement's; `term` is
+/// called once for each distinct lexeme of either (what the message
+/// adds to `pi_terms`).
+pub fn index_tokens(
+    toks: &[(usize, String)],
+    replacement: Option<&[(usize, String)]>,
+    term: &mut dyn FnMut(&str),
+) -> Indexed {
+    let pairs = sorted(toks.iter());
+    match replacement {
+        None => groups(&pairs).for_each(|g| term(g[0].0)),
+        Some(r) => {
+            let mut all: Vec<&str> = toks.iter().chain(r).map(|(_, t)| t.as_str()).collect();
+            all.sort_unstable();
+            all.dedup();
+            all.into_iter().for_each(&mut *term);
+        }
+    }
+    let fits = replacement.is_none()
+        && toks.last().is_none_or(|(p, _)| *p < MAX_POSITION)
+        && groups(&pairs).all(|g| g.len() <= MAX_POSITIONS);
     if fits {
-        let tsv = literal(toks.iter(), 0);
+        let tsv = literal_of(&pairs, 0);
         if tsv.len() <= MAX_LITERAL {
             return Indexed {
                 tsv,
@@ -191,7 +219,7 @@ pub fn name_tsv(analyzer: &mut TextAnalyzer, name: Option<&str>) -> String {
         return String::new();
     };
     let toks = tokens(analyzer, name);
-    let indexed = index_tokens(&toks, None);
+    let indexed = index_tokens(&toks, None, &mut |_| {});
     if !indexed.windowed {
         return indexed.tsv;
     }
