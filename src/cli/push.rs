@@ -88,7 +88,7 @@ pub fn run(args: PushArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
     if args.watch {
         return watch(&args, &url, &host, index_dir);
     }
-    let pi = PiIndex::open(index_dir)?;
+    let pi = PiIndex::open_released(index_dir)?;
     let mut db = Db::connect(&url)?;
     let report = push_once(&args, &mut db, &pi, &host)?;
     print(&args, &report)?;
@@ -239,7 +239,7 @@ fn watch(
                 if db.as_ref().is_none_or(|d| d.client.is_closed()) {
                     db = Some(Db::connect(url)?);
                 }
-                let pi = PiIndex::open(index_dir)?;
+                let pi = PiIndex::open_released(index_dir)?;
                 push_once(args, db.as_mut().expect("connected above"), &pi, host)
             })();
             match r {

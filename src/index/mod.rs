@@ -134,6 +134,9 @@ pub struct PiIndex {
     /// What searches keep between them for one state of the index
     /// (shared by the clones of this handle).
     pub(crate) kept: Kept,
+    /// The register of its mapped files, when opened with one
+    /// ([`PiIndex::open_released`]).
+    mapped: Option<std::sync::Arc<Mapped>>,
 }
 
 /// What the read side keeps with an open index, shared by the clones of
@@ -162,6 +165,24 @@ impl PiIndex {
         PiIndex::open_mapped(dir, None)
     }
 
+    /// Open an existing index for reading by a command that reads much of
+    /// it once (`push`): the pages of its files that were read can be
+    /// dropped from the process's memory as it goes
+    /// ([`PiIndex::release_mapped`]), so that its memory does not grow
+    /// with the index (they stay in the page cache).
+    pub fn open_released(dir: &Path) -> Result<PiIndex, IndexError> {
+        PiIndex::open_mapped(dir, Some(std::sync::Arc::new(Mapped::default())))
+    }
+
+    /// Drop the pages of the index's files read so far from the process's
+    /// memory, for an index opened by [`PiIndex::open_released`] (else
+    /// nothing).
+    pub fn release_mapped(&self) {
+        if let Some(m) = &self.mapped {
+            m.release();
+        }
+    }
+
     /// Open an existing index for reading, its files mapped into
     /// `mapped` when given (a long-running reader that drops the pages it
     /// read from its memory now and then, see [`Mapped`]).
@@ -186,7 +207,7 @@ impl PiIndex {
             }
             return Err(IndexError::Missing(dir.to_owned()));
         }
-        let index = open_index_mapped(dir, mapped)?;
+        let index = open_index_mapped(dir, mapped.clone())?;
         let info = committed_build_info(dir)?;
         let ours = info.as_ref().is_some_and(|i| i.tool == TOOL);
         let fields = Fields::of(&index.schema());
@@ -200,6 +221,7 @@ impl PiIndex {
             fields,
             dir: dir.to_owned(),
             kept: Kept::default(),
+            mapped,
         };
         schema::register_tokenizers(&pi.index);
         Ok(pi)

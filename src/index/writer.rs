@@ -229,6 +229,7 @@ impl IndexStore {
             fields,
             dir: dir.to_owned(),
             kept: super::Kept::default(),
+            mapped: None,
         };
         let info = pi.build_info()?;
         Ok(IndexStore {

@@ -33,7 +33,8 @@
 //! before commits (our reading and tokenizing overlap the server's COPY
 //! and index updates). Memory is two batches (one being made, one
 //! waiting or committing) plus the documents of the session being
-//! read.
+//! read; the pages of the local index a batch read are dropped from the
+//! push's memory once it is handed over ([`PiIndex::release_mapped`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -1118,8 +1119,13 @@ pub fn push(
                 drop(docs);
                 // A send fails only when the pushing side stopped (an error
                 // it reports): stop too.
-                if batch.bytes() >= limit && to_send.send(Ok(std::mem::take(&mut batch))).is_err() {
-                    return Ok(());
+                if batch.bytes() >= limit {
+                    if to_send.send(Ok(std::mem::take(&mut batch))).is_err() {
+                        return Ok(());
+                    }
+                    // What the batch read of the index leaves the push's
+                    // memory (it stays in the page cache).
+                    pi.release_mapped();
                 }
             }
         }
