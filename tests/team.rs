@@ -1732,13 +1732,8 @@ fn a_window_of_the_newest_rows_that_holds_too_few_matches_gives_way_to_every_mat
     }
 }
 
-#[test]
-fn identifiers_typed_without_their_separators_are_found_as_locally() {
-    let Some(url) = database("identifiers") else {
-        return;
-    };
-    let c = cluster().unwrap();
-    let s = Scratch::new();
+/// Sessions planting identifiers of several shapes, among filler.
+fn identifier_sessions(s: &Scratch) -> PathBuf {
     let dir = s.dir.path().join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
     let planted = [
@@ -1761,6 +1756,17 @@ fn identifiers_typed_without_their_separators_are_found_as_locally() {
         named_session("filler", None, "filler", &filler),
     )
     .unwrap();
+    dir
+}
+
+#[test]
+fn identifiers_typed_without_their_separators_are_found_as_locally() {
+    let Some(url) = database("identifiers") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    let dir = identifier_sessions(&s);
     s.build(&[&dir], &[]);
     push_ok(&s, &url, "h");
     for query in [
@@ -1810,4 +1816,62 @@ fn identifiers_typed_without_their_separators_are_found_as_locally() {
         ),
         "1"
     );
+}
+
+#[test]
+fn roles_made_before_the_dictionary_are_given_it_by_the_migration() {
+    // A cluster of its own: roles are the cluster's, and the module's
+    // cluster has `pi_pusher` and `pi_reader` from another test.
+    let Some(c) = Cluster::start() else {
+        return;
+    };
+    let url = c.create_db("roles4");
+    let s = Scratch::new();
+    let dir = identifier_sessions(&s);
+    s.build(&[&dir], &[]);
+    push_ok(&s, &url, "bob");
+    c.sql("roles4", &roles_sql());
+    c.sql(
+        "roles4",
+        "CREATE ROLE alice4 LOGIN IN ROLE pi_pusher; CREATE ROLE carol4 LOGIN IN ROLE pi_reader",
+    );
+    // The database as schema 3 left it, with the roles made then: no
+    // dictionary, so nothing granted on it.
+    c.sql(
+        "roles4",
+        "DROP TABLE pi_terms; UPDATE pi_index_schema SET version = 3",
+    );
+    // The owner's next push migrates and gives the roles the table.
+    push_ok(&s, &url, "bob");
+    assert_eq!(c.sql("roles4", "SELECT version FROM pi_index_schema"), "4");
+    let hits = db_search(&s, &c.url_as("carol4", "roles4"), "isfinished");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    // The pusher counts its own terms and sees only them.
+    let r = push_ok(&s, &c.url_as("alice4", "roles4"), "alice4");
+    assert_eq!(r["sessions_new"], 2, "{r}");
+    assert_eq!(
+        c.sql_as(
+            "alice4",
+            "roles4",
+            "SELECT count(DISTINCT host) FROM pi_terms"
+        )
+        .unwrap(),
+        "1"
+    );
+    assert!(c
+        .sql_as(
+            "alice4",
+            "roles4",
+            "UPDATE pi_terms SET docs = 0 WHERE host = 'bob'"
+        )
+        .is_ok());
+    assert_eq!(
+        c.sql(
+            "roles4",
+            "SELECT count(*) FROM pi_terms WHERE host = 'bob' AND docs = 0"
+        ),
+        "0"
+    );
+    let hits = db_search(&s, &c.url_as("carol4", "roles4"), "isfinished");
+    assert_eq!(hits.len(), 2, "{hits:?}");
 }

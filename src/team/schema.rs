@@ -164,6 +164,24 @@ CREATE TABLE pi_terms (
 ) WITH (fillfactor = 70);
 INSERT INTO pi_terms (term, host, docs)
 SELECT term, host, docs FROM (SELECT host, term, count(*) AS docs FROM (SELECT m.host, u.lexeme AS term FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u WHERE TRUE AND NOT m.windowed UNION ALL SELECT host, term FROM (SELECT DISTINCT w.host, w.sid, w.ord, u.lexeme AS term FROM pi_windows w CROSS JOIN LATERAL unnest(w.tsv) u WHERE TRUE) d UNION ALL SELECT host, '' FROM pi_messages WHERE TRUE) t GROUP BY host, term) c;
+-- A database whose roles were made before this table (scripts/team/roles.sql)
+-- gives them what that script gives them on it.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname IN ('pi_reader', 'pi_pusher')) THEN
+        ALTER TABLE pi_terms ENABLE ROW LEVEL SECURITY;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pi_reader') THEN
+        GRANT SELECT ON pi_terms TO pi_reader;
+        CREATE POLICY pi_read_all ON pi_terms TO pi_reader USING (true);
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pi_pusher') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON pi_terms TO pi_pusher;
+        CREATE POLICY pi_own_host ON pi_terms TO pi_pusher
+            USING (host = current_user) WITH CHECK (host = current_user);
+    END IF;
+END
+$$;
 "#,
 ];
 
