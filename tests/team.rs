@@ -451,6 +451,18 @@ fn hostile_text_and_queries_are_data_never_sql() {
     );
     assert_eq!(db_search(&s, &url, "session:it's-\\ zqquote").len(), 1);
     assert_eq!(c.sql("hostile", "SELECT count(*) FROM pi_messages"), "4");
+    // A query past the local limits is refused as locally, before the
+    // database is asked (each word's pieces would be looked up).
+    let long = vec!["abcdefghijklmnopqrstuvwxyz0123456789"; 300].join(" ");
+    for cmd in ["search", "sessions"] {
+        let out = run(s.cmd().args([cmd, "--db", &url, "--"]).arg(&long));
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the query is too long") && err.contains("at most 4096 bytes"),
+            "{cmd}: {err}"
+        );
+    }
 }
 
 /// A session whose one message is `words` long, planting a phrase at its

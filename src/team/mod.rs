@@ -104,6 +104,10 @@ pub enum TeamError {
     /// The query cannot be run.
     #[error(transparent)]
     Query(#[from] crate::search::query::QueryError),
+    /// The query is longer than a search may be (the local limits:
+    /// [`crate::search::query::limits`]).
+    #[error(transparent)]
+    TooLong(#[from] crate::search::query::TooLong),
     /// A session lookup failed.
     #[error("{0}")]
     Lookup(String),

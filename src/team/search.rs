@@ -389,6 +389,8 @@ pub fn search(
     snippet_chars: usize,
     copies: bool,
 ) -> Result<TeamResult, TeamError> {
+    // The local limits, before the database is asked anything.
+    crate::search::query::limits::check(query)?;
     db.run(schema::check(&db.client, &db.target))?;
     let facts = facts(db)?;
     let known = known(db, query)?;
@@ -608,6 +610,8 @@ pub fn explain(
     now: &Now,
     analyze: bool,
 ) -> Result<String, TeamError> {
+    // The local limits, before the database is asked anything.
+    crate::search::query::limits::check(query)?;
     db.run(schema::check(&db.client, &db.target))?;
     let facts = facts(db)?;
     let known = known(db, query)?;
@@ -773,6 +777,8 @@ pub fn find_sessions(
     since: Option<i64>,
     limit: usize,
 ) -> Result<(Vec<TeamSessionHit>, Vec<Warning>), TeamError> {
+    // The local limits, before the database is asked anything.
+    crate::search::query::limits::check(query)?;
     db.run(schema::check(&db.client, &db.target))?;
     let known = known(db, query)?;
     let q = query::compile(query, filters, now, &known)?;
