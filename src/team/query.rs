@@ -126,10 +126,25 @@ fn rank_of(n: usize) -> String {
 /// The score of a message for the `tsquery` `$rank` and, at
 /// [`OTHER_FORMS`] of it, for the `tsquery` of other forms `$others`.
 pub fn score(rank: usize, others: Option<usize>) -> String {
+    with_others(rank_of, rank, others)
+}
+
+/// `one`'s score for `$rank`, plus [`OTHER_FORMS`] of its score for
+/// `$others` when there are other forms.
+fn with_others(one: impl Fn(usize) -> String, rank: usize, others: Option<usize>) -> String {
     match others {
-        None => rank_of(rank),
-        Some(o) => format!("({} + {OTHER_FORMS}::real * {})", rank_of(rank), rank_of(o)),
+        None => one(rank),
+        Some(o) => format!("({} + {OTHER_FORMS}::real * {})", one(rank), one(o)),
     }
+}
+
+/// The `tsquery` matching any of `queries`.
+fn any_of<'a>(queries: impl IntoIterator<Item = &'a String>) -> String {
+    queries
+        .into_iter()
+        .map(|q| format!("({q})"))
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// What a query's words are matched against.
@@ -163,10 +178,7 @@ pub fn session_score(scope: Scope, n: usize, others: Option<usize>) -> String {
             scope.column()
         )
     };
-    match others {
-        None => one(n),
-        Some(o) => format!("({} + {OTHER_FORMS}::real * {})", one(n), one(o)),
-    }
+    with_others(one, n, others)
 }
 
 /// A compiled subtree: on ordinary rows, on windowed ones.
@@ -272,7 +284,10 @@ impl Compiler<'_> {
     fn forms_leaf(&mut self, text: &str, exact: String, negated: bool) -> Cond {
         let typed = self.typed(text);
         let forms = alternatives(&typed, &mut self.dict);
-        let mut tokens = self.tokens(text);
+        // Every token of the text (its parts and their wholes), for
+        // snippets.
+        let mut tokens: Vec<String> = typed.parts.into_iter().map(|(_, t)| t).collect();
+        tokens.extend(typed.wholes.into_iter().map(|(_, _, t)| t));
         let mut alts = Vec::with_capacity(forms.len());
         for form in &forms {
             let terms: Vec<(usize, &str)> = form.iter().map(|(p, t)| (*p, t.as_str())).collect();
@@ -294,11 +309,7 @@ impl Compiler<'_> {
         let matched = if alts.is_empty() {
             tsquery.clone()
         } else {
-            std::iter::once(&tsquery)
-                .chain(&alts)
-                .map(|q| format!("({q})"))
-                .collect::<Vec<_>>()
-                .join(" | ")
+            any_of(std::iter::once(&tsquery).chain(&alts))
         };
         if !negated {
             self.ranked.push(tsquery);
@@ -583,21 +594,11 @@ pub fn compile_sessions(
         branches.push(condition.clone());
     }
     let rank = (!c.ranked.is_empty()).then(|| {
-        let q = c
-            .ranked
-            .iter()
-            .map(|q| format!("({q})"))
-            .collect::<Vec<_>>()
-            .join(" | ");
+        let q = any_of(&c.ranked);
         c.param(Param::Text(q))
     });
     let others = (!c.others.is_empty()).then(|| {
-        let q = c
-            .others
-            .iter()
-            .map(|q| format!("({q})"))
-            .collect::<Vec<_>>()
-            .join(" | ");
+        let q = any_of(&c.others);
         c.param(Param::Text(q))
     });
     Ok(SqlQuery {
