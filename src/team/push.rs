@@ -658,27 +658,25 @@ async fn add_terms(
     if batch.messages_in == 0 {
         return Ok(());
     }
-    let mut data = Vec::with_capacity(batch.terms.len() * 16);
-    for (term, n) in
-        std::iter::once((&String::new(), &(batch.messages_in as i64))).chain(&batch.terms)
-    {
-        copy_str(&mut data, term);
-        data.push(b'\t');
-        copy_num(&mut data, n);
-        data.push(b'\n');
+    let mut terms: Vec<&str> = Vec::with_capacity(batch.terms.len() + 1);
+    let mut docs: Vec<i64> = Vec::with_capacity(batch.terms.len() + 1);
+    terms.push("");
+    docs.push(batch.messages_in as i64);
+    for (term, n) in &batch.terms {
+        terms.push(term);
+        docs.push(*n);
     }
-    tx.batch_execute(
-        "CREATE TEMP TABLE pi_stage_terms (term text NOT NULL, docs bigint NOT NULL) ON COMMIT DROP",
-    )
-    .await?;
-    copy(tx, "pi_stage_terms", "term, docs", &data, false, false).await?;
     tx.execute_typed(
-        "INSERT INTO pi_terms (term, host, docs) SELECT term, $1, docs FROM pi_stage_terms \
-         ORDER BY term ON CONFLICT (term, host) DO UPDATE SET docs = pi_terms.docs + EXCLUDED.docs",
-        &[(&host, Type::TEXT)],
+        "INSERT INTO pi_terms (term, host, docs) SELECT term, $1, docs \
+         FROM unnest($2::text[], $3::bigint[]) AS x(term, docs) ORDER BY term \
+         ON CONFLICT (term, host) DO UPDATE SET docs = pi_terms.docs + EXCLUDED.docs",
+        &[
+            (&host, Type::TEXT),
+            (&terms, Type::TEXT_ARRAY),
+            (&docs, Type::INT8_ARRAY),
+        ],
     )
     .await?;
-    tx.batch_execute("DROP TABLE pi_stage_terms").await?;
     Ok(())
 }
 
