@@ -209,7 +209,7 @@ fn stages(c: &mut Criterion) {
                         w.add_documents(&SessionMeta::of(s, path), docs).unwrap();
                     })
                 });
-                (w.commit("none", 0, &[]).unwrap().documents, dir)
+                (w.commit("none", 0, &[], &|_, _| {}).unwrap().documents, dir)
             },
             criterion::BatchSize::PerIteration,
         )

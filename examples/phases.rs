@@ -83,7 +83,10 @@ fn main() {
                         .expect("add");
                 })
             });
-            writer.commit("none", 0, &[]).expect("commit").documents
+            writer
+                .commit("none", 0, &[], &|_, _| {})
+                .expect("commit")
+                .documents
         });
         drop(sessions);
         let scratch = tempfile::tempdir().expect("temp dir");

@@ -1,7 +1,10 @@
 //! What a search pays before its own work, per call, in one process: the
 //! query-side expansion of a text's words into its segmentations
 //! ([`pi_index::search::query::expand::alternatives`]) and the families
-//! ([`pi_index::index::PiIndex::families`]), each repeated N times warm.
+//! ([`pi_index::index::PiIndex::families`]), each repeated N times warm;
+//! and what a build's commit adds to save the copy groups
+//! ([`pi_index::search::groups::save`]; this rewrites the index's file
+//! for its current state) and a search to read them.
 //!
 //!     cargo run --release --example read_costs -- INDEX TEXT N
 #![allow(clippy::disallowed_macros)]
@@ -41,4 +44,24 @@ fn main() {
         std::hint::black_box(pi.families(&searcher).expect("families"));
     }
     println!("families: {:?} per call", t.elapsed() / n);
+    let t = Instant::now();
+    for _ in 0..n {
+        pi_index::search::groups::save(&pi, &searcher).expect("groups saved");
+    }
+    println!("copy groups saved: {:?} per call", t.elapsed() / n);
+    let t = Instant::now();
+    for _ in 0..n {
+        // A fresh index each time: an open one keeps what it read.
+        let fresh = PiIndex::open(std::path::Path::new(&a[1])).expect("an index");
+        std::hint::black_box(fresh.copy_groups(&searcher).expect("groups for this state"));
+    }
+    println!(
+        "copy groups read, with an open: {:?} per call",
+        t.elapsed() / n
+    );
+    let t = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(PiIndex::open(std::path::Path::new(&a[1])).expect("an index"));
+    }
+    println!("an open alone: {:?} per call", t.elapsed() / n);
 }

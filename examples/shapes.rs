@@ -391,7 +391,10 @@ fn run_shape(name: &str, sessions: &[(Session, String)], pool: &rayon::ThreadPoo
                     .add_documents(&SessionMeta::of(s, path), s.documents.clone())
                     .expect("add");
             });
-            writer.commit("none", 0, &[]).expect("commit").documents
+            writer
+                .commit("none", 0, &[], &|_, _| {})
+                .expect("commit")
+                .documents
         }
         "lean" | "lean-nostore" | "lean-simple" => {
             let tok = if name == "lean-simple" {

@@ -667,3 +667,176 @@ fn a_generated_corpus_with_forks_has_one_hit_per_distinct_message() {
     assert_eq!(v["copies"].as_u64().unwrap(), copied, "{v}");
     assert_eq!(v["forks"], forks["forks"], "{v}");
 }
+
+/// Every search of `queries` in every order and page, as the library
+/// gives it (hits as JSON, and the total), and whether each merged its
+/// copies by the groups the build saved.
+fn searched(index: &Path, queries: &[(&str, Option<&str>)]) -> (Vec<Value>, Vec<bool>) {
+    use pi_index::search::query::filters::Key;
+    use pi_index::search::query::{Now, Sort};
+    use pi_index::search::SearchRequest;
+    let pi = pi_index::index::PiIndex::open(index).unwrap();
+    let searcher = pi.searcher().unwrap();
+    let now = Now::system();
+    let mut out = Vec::new();
+    let mut by_groups = Vec::new();
+    for (query, role) in queries {
+        for sort in [Sort::Relevance, Sort::Newest, Sort::Oldest] {
+            for (limit, offset) in [(20, 0), (7, 13), (1000, 0)] {
+                let mut filters = pi_index::search::query::Filters::default();
+                if let Some(role) = role {
+                    filters.add(Key::Role, role, &now).unwrap();
+                }
+                let req = SearchRequest {
+                    query: (*query).to_owned(),
+                    filters,
+                    sort,
+                    limit,
+                    offset,
+                    snippet_chars: 80,
+                    now: Now::system(),
+                    copies: false,
+                };
+                let got = pi.search(&searcher, &req).unwrap();
+                by_groups.push(pi.merges_by_saved_groups(&searcher, &req).unwrap());
+                out.push(json!({
+                    "query": query, "role": role, "sort": format!("{sort:?}"),
+                    "limit": limit, "offset": offset, "total": got.total,
+                    "hits": serde_json::to_value(&got.hits).unwrap(),
+                }));
+            }
+        }
+    }
+    (out, by_groups)
+}
+
+#[test]
+fn saved_copy_groups_give_exactly_the_hits_merged_at_search_time() {
+    // Generated forks (every session forked one to three times) beside
+    // the hand-made ones: an edited copy, ids shared by chance, an
+    // inferred fork, a parent that is not indexed.
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let m = crate::corpus::generate_with(&corpus, "2MB", "11", &["--fork-share", "1"]);
+    s.build(&[&corpus, &forks_dir()], &[]);
+    let groups = s.index().join("copy-groups.bin");
+    assert!(groups.is_file(), "the build saved no copy groups");
+    let planted: Vec<String> = m["planted"].as_array().unwrap()[..4]
+        .iter()
+        .map(|p| p["token"].as_str().unwrap().to_owned())
+        .collect();
+    let mut queries: Vec<(&str, Option<&str>)> = vec![
+        ("the", None),
+        ("error", None),
+        ("file index", None),
+        ("\"the file\"", None),
+        ("the -file", None),
+        ("error OR shared", None),
+        ("role:user the", None),
+        ("the", Some("assistant")),
+        ("after:2020-01-01 the", None),
+        ("before:2020-01-01 the", None),
+        ("shared", None),
+        ("", None),
+    ];
+    for p in &planted {
+        queries.push((p, None));
+    }
+    let (saved, by_groups) = searched(&s.index(), &queries);
+    assert!(
+        by_groups.iter().all(|b| *b),
+        "a query of words and role/time filters merged at search time"
+    );
+    // The merging had something to do: some hit lists copies, and some
+    // count is below the count of every copy.
+    assert!(saved.iter().any(|r| r["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["copies"].as_array().is_some_and(|c| !c.is_empty()))));
+    let every = s.search_json("the", &["--copies"]).len();
+    let the = saved
+        .iter()
+        .find(|r| r["query"] == "the" && r["limit"] == 1000 && r["role"].is_null())
+        .unwrap();
+    assert!(
+        (the["total"].as_u64().unwrap() as usize) < every,
+        "{} hits merged, {every} copies",
+        the["total"]
+    );
+    // What copies may differ in is merged at search time.
+    let pi = pi_index::index::PiIndex::open(&s.index()).unwrap();
+    let searcher = pi.searcher().unwrap();
+    for query in ["cwd:/tmp the", "branch:active the", "family:loop-a the"] {
+        let req = pi_index::search::SearchRequest {
+            query: query.into(),
+            filters: Default::default(),
+            sort: Default::default(),
+            limit: 20,
+            offset: 0,
+            snippet_chars: 80,
+            now: pi_index::search::query::Now::system(),
+            copies: false,
+        };
+        assert!(
+            !pi.merges_by_saved_groups(&searcher, &req).unwrap(),
+            "{query}"
+        );
+    }
+    drop((searcher, pi));
+
+    // Without the file, every search merges at search time: the same.
+    fs::remove_file(&groups).unwrap();
+    let (merged, by_groups) = searched(&s.index(), &queries);
+    assert!(by_groups.iter().all(|b| !*b));
+    assert_eq!(saved.len(), merged.len());
+    for (a, b) in saved.iter().zip(&merged) {
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn copy_groups_of_another_state_are_not_used() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    crate::corpus::generate_with(&corpus, "1MB", "12", &["--fork-share", "1"]);
+    s.build(&[&forks_dir()], &[]);
+    let groups = s.index().join("copy-groups.bin");
+    let old = fs::read(&groups).unwrap();
+    s.build(&[&forks_dir(), &corpus], &[]);
+    let searched_with = |what: &str| {
+        let pi = pi_index::index::PiIndex::open(&s.index()).unwrap();
+        let searcher = pi.searcher().unwrap();
+        let req = pi_index::search::SearchRequest {
+            query: "the".into(),
+            filters: Default::default(),
+            sort: Default::default(),
+            limit: 1000,
+            offset: 0,
+            snippet_chars: 80,
+            now: pi_index::search::query::Now::system(),
+            copies: false,
+        };
+        let by_groups = pi.merges_by_saved_groups(&searcher, &req).unwrap();
+        let got = pi.search(&searcher, &req).unwrap();
+        eprintln!("{what}: {} hits", got.total);
+        (
+            by_groups,
+            got.total,
+            serde_json::to_value(&got.hits).unwrap(),
+        )
+    };
+    let current = searched_with("current");
+    assert!(current.0, "the build's own groups were not used");
+    let current_bytes = fs::read(&groups).unwrap();
+    // The first build's groups, for segments that are gone: ignored.
+    fs::write(&groups, &old).unwrap();
+    let stale = searched_with("stale file");
+    assert!(!stale.0, "groups of another state were used");
+    assert_eq!((current.1, &current.2), (stale.1, &stale.2));
+    // A file cut short: ignored too.
+    fs::write(&groups, &current_bytes[..current_bytes.len() / 2]).unwrap();
+    let cut = searched_with("cut file");
+    assert!(!cut.0);
+    assert_eq!((current.1, &current.2), (cut.1, &cut.2));
+}

@@ -34,6 +34,12 @@ use tantivy::Index;
 pub(crate) use directory::{file_backed, Mapped};
 pub use schema::{Fields, SCHEMA_VERSION};
 
+/// The one file of ours in an index directory, beside tantivy's, and the
+/// name it is written under before it is whole: the copy groups a build
+/// saves after its commit (`crate::search::groups`, on the read side,
+/// works them out and reads them).
+pub const COPY_GROUPS: [&str; 2] = ["copy-groups.bin", "copy-groups.bin.tmp"];
+
 /// The name written in every payload, to tell our index from others.
 pub const TOOL: &str = "pi-index";
 

@@ -830,13 +830,15 @@ impl IndexBuilder {
 
     /// Write out the last open segments (in parallel), hand every new
     /// segment to tantivy, apply the withdrawals, commit with the build's
-    /// record, wait for merges, and count what the index now holds.
+    /// record, wait for merges, run `after` on the committed state (the
+    /// write lock still held), and count what the index now holds.
     /// `roots` records where the build read sessions from, for `stats`.
     pub fn commit(
         mut self,
         kinds: &str,
         now_ms: i64,
         roots: &[crate::discover::Location],
+        after: &dyn Fn(&PiIndex, &tantivy::Searcher),
     ) -> Result<BuildInfo, IndexError> {
         let mut open: Vec<Open> = Vec::new();
         let mut held: Vec<PiDoc> = Vec::new();
@@ -914,6 +916,9 @@ impl IndexBuilder {
         crate::failpoint::point("after-commit");
         self.writer.wait_merging_threads().map_err(err)?;
         let searcher = self.pi.searcher()?;
+        // What the caller derives from the commit (the copy groups),
+        // while the write lock is still held.
+        after(&self.pi, &searcher);
         let sessions = TermQuery::new(
             Term::from_field_text(self.fields.doc_type, SESSION_DOC),
             IndexRecordOption::Basic,
@@ -1037,12 +1042,14 @@ pub(super) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
 /// Whether a file name is one tantivy writes in an index directory: its
 /// bookkeeping files and locks, the temporary file of an atomic write
 /// (`.tmpXXXXXX`, left behind when a build is killed while writing
-/// `meta.json`), and segment files (32 hex digits and an extension).
+/// `meta.json`), and segment files (32 hex digits and an extension); or
+/// the copy groups a build saves beside them ([`super::COPY_GROUPS`]).
 fn is_tantivy_file(name: &str) -> bool {
     if matches!(
         name,
         "meta.json" | ".managed.json" | ".tantivy-meta.lock" | ".tantivy-writer.lock"
     ) || (name.starts_with(".tmp") && name.len() <= 16)
+        || super::COPY_GROUPS.contains(&name)
     {
         return true;
     }

@@ -152,7 +152,20 @@ fn run(
 
     crate::failpoint::point("before-commit");
     let committing = Instant::now();
-    let info: BuildInfo = index.commit(&opts.kinds.to_list(), now_ms(), &opts.locations)?;
+    // The copy groups of the committed state: only a search's shortcut
+    // (without them a search merges copies itself), so failing to save
+    // them fails nothing.
+    let save_groups = |pi: &crate::index::PiIndex, searcher: &tantivy::Searcher| {
+        if crate::search::groups::save(pi, searcher).is_err() {
+            crate::search::groups::remove(&pi.dir);
+        }
+    };
+    let info: BuildInfo = index.commit(
+        &opts.kinds.to_list(),
+        now_ms(),
+        &opts.locations,
+        &save_groups,
+    )?;
     report.sessions = info.sessions;
     finish_report(&mut report, started, discovered, parsed, Some(committing));
     Ok(report)

@@ -57,6 +57,9 @@ pub const MAX_SESSIONS: usize = 4096;
 struct Held {
     stamp: u64,
     families: Option<Arc<Families>>,
+    /// What [`Cache::kept_once`] found (the saved copy groups), kept as
+    /// its own type, which this module does not name.
+    found: Option<Shared>,
     replaced: Option<bool>,
     lookups: HashMap<Field, Lookups>,
     /// Sessions read by key (a hit's session), at most [`MAX_SESSIONS`]
@@ -242,6 +245,25 @@ impl Cache {
         let f = Arc::new(compute()?);
         self.at(stamp).families = Some(f.clone());
         Ok(f)
+    }
+
+    /// What the state `stamp` has beside the index (the copy groups a
+    /// build saved), read by `read` when not held (outside the lock).
+    /// Not finding it is not kept: a build in another process saves the
+    /// groups just after its commit.
+    pub fn kept_once<T: std::any::Any + Send + Sync>(
+        &self,
+        stamp: u64,
+        read: impl FnOnce() -> Option<Arc<T>>,
+    ) -> Option<Arc<T>> {
+        if let Some(held) = self.at(stamp).found.clone() {
+            if let Ok(t) = held.downcast::<T>() {
+                return Some(t);
+            }
+        }
+        let t = read()?;
+        self.at(stamp).found = Some(t.clone());
+        Some(t)
     }
 
     /// Whether any message of the state `stamp` has a replacement text

@@ -94,7 +94,60 @@ impl From<FilterError> for SearchError {
     }
 }
 
+/// What the copy groups the build saved do for a search.
+enum Saved {
+    /// No message has a copy: nothing to merge.
+    NoCopies,
+    /// Every copy of a message matches alike: skip those behind each
+    /// group's oldest.
+    Skip(std::sync::Arc<super::groups::Groups>),
+    /// None saved for this state, or the query asks for what copies may
+    /// differ in: merge at search time.
+    Unusable,
+}
+
+/// `collector`'s fruit for `query`, the copies behind another of their
+/// group left out when `skip` has them.
+fn collect<C: tantivy::collector::Collector>(
+    searcher: &Searcher,
+    query: &dyn Query,
+    collector: C,
+    skip: &Option<std::sync::Arc<super::groups::Groups>>,
+) -> tantivy::Result<C::Fruit> {
+    match skip {
+        Some(groups) => super::parallel::search(
+            searcher,
+            query,
+            &super::groups::Skip {
+                inner: collector,
+                groups: groups.clone(),
+            },
+        ),
+        None => super::parallel::search(searcher, query, &collector),
+    }
+}
+
 impl PiIndex {
+    fn saved_groups(&self, searcher: &Searcher, req: &SearchRequest, map: &FieldMap<'_>) -> Saved {
+        match self.copy_groups(searcher) {
+            Some(g) if g.is_empty() => Saved::NoCopies,
+            Some(g) if g.decide(&req.query, &req.filters, map) => Saved::Skip(g),
+            _ => Saved::Unusable,
+        }
+    }
+
+    /// Whether `req` merges copies by the groups the build saved (see
+    /// [`super::groups`]) rather than at search time: for tests that must
+    /// know which way a search went.
+    pub fn merges_by_saved_groups(
+        &self,
+        searcher: &Searcher,
+        req: &SearchRequest,
+    ) -> Result<bool, SearchError> {
+        let map = FieldMap::new(self, searcher)?;
+        Ok(!req.copies && matches!(self.saved_groups(searcher, req, &map), Saved::Skip(_)))
+    }
+
     /// Run a search.
     pub fn search(
         &self,
@@ -114,10 +167,18 @@ impl PiIndex {
         // the document's address, ascending, which tantivy always applies.
         // Forks hold copies of their parent's messages: merged into one
         // hit each, unless every copy is asked for.
-        let families = if req.copies {
-            None
-        } else {
-            Some(self.families(searcher)?).filter(|f| f.any())
+        // With the copy groups the build saved, a query that every copy of
+        // a message matches alike skips the copies behind each group's
+        // oldest: the usual path, pruning and all (see super::groups).
+        let mut skip = None;
+        let families = match self.saved_groups(searcher, req, &map) {
+            _ if req.copies => None,
+            Saved::NoCopies => None,
+            Saved::Skip(g) => {
+                skip = Some(g);
+                None
+            }
+            Saved::Unusable => Some(self.families(searcher)?).filter(|f| f.any()),
         };
         if let Some(families) = families {
             let (ranked, total) = super::copies::ranked(
@@ -144,8 +205,11 @@ impl PiIndex {
         let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
             Sort::Relevance if BestFirst::prunes(&*query) => {
                 let k = req.offset.saturating_add(req.limit.max(1));
-                let top = best_first(searcher, &*query, k).map_err(err)?;
-                let total = query.count(searcher).map_err(err)?;
+                let top = best_first(searcher, &*query, k, skip.clone()).map_err(err)?;
+                let mut total = query.count(searcher).map_err(err)?;
+                if let Some(g) = &skip {
+                    total -= g.matching_behind(searcher, &*query).map_err(err)?;
+                }
                 let page = top.into_iter().skip(req.offset);
                 (page.map(|(s, _, a)| (s, a)).collect(), total)
             }
@@ -158,8 +222,7 @@ impl PiIndex {
                     ),
                 );
                 let (top, total) =
-                    super::parallel::search(searcher, &query, &(top.order_by(by), Count))
-                        .map_err(err)?;
+                    collect(searcher, &*query, (top.order_by(by), Count), &skip).map_err(err)?;
                 let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
                 (v, total)
             }
@@ -167,7 +230,7 @@ impl PiIndex {
                 let oldest = sort == Sort::Oldest;
                 let by = ByTime::new(req.offset.saturating_add(req.limit.max(1)), oldest)
                     .with_ranks(self.time_ranks(searcher, oldest)?);
-                let (top, total) = super::parallel::search(searcher, &query, &by).map_err(err)?;
+                let (top, total) = collect(searcher, &*query, by, &skip).map_err(err)?;
                 let page = top.into_iter().skip(req.offset);
                 (page.map(|(_, a)| (0.0, a)).collect(), total)
             }
@@ -178,7 +241,12 @@ impl PiIndex {
         let mut reader = MessageReader::new(self, searcher);
         let mut hits = Vec::with_capacity(ranked.len());
         for (score, addr) in ranked {
-            hits.push(snippets.hit(self, &mut reader, addr, score)?);
+            let mut hit = snippets.hit(self, &mut reader, addr, score)?;
+            if let Some(g) = &skip {
+                let copies = g.copies_of(searcher, addr).map_err(err)?;
+                hit.copies = super::copies::read_copies(self, searcher, &mut reader, &copies)?;
+            }
+            hits.push(hit);
         }
         Ok(SearchResult {
             hits,

@@ -10,6 +10,8 @@
 //! - [`family`]: which session was forked from which.
 //! - [`cache`]: what an open index keeps between searches of one state.
 //! - [`copies`]: one hit for a message copied into forks.
+//! - [`groups`]: the copy groups a build saves, so that merging copies
+//!   costs a search almost nothing.
 //! - [`lineage`]: a session's parent and forks, as printed.
 //! - [`reader`]: finding a session and reading its stored documents;
 //!   session listings.
@@ -23,6 +25,7 @@ pub mod cache;
 pub mod column_set;
 pub mod copies;
 pub mod family;
+pub mod groups;
 pub mod hits;
 pub mod lineage;
 pub mod parallel;

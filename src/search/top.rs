@@ -28,6 +28,7 @@ use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, Weight};
 use tantivy::{DateTime, DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::groups::Groups;
 use super::query::filter_term::FilterTerm;
 use super::query::FieldMap;
 
@@ -348,6 +349,8 @@ pub(crate) struct BestFirst {
     /// Filters every match must pass, checked only for the matches the
     /// words' pruning offers (see [`best_first`]).
     filters: Vec<Box<dyn Weight>>,
+    /// Copies left out: they stand behind another of their group.
+    skip: Option<std::sync::Arc<Groups>>,
 }
 
 /// The first `k` matches of `query` best first (see [`BestFirst`]). An
@@ -360,6 +363,7 @@ pub(crate) fn best_first(
     searcher: &tantivy::Searcher,
     query: &dyn Query,
     k: usize,
+    skip: Option<std::sync::Arc<Groups>>,
 ) -> tantivy::Result<Vec<(Score, Option<DateTime>, DocAddress)>> {
     let (words, filters) = match split_filters(query) {
         Some(WordsAndFilters { words, filters }) => {
@@ -372,7 +376,7 @@ pub(crate) fn best_first(
         }
         None => (query.box_clone(), Vec::new()),
     };
-    searcher.search(&*words, &BestFirst { k, filters })
+    searcher.search(&*words, &BestFirst { k, filters, skip })
 }
 
 /// A query's words (one, or their AND) and its filter terms.
@@ -415,6 +419,7 @@ impl BestFirst {
         BestFirst {
             k,
             filters: Vec::new(),
+            skip: None,
         }
     }
 
@@ -516,9 +521,13 @@ impl Collector for BestFirst {
                 })
             };
             let alive = reader.alive_bitset();
+            let skip = self.skip.as_deref();
             let mut threshold = Score::MIN;
             weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-                if alive.is_none_or(|a| a.is_alive(doc)) && passes(doc) {
+                if alive.is_none_or(|a| a.is_alive(doc))
+                    && !skip.is_some_and(|g| g.is_behind(ord, doc))
+                    && passes(doc)
+                {
                     threshold = seg.offer(doc, score);
                 }
                 threshold
@@ -782,7 +791,7 @@ mod tests {
                 );
                 let top = TopDocs::with_limit(limit).and_offset(offset).order_by(by);
                 let (want, want_count) = searcher.search(&**plain, &(top, Count)).unwrap();
-                let got = super::best_first(&searcher, &**q, offset + limit).unwrap();
+                let got = super::best_first(&searcher, &**q, offset + limit, None).unwrap();
                 // The same through tantivy's own pruning of the whole
                 // query (filter terms and all).
                 let whole = searcher

@@ -125,6 +125,12 @@ impl<'a> FieldMap<'a> {
         })
     }
 
+    /// Whether words are also searched in replacement texts (some
+    /// message of the index has one).
+    pub fn searches_replacements(&self) -> bool {
+        self.text_fields.len() > 1
+    }
+
     /// The map for session documents whose words are in `field` (the
     /// session's name, or its title).
     pub fn for_sessions(

@@ -1,0 +1,534 @@
+//! Copy groups worked out once per state of the index, so that a search
+//! merges copies without looking at every match.
+//!
+//! A message copied into forks is one hit ([`super::copies`]): every
+//! group of documents with the same family and copy key stands behind
+//! its oldest member. Grouping at search time means reading the session
+//! and copy key of every match of a session with relatives, so nothing
+//! can be skipped: a common word costs 1.6x what it costs with
+//! `--copies`. But the groups do not depend on the query. When the query
+//! asks only for what every copy of a message shares (its words, role,
+//! model and time), a message matches in all its copies or in none, so
+//! its hit is the group's oldest member, and "hits after merging" are
+//! the matches less the members that stand behind another. Those members
+//! are few (the copies themselves), so a search skips them (a bit per
+//! document), prunes as without forks, and takes the count from the
+//! query less the skipped members that match (one seek each).
+//!
+//! The build works the groups out after each commit ([`save`]) and
+//! writes them beside the index, for the state it committed; a search
+//! ([`PiIndex::copy_groups`]) uses them only for that state (the same
+//! segments with the same deletions) and otherwise merges at search time
+//! as before. The file holds, for the segments of its state, each group
+//! of two or more members, oldest first, and whether every group's
+//! members agree on role, model and time (which filters may then be
+//! asked).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::Column;
+use tantivy::query::{EnableScoring, Query};
+use tantivy::{DateTime, DocAddress, DocId, DocSet, Score, Searcher, SegmentReader, TERMINATED};
+
+use super::family::{Families, KeyMap};
+use super::query::filters::{Constraint, Filters, Key};
+use super::query::grammar::{self, Ast, Leaf};
+use super::query::FieldMap;
+use crate::index::{tantivy_err, IndexError, PiIndex};
+
+/// The file's name in the index directory, and the name it is written
+/// under before it is whole.
+const FILE: &str = crate::index::COPY_GROUPS[0];
+const TMP: &str = crate::index::COPY_GROUPS[1];
+
+const MAGIC: &[u8] = b"pi-index copy groups 1\n";
+
+/// What every group's members agree on, beyond words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Uniform {
+    role: bool,
+    model: bool,
+    time: bool,
+}
+
+/// The copy groups of one state of the index, as read from the file:
+/// only the bits of the copies behind another are built; a hit's copies
+/// are looked up in the file's table when the hit is shown.
+#[derive(Debug, Default)]
+pub struct Groups {
+    /// By segment ordinal: a bit for each document that stands behind
+    /// another of its group.
+    behind: Vec<Vec<u64>>,
+    /// By segment ordinal: those documents, ascending.
+    sorted: Vec<Vec<DocId>>,
+    /// Each group's oldest member and where its others are in `members`:
+    /// (segment, document, first, count), in address order.
+    leads: Vec<[u32; 4]>,
+    /// The members behind each lead, group after group, oldest first.
+    members: Vec<[u32; 2]>,
+    uniform: Uniform,
+}
+
+impl Groups {
+    /// Whether no message has a copy (a search need not merge).
+    pub fn is_empty(&self) -> bool {
+        self.leads.is_empty()
+    }
+
+    /// Whether `doc` of segment `ord` stands behind another copy.
+    #[inline]
+    pub(crate) fn is_behind(&self, ord: u32, doc: DocId) -> bool {
+        self.behind
+            .get(ord as usize)
+            .and_then(|b| b.get(doc as usize / 64))
+            .is_some_and(|w| w >> (doc % 64) & 1 == 1)
+    }
+
+    /// The other copies of the message at `addr` (none unless it leads a
+    /// group), oldest first, with their sessions' keys.
+    pub(crate) fn copies_of(
+        &self,
+        searcher: &Searcher,
+        addr: DocAddress,
+    ) -> tantivy::Result<Vec<(u64, DocAddress)>> {
+        let Ok(at) = self
+            .leads
+            .binary_search_by_key(&(addr.segment_ord, addr.doc_id), |l| (l[0], l[1]))
+        else {
+            return Ok(Vec::new());
+        };
+        let [_, _, first, n] = self.leads[at];
+        self.members[first as usize..(first + n) as usize]
+            .iter()
+            .map(|&[ord, doc]| {
+                let a = DocAddress::new(ord, doc);
+                let sess = searcher
+                    .segment_reader(a.segment_ord)
+                    .fast_fields()
+                    .u64("sess")?;
+                Ok((sess.first(a.doc_id).unwrap_or(0), a))
+            })
+            .collect()
+    }
+
+    /// How many of the members that stand behind another match `query`:
+    /// what a count of matches less them leaves is the hits after
+    /// merging.
+    pub(crate) fn matching_behind(
+        &self,
+        searcher: &Searcher,
+        query: &dyn Query,
+    ) -> tantivy::Result<usize> {
+        if self.is_empty() {
+            return Ok(0);
+        }
+        let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
+        let mut n = 0;
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let docs = &self.sorted[ord];
+            if docs.is_empty() {
+                continue;
+            }
+            let mut scorer = weight.scorer(reader, 1.0)?;
+            for &doc in docs {
+                let mut at = scorer.doc();
+                if at < doc {
+                    at = scorer.seek(doc);
+                }
+                if at == TERMINATED {
+                    break;
+                }
+                n += usize::from(at == doc);
+            }
+        }
+        Ok(n)
+    }
+
+    /// Whether every copy of a message matches `query` and `filters`
+    /// when one does: they ask for words and for what the groups agree
+    /// on, and only the message's text is searched (a replacement text
+    /// is not part of the copy key).
+    pub(crate) fn decide(&self, query: &str, filters: &Filters, map: &FieldMap<'_>) -> bool {
+        if map.searches_replacements() {
+            return false;
+        }
+        let allowed = |key: Key| match key {
+            Key::Role => self.uniform.role,
+            Key::Model => self.uniform.model,
+            Key::After | Key::Before => self.uniform.time,
+            _ => false,
+        };
+        let constraint_ok = |c: &Constraint| match c {
+            Constraint::Roles(_) => self.uniform.role,
+            Constraint::Model(_) => self.uniform.model,
+            Constraint::After(_) | Constraint::Before(_) => self.uniform.time,
+            _ => false,
+        };
+        if !filters.constraints.iter().all(constraint_ok) {
+            return false;
+        }
+        fn leaves_ok(ast: &Ast, allowed: &dyn Fn(Key) -> bool) -> bool {
+            match ast {
+                Ast::Leaf { leaf, .. } => match leaf {
+                    Leaf::Filter { key, .. } => allowed(*key),
+                    Leaf::Word(_) | Leaf::Phrase(_) | Leaf::Prefix(_) | Leaf::All => true,
+                },
+                Ast::And(c) | Ast::Or(c) => c.iter().all(|a| leaves_ok(a, allowed)),
+                Ast::Not(a) => leaves_ok(a, allowed),
+            }
+        }
+        match grammar::parse(query) {
+            Ok(parsed) => parsed.ast.as_ref().is_none_or(|a| leaves_ok(a, &allowed)),
+            Err(_) => false,
+        }
+    }
+}
+
+/// A segment as the file names it: its id and document counts.
+fn segment_mark(reader: &tantivy::SegmentReader) -> (String, u32, u32) {
+    (
+        reader.segment_id().uuid_string(),
+        reader.max_doc(),
+        reader.num_docs(),
+    )
+}
+
+fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE)
+}
+
+/// Work out the copy groups of the state `searcher` shows and write them
+/// beside the index (replacing the file atomically).
+pub fn save(pi: &PiIndex, searcher: &Searcher) -> Result<(), IndexError> {
+    let families = pi.resolve_families(searcher)?;
+    let bytes = encode(searcher, &families).map_err(|e| tantivy_err(&pi.dir, e))?;
+    let file = path(&pi.dir);
+    let tmp = pi.dir.join(TMP);
+    let io = |error: std::io::Error| IndexError::Io {
+        path: pi.dir.clone(),
+        error,
+    };
+    std::fs::write(&tmp, &bytes).map_err(io)?;
+    std::fs::rename(&tmp, &file).map_err(io)?;
+    Ok(())
+}
+
+/// Remove the file (a build that could not write it leaves none, rather
+/// than one of an older state: that one would only be ignored).
+pub fn remove(dir: &Path) {
+    let _ = std::fs::remove_file(path(dir));
+}
+
+/// The file's bytes for the state `searcher` shows.
+fn encode(searcher: &Searcher, families: &Families) -> tantivy::Result<Vec<u8>> {
+    let readers = searcher.segment_readers();
+    // Every member of a family with relatives, by family and copy key.
+    let mut groups: KeyMap<(u64, u64), Vec<(u64, DocAddress)>> = KeyMap::default();
+    if families.any() {
+        let map = families.shared_map();
+        for (ord, reader) in readers.iter().enumerate() {
+            let ff = reader.fast_fields();
+            let Some(copy) = ff.column_opt::<u64>("copy")? else {
+                continue;
+            };
+            let sess = ff.u64("sess")?;
+            let alive = reader.alive_bitset();
+            let mut last = (u64::MAX, None);
+            for doc in 0..reader.max_doc() {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let s = sess.first(doc).unwrap_or(0);
+                if last.0 != s {
+                    last = (s, map.get(&s).copied());
+                }
+                let Some(family) = last.1 else { continue };
+                if let Some(c) = copy.first(doc) {
+                    groups
+                        .entry((family, c))
+                        .or_default()
+                        .push((s, DocAddress::new(ord as u32, doc)));
+                }
+            }
+        }
+    }
+    let mut groups: Vec<Vec<(u64, DocAddress)>> =
+        groups.into_values().filter(|g| g.len() > 1).collect();
+    for g in &mut groups {
+        g.sort_by_key(|(s, a)| (families.age(*s), *a));
+    }
+    // The same order for the same state.
+    groups.sort_by_key(|g| g[0].1);
+    let uniform = uniform(searcher, &groups)?;
+
+    let members: usize = groups.iter().map(|g| g.len() - 1).sum();
+    let mut out = Vec::with_capacity(64 + 16 * groups.len() + 12 * members);
+    out.extend_from_slice(MAGIC);
+    put(&mut out, readers.len() as u32);
+    for reader in readers {
+        let (id, max, num) = segment_mark(reader);
+        out.extend_from_slice(id.as_bytes());
+        put(&mut out, max);
+        put(&mut out, num);
+    }
+    out.push(u8::from(uniform.role) | u8::from(uniform.model) << 1 | u8::from(uniform.time) << 2);
+    // The leads, in address order, and where their members are.
+    put(&mut out, groups.len() as u32);
+    put(&mut out, members as u32);
+    let mut first = 0u32;
+    for g in &groups {
+        let lead = g[0].1;
+        for v in [lead.segment_ord, lead.doc_id, first, g.len() as u32 - 1] {
+            put(&mut out, v);
+        }
+        first += g.len() as u32 - 1;
+    }
+    // The members, group after group; then each segment's, ascending.
+    let mut behind: Vec<Vec<DocId>> = vec![Vec::new(); readers.len()];
+    for g in &groups {
+        for (_, a) in &g[1..] {
+            put(&mut out, a.segment_ord);
+            put(&mut out, a.doc_id);
+            behind[a.segment_ord as usize].push(a.doc_id);
+        }
+    }
+    for docs in &mut behind {
+        docs.sort_unstable();
+        put(&mut out, docs.len() as u32);
+        for &d in docs.iter() {
+            put(&mut out, d);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the members of every group agree on role, model and time.
+fn uniform(searcher: &Searcher, groups: &[Vec<(u64, DocAddress)>]) -> tantivy::Result<Uniform> {
+    struct Cols {
+        role: Option<Column<u64>>,
+        model: Option<Column<u64>>,
+        time: Option<Column<DateTime>>,
+    }
+    let cols = searcher
+        .segment_readers()
+        .iter()
+        .map(|r| {
+            let ff = r.fast_fields();
+            Ok(Cols {
+                role: ff.column_opt("role")?,
+                model: ff.column_opt("model")?,
+                time: ff.column_opt(FieldMap::RECENCY)?,
+            })
+        })
+        .collect::<tantivy::Result<Vec<_>>>()?;
+    let of = |a: &DocAddress| {
+        let c = &cols[a.segment_ord as usize];
+        let d = a.doc_id;
+        (
+            c.role.as_ref().and_then(|c| c.first(d)),
+            c.model.as_ref().and_then(|c| c.first(d)),
+            c.time.as_ref().and_then(|c| c.first(d)),
+        )
+    };
+    let mut u = Uniform {
+        role: true,
+        model: true,
+        time: true,
+    };
+    for g in groups {
+        let lead = of(&g[0].1);
+        for (_, a) in &g[1..] {
+            let m = of(a);
+            u.role &= m.0 == lead.0;
+            u.model &= m.1 == lead.1;
+            u.time &= m.2 == lead.2;
+        }
+    }
+    Ok(u)
+}
+
+fn put(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+/// A reader of the file's little-endian words; `None` past its end.
+struct Words<'a>(&'a [u8]);
+
+impl Words<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+/// The groups in `bytes` if they were written for the state `searcher`
+/// shows; `None` for another state, or a file cut short or not ours.
+fn decode(bytes: &[u8], searcher: &Searcher) -> Option<Groups> {
+    let readers = searcher.segment_readers();
+    let mut w = Words(bytes);
+    if w.take(MAGIC.len())? != MAGIC {
+        return None;
+    }
+    if w.u32()? as usize != readers.len() {
+        return None;
+    }
+    for reader in readers {
+        let (id, max, num) = segment_mark(reader);
+        if w.take(id.len())? != id.as_bytes() || w.u32()? != max || w.u32()? != num {
+            return None;
+        }
+    }
+    let flags = w.take(1)?[0];
+    let (n, m) = (w.u32()? as usize, w.u32()? as usize);
+    // Every count is checked against what is left before anything is
+    // allocated for it.
+    if n > w.0.len() / 16 || m > w.0.len() / 8 {
+        return None;
+    }
+    let address = |ord: u32, doc: u32| readers.get(ord as usize).is_some_and(|r| doc < r.max_doc());
+    let mut leads = Vec::with_capacity(n);
+    for _ in 0..n {
+        let l = [w.u32()?, w.u32()?, w.u32()?, w.u32()?];
+        let in_members = (l[2] as usize).checked_add(l[3] as usize)? <= m;
+        if !address(l[0], l[1])
+            || !in_members
+            || leads
+                .last()
+                .is_some_and(|p: &[u32; 4]| (p[0], p[1]) >= (l[0], l[1]))
+        {
+            return None;
+        }
+        leads.push(l);
+    }
+    let mut members = Vec::with_capacity(m);
+    for _ in 0..m {
+        let a = [w.u32()?, w.u32()?];
+        if !address(a[0], a[1]) {
+            return None;
+        }
+        members.push(a);
+    }
+    let mut behind: Vec<Vec<u64>> = readers
+        .iter()
+        .map(|r| vec![0u64; (r.max_doc() as usize).div_ceil(64)])
+        .collect();
+    let mut sorted = Vec::with_capacity(readers.len());
+    for (ord, reader) in readers.iter().enumerate() {
+        let k = w.u32()? as usize;
+        if k > w.0.len() / 4 {
+            return None;
+        }
+        let mut docs = Vec::with_capacity(k);
+        for _ in 0..k {
+            let d = w.u32()?;
+            if d >= reader.max_doc() || docs.last().is_some_and(|&p| p >= d) {
+                return None;
+            }
+            behind[ord][d as usize / 64] |= 1 << (d % 64);
+            docs.push(d);
+        }
+        sorted.push(docs);
+    }
+    if !w.0.is_empty() {
+        return None;
+    }
+    Some(Groups {
+        behind,
+        sorted,
+        leads,
+        members,
+        uniform: Uniform {
+            role: flags & 1 != 0,
+            model: flags & 2 != 0,
+            time: flags & 4 != 0,
+        },
+    })
+}
+
+impl PiIndex {
+    /// The copy groups the build saved for the state `searcher` shows
+    /// (see the module documentation), or `None` when it saved none for
+    /// that state (a search then merges copies itself).
+    pub fn copy_groups(&self, searcher: &Searcher) -> Option<Arc<Groups>> {
+        super::cache::of(self).kept_once(super::cache::stamp(searcher), || {
+            let bytes = std::fs::read(path(&self.dir)).ok()?;
+            decode(&bytes, searcher).map(Arc::new)
+        })
+    }
+}
+
+/// `inner` without the copies that stand behind another of their group:
+/// each match costs a bit lookup.
+pub(crate) struct Skip<C> {
+    pub(crate) inner: C,
+    pub(crate) groups: Arc<Groups>,
+}
+
+pub(crate) struct SkipSegment<S> {
+    inner: S,
+    groups: Arc<Groups>,
+    ord: u32,
+    /// The block handed on, reused.
+    block: Vec<DocId>,
+}
+
+impl<C: Collector> Collector for Skip<C> {
+    type Fruit = C::Fruit;
+    type Child = SkipSegment<C::Child>;
+
+    fn for_segment(&self, ord: u32, reader: &SegmentReader) -> tantivy::Result<Self::Child> {
+        Ok(SkipSegment {
+            inner: self.inner.for_segment(ord, reader)?,
+            groups: self.groups.clone(),
+            ord,
+            block: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        self.inner.requires_scoring()
+    }
+
+    fn merge_fruits(
+        &self,
+        fruits: Vec<<Self::Child as SegmentCollector>::Fruit>,
+    ) -> tantivy::Result<Self::Fruit> {
+        self.inner.merge_fruits(fruits)
+    }
+}
+
+impl<S: SegmentCollector> SegmentCollector for SkipSegment<S> {
+    type Fruit = S::Fruit;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        if !self.groups.is_behind(self.ord, doc) {
+            self.inner.collect(doc, score);
+        }
+    }
+
+    fn collect_block(&mut self, docs: &[DocId]) {
+        let mut rest = std::mem::take(&mut self.block);
+        rest.clear();
+        rest.extend(
+            docs.iter()
+                .copied()
+                .filter(|&d| !self.groups.is_behind(self.ord, d)),
+        );
+        self.inner.collect_block(&rest);
+        self.block = rest;
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        self.inner.harvest()
+    }
+}
