@@ -149,6 +149,15 @@ pub struct IndexStore {
 /// Segments up to this many documents are merged by incremental builds.
 pub const SMALL_SEGMENT_DOCS: usize = 2_000;
 
+/// The budget a segment writer is created with, which tantivy uses only
+/// to size its term hash table (a third of it, at most 2^19 slots of 8
+/// bytes; the table doubles whenever it is half full): 2 MB starts it at
+/// 2^16 slots (512 KB), which grows with the terms a segment really has,
+/// where any larger budget starts every segment at 4 MB, sparse, and
+/// each token's lookup misses the caches. The writer's own budget (when
+/// a segment is full) is [`IndexBuilder::full`]'s.
+const TERM_TABLE_BUDGET: usize = 2_000_000;
+
 /// How much memory tantivy's indexing threads may use before flushing a
 /// segment, at least. tantivy refuses less than 15 MB per thread.
 pub const MIN_THREAD_BUDGET: usize = 15_000_000;
@@ -718,8 +727,8 @@ impl IndexBuilder {
     /// A new segment writer with this build's budget.
     fn open(&self) -> Result<Open, IndexError> {
         let segment = self.pi.index.new_segment();
-        let writer =
-            SegmentWriter::for_segment(self.budget, segment.clone()).map_err(|e| self.err(e))?;
+        let writer = SegmentWriter::for_segment(TERM_TABLE_BUDGET, segment.clone())
+            .map_err(|e| self.err(e))?;
         Ok(Open { segment, writer })
     }
 
