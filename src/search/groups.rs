@@ -33,8 +33,7 @@ use tantivy::query::{EnableScoring, Query};
 use tantivy::{DateTime, DocAddress, DocId, DocSet, Score, Searcher, SegmentReader, TERMINATED};
 
 use super::family::{Families, KeyMap};
-use super::query::filters::{Constraint, Filters, Key};
-use super::query::grammar::{self, Ast, Leaf};
+use super::query::filters::Constraint;
 use super::query::FieldMap;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
@@ -43,7 +42,7 @@ use crate::index::{tantivy_err, IndexError, PiIndex};
 const FILE: &str = crate::index::COPY_GROUPS[0];
 const TMP: &str = crate::index::COPY_GROUPS[1];
 
-const MAGIC: &[u8] = b"pi-index copy groups 1\n";
+const MAGIC: &[u8] = b"pi-index copy groups 2\n";
 
 /// What every group's members agree on, beyond words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -61,8 +60,6 @@ pub struct Groups {
     /// By segment ordinal: a bit for each document that stands behind
     /// another of its group.
     behind: Vec<Vec<u64>>,
-    /// By segment ordinal: those documents, ascending.
-    sorted: Vec<Vec<DocId>>,
     /// Each group's oldest member and where its others are in `members`:
     /// (segment, document, first, count), in address order.
     leads: Vec<[u32; 4]>,
@@ -127,62 +124,47 @@ impl Groups {
         let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let mut n = 0;
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let docs = &self.sorted[ord];
-            if docs.is_empty() {
+            let bits = &self.behind[ord];
+            if bits.iter().all(|&w| w == 0) {
                 continue;
             }
             let mut scorer = weight.scorer(reader, 1.0)?;
-            for &doc in docs {
-                let mut at = scorer.doc();
-                if at < doc {
-                    at = scorer.seek(doc);
+            // The set bits, ascending: each a seek forward.
+            'words: for (i, &word) in bits.iter().enumerate() {
+                let mut w = word;
+                while w != 0 {
+                    let doc = (i * 64) as DocId + w.trailing_zeros();
+                    w &= w - 1;
+                    let mut at = scorer.doc();
+                    if at < doc {
+                        at = scorer.seek(doc);
+                    }
+                    if at == TERMINATED {
+                        break 'words;
+                    }
+                    n += usize::from(at == doc);
                 }
-                if at == TERMINATED {
-                    break;
-                }
-                n += usize::from(at == doc);
             }
         }
         Ok(n)
     }
 
-    /// Whether every copy of a message matches `query` and `filters`
-    /// when one does: they ask for words and for what the groups agree
-    /// on, and only the message's text is searched (a replacement text
-    /// is not part of the copy key).
-    pub(crate) fn decide(&self, query: &str, filters: &Filters, map: &FieldMap<'_>) -> bool {
-        if map.searches_replacements() {
-            return false;
-        }
-        let allowed = |key: Key| match key {
-            Key::Role => self.uniform.role,
-            Key::Model => self.uniform.model,
-            Key::After | Key::Before => self.uniform.time,
-            _ => false,
-        };
-        let constraint_ok = |c: &Constraint| match c {
-            Constraint::Roles(_) => self.uniform.role,
-            Constraint::Model(_) => self.uniform.model,
-            Constraint::After(_) | Constraint::Before(_) => self.uniform.time,
-            _ => false,
-        };
-        if !filters.constraints.iter().all(constraint_ok) {
-            return false;
-        }
-        fn leaves_ok(ast: &Ast, allowed: &dyn Fn(Key) -> bool) -> bool {
-            match ast {
-                Ast::Leaf { leaf, .. } => match leaf {
-                    Leaf::Filter { key, .. } => allowed(*key),
-                    Leaf::Word(_) | Leaf::Phrase(_) | Leaf::Prefix(_) | Leaf::All => true,
-                },
-                Ast::And(c) | Ast::Or(c) => c.iter().all(|a| leaves_ok(a, allowed)),
-                Ast::Not(a) => leaves_ok(a, allowed),
-            }
-        }
-        match grammar::parse(query) {
-            Ok(parsed) => parsed.ast.as_ref().is_none_or(|a| leaves_ok(a, &allowed)),
-            Err(_) => false,
-        }
+    /// Whether every copy of a message matches a query that asks
+    /// `constraints` when one copy does: the constraints are on what the
+    /// groups agree on, and only the message's text is searched (a
+    /// replacement text is not part of the copy key).
+    pub(crate) fn decide(&self, constraints: &[Constraint], map: &FieldMap<'_>) -> bool {
+        !map.searches_replacements()
+            && constraints.iter().all(|c| match c {
+                Constraint::Roles(_) => self.uniform.role,
+                Constraint::Model(_) => self.uniform.model,
+                Constraint::After(_) | Constraint::Before(_) => self.uniform.time,
+                Constraint::Cwd(_)
+                | Constraint::Session(_)
+                | Constraint::Branch(_)
+                | Constraint::Name(_)
+                | Constraint::Family(_) => false,
+            })
     }
 }
 
@@ -285,20 +267,11 @@ fn encode(searcher: &Searcher, families: &Families) -> tantivy::Result<Vec<u8>> 
         }
         first += g.len() as u32 - 1;
     }
-    // The members, group after group; then each segment's, ascending.
-    let mut behind: Vec<Vec<DocId>> = vec![Vec::new(); readers.len()];
+    // The members, group after group.
     for g in &groups {
         for (_, a) in &g[1..] {
             put(&mut out, a.segment_ord);
             put(&mut out, a.doc_id);
-            behind[a.segment_ord as usize].push(a.doc_id);
-        }
-    }
-    for docs in &mut behind {
-        docs.sort_unstable();
-        put(&mut out, docs.len() as u32);
-        for &d in docs.iter() {
-            put(&mut out, d);
         }
     }
     Ok(out)
@@ -410,41 +383,24 @@ fn decode(bytes: &[u8], searcher: &Searcher) -> Option<Groups> {
         }
         leads.push(l);
     }
-    let mut members = Vec::with_capacity(m);
-    for _ in 0..m {
-        let a = [w.u32()?, w.u32()?];
-        if !address(a[0], a[1]) {
-            return None;
-        }
-        members.push(a);
-    }
     let mut behind: Vec<Vec<u64>> = readers
         .iter()
         .map(|r| vec![0u64; (r.max_doc() as usize).div_ceil(64)])
         .collect();
-    let mut sorted = Vec::with_capacity(readers.len());
-    for (ord, reader) in readers.iter().enumerate() {
-        let k = w.u32()? as usize;
-        if k > w.0.len() / 4 {
+    let mut members = Vec::with_capacity(m);
+    for _ in 0..m {
+        let [ord, doc] = [w.u32()?, w.u32()?];
+        if !address(ord, doc) {
             return None;
         }
-        let mut docs = Vec::with_capacity(k);
-        for _ in 0..k {
-            let d = w.u32()?;
-            if d >= reader.max_doc() || docs.last().is_some_and(|&p| p >= d) {
-                return None;
-            }
-            behind[ord][d as usize / 64] |= 1 << (d % 64);
-            docs.push(d);
-        }
-        sorted.push(docs);
+        behind[ord as usize][doc as usize / 64] |= 1 << (doc % 64);
+        members.push([ord, doc]);
     }
     if !w.0.is_empty() {
         return None;
     }
     Some(Groups {
         behind,
-        sorted,
         leads,
         members,
         uniform: Uniform {

@@ -8,7 +8,7 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
-use super::query::{compile, FieldMap, FilterError, Filters, QueryError, Warning};
+use super::query::{compile, Constraint, FieldMap, FilterError, Filters, QueryError, Warning};
 use super::reader::{MessageReader, StoredDoc};
 use super::snippet::{head, Snippets};
 use super::top::{best_first, BestFirst, ByTime};
@@ -96,7 +96,8 @@ impl From<FilterError> for SearchError {
 
 /// What the copy groups the build saved do for a search.
 enum Saved {
-    /// No message has a copy: nothing to merge.
+    /// No message has a copy, or every copy is asked for: nothing to
+    /// merge.
     NoCopies,
     /// Every copy of a message matches alike: skip those behind each
     /// group's oldest.
@@ -128,10 +129,21 @@ fn collect<C: tantivy::collector::Collector>(
 }
 
 impl PiIndex {
-    fn saved_groups(&self, searcher: &Searcher, req: &SearchRequest, map: &FieldMap<'_>) -> Saved {
+    /// What the saved copy groups do for a search asking `constraints`
+    /// (nothing is read when every copy is asked for).
+    fn saved_groups(
+        &self,
+        searcher: &Searcher,
+        req: &SearchRequest,
+        constraints: &[Constraint],
+        map: &FieldMap<'_>,
+    ) -> Saved {
+        if req.copies {
+            return Saved::NoCopies;
+        }
         match self.copy_groups(searcher) {
             Some(g) if g.is_empty() => Saved::NoCopies,
-            Some(g) if g.decide(&req.query, &req.filters, map) => Saved::Skip(g),
+            Some(g) if g.decide(constraints, map) => Saved::Skip(g),
             _ => Saved::Unusable,
         }
     }
@@ -144,8 +156,12 @@ impl PiIndex {
         searcher: &Searcher,
         req: &SearchRequest,
     ) -> Result<bool, SearchError> {
-        let map = FieldMap::new(self, searcher)?;
-        Ok(!req.copies && matches!(self.saved_groups(searcher, req, &map), Saved::Skip(_)))
+        let mut map = FieldMap::new(self, searcher)?;
+        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+        Ok(matches!(
+            self.saved_groups(searcher, req, &compiled.constraints, &map),
+            Saved::Skip(_)
+        ))
     }
 
     /// Run a search.
@@ -171,8 +187,7 @@ impl PiIndex {
         // a message matches alike skips the copies behind each group's
         // oldest: the usual path, pruning and all (see super::groups).
         let mut skip = None;
-        let families = match self.saved_groups(searcher, req, &map) {
-            _ if req.copies => None,
+        let families = match self.saved_groups(searcher, req, &compiled.constraints, &map) {
             Saved::NoCopies => None,
             Saved::Skip(g) => {
                 skip = Some(g);

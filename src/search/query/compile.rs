@@ -374,6 +374,8 @@ pub struct Compiled {
     /// What was repaired or ignored, grammar first, then the rest in
     /// query order.
     pub warnings: Vec<Warning>,
+    /// Every filter the query asks, from its text and from `flags`.
+    pub constraints: Vec<Constraint>,
 }
 
 /// Parse `query`, compile it, and AND it with `flags`. `now` anchors
@@ -389,6 +391,7 @@ pub fn compile(
         map,
         now,
         warnings: parsed.warnings,
+        constraints: flags.constraints.clone(),
     };
     let top = match &parsed.ast {
         Some(ast) => match c.node(ast)? {
@@ -434,6 +437,7 @@ pub fn compile(
             c.map.messages_only(inner)
         },
         warnings: c.warnings,
+        constraints: c.constraints,
     })
 }
 
@@ -452,6 +456,8 @@ struct Compiler<'m, 'a> {
     map: &'m mut FieldMap<'a>,
     now: &'m Now,
     warnings: Vec<Warning>,
+    /// The filters compiled so far.
+    constraints: Vec<Constraint>,
 }
 
 impl Compiler<'_, '_> {
@@ -540,6 +546,7 @@ impl Compiler<'_, '_> {
                 if let Some(message) = note {
                     self.warn(at, message);
                 }
+                self.constraints.push(c);
                 Some(unscored(q))
             }
             Leaf::Word(word) => {
