@@ -467,8 +467,7 @@ fn a_push_killed_anywhere_then_pushed_again_holds_exactly_an_uninterrupted_push(
             "{point}: {again}"
         );
         // The same as one uninterrupted push of the same index.
-        let fresh = c.create_db(&format!("fresh_{i}"));
-        util::pg::push_ok(&s, &fresh, "h");
+        util::pg::fresh_like(&c, &s, &format!("fresh_{i}"), "h", &format!("killed_{i}"));
         assert_eq!(
             util::pg::dump(&c, &format!("killed_{i}")),
             util::pg::dump(&c, &format!("fresh_{i}")),
@@ -517,8 +516,7 @@ fn the_server_stopped_mid_push_is_exit_2_with_a_clear_message_and_the_local_inde
     // Back up: the next push completes it, as one uninterrupted push.
     c.restart();
     util::pg::push_ok(&s, &url, "h");
-    let fresh = c.create_db("fresh");
-    util::pg::push_ok(&s, &fresh, "h");
+    util::pg::fresh_like(&c, &s, "fresh", "h", "stopped");
     assert_eq!(util::pg::dump(&c, "stopped"), util::pg::dump(&c, "fresh"));
 }
 

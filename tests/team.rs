@@ -7,11 +7,22 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::util::incremental::{append, assistant, setup, user};
-use crate::util::pg::{dump, eventually, push, push_ok, Cluster};
+use crate::util::pg::{dump, eventually, fresh_like, push, push_ok, Cluster};
 use crate::util::{fixtures, json_lines, run, Scratch};
 
 /// The module's cluster, started once; `None` without PostgreSQL (said
 /// once; a failure under CI).
+/// SQL that makes the rows as a version before 5 pushed them: no pair
+/// lexemes, `pushed_schema` 2 (the row version of 2 to 4), no pair words,
+/// no `rank_len`.
+const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
+     FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
+     UPDATE pi_windows SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
+     FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
+     UPDATE pi_sessions SET pushed_schema = 2; \
+     DROP TABLE pi_pair_words; DROP INDEX pi_sessions_unpaired; \
+     ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; ";
+
 pub fn cluster() -> Option<&'static Cluster> {
     static C: OnceLock<Option<Cluster>> = OnceLock::new();
     C.get_or_init(|| {
@@ -279,11 +290,11 @@ fn a_second_push_with_nothing_changed_moves_nothing() {
 }
 
 /// Push `s`'s index into a fresh database and dump it: what an
-/// uninterrupted, from-scratch push gives.
-pub fn fresh_dump(s: &Scratch, name: &str, host: &str) -> String {
+/// uninterrupted, from-scratch push gives, with the pair words of the
+/// database `like` ([`fresh_like`]).
+pub fn fresh_dump(s: &Scratch, name: &str, host: &str, like: &str) -> String {
     let c = cluster().unwrap();
-    let url = c.create_db(name);
-    push_ok(s, &url, host);
+    fresh_like(c, s, name, host, like);
     dump(c, name)
 }
 
@@ -310,7 +321,10 @@ fn an_append_a_rewrite_a_move_and_a_delete_arrive_exactly() {
         (Some(1), Some(1)),
         "{r}"
     );
-    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_1", "h"));
+    assert_eq!(
+        dump(c, "changes"),
+        fresh_dump(&t.s, "changes_1", "h", "changes")
+    );
     assert_eq!(db_search(&t.s, &url, "zqappended").len(), 1);
 
     // An append that moves the active branch: the old rows' marks follow.
@@ -326,7 +340,10 @@ fn an_append_a_rewrite_a_move_and_a_delete_arrive_exactly() {
     t.build(&[]);
     let r = push_ok(&t.s, &url, "h");
     assert_eq!(r["sessions_grown"], 1, "{r}");
-    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_2", "h"));
+    assert_eq!(
+        dump(c, "changes"),
+        fresh_dump(&t.s, "changes_2", "h", "changes")
+    );
     let appended = db_search(&t.s, &url, "zqappended");
     assert_eq!(appended[0]["active"], false);
 
@@ -339,7 +356,10 @@ fn an_append_a_rewrite_a_move_and_a_delete_arrive_exactly() {
     t.build(&[]);
     let r = push_ok(&t.s, &url, "h");
     assert_eq!(r["sessions_replaced"], 1, "{r}");
-    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_edit", "h"));
+    assert_eq!(
+        dump(c, "changes"),
+        fresh_dump(&t.s, "changes_edit", "h", "changes")
+    );
     let replaced = db_search(&t.s, &url, "zqreplaced");
     assert_eq!(replaced.len(), 1);
     assert_eq!(replaced[0]["edited"], "replaced");
@@ -360,7 +380,10 @@ fn an_append_a_rewrite_a_move_and_a_delete_arrive_exactly() {
     t.build(&[]);
     let r = push_ok(&t.s, &url, "h");
     assert_eq!(r["sessions_replaced"], 1, "{r}");
-    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_3", "h"));
+    assert_eq!(
+        dump(c, "changes"),
+        fresh_dump(&t.s, "changes_3", "h", "changes")
+    );
     assert!(db_search(&t.s, &url, "zqappended").is_empty());
 
     // A move: only the path changes.
@@ -374,14 +397,20 @@ fn an_append_a_rewrite_a_move_and_a_delete_arrive_exactly() {
         (Some(1), Some(0)),
         "{r}"
     );
-    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_4", "h"));
+    assert_eq!(
+        dump(c, "changes"),
+        fresh_dump(&t.s, "changes_4", "h", "changes")
+    );
 
     // A delete: its rows gone.
     std::fs::remove_file(&moved).unwrap();
     t.build(&[]);
     let r = push_ok(&t.s, &url, "h");
     assert_eq!(r["sessions_deleted"], 1, "{r}");
-    assert_eq!(dump(c, "changes"), fresh_dump(&t.s, "changes_5", "h"));
+    assert_eq!(
+        dump(c, "changes"),
+        fresh_dump(&t.s, "changes_5", "h", "changes")
+    );
     assert_eq!(c.sql("changes", "SELECT count(*) FROM pi_sessions"), "1");
 }
 
@@ -1294,7 +1323,7 @@ fn lineage_follows_forks_that_come_and_go_exactly_as_a_fresh_push() {
         step += 1;
         assert_eq!(
             dump(c, "lineage_steps"),
-            fresh_dump(&s, &format!("lineage_steps_{step}"), "h"),
+            fresh_dump(&s, &format!("lineage_steps_{step}"), "h", "lineage_steps"),
             "{what}"
         );
         assert_eq!(
@@ -1481,6 +1510,7 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     push_ok(&s, &url, "h");
     // The tables as version 1 made them (what this version added, taken
     // away).
+    c.sql("migrate", BEFORE_PAIRS);
     c.sql(
         "migrate",
         "DROP TABLE pi_terms; \
@@ -1501,8 +1531,11 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // The next push migrates, and replaces the rows pushed under 1.
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_replaced"], 5, "{r}");
-    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "4");
-    assert_eq!(dump(c, "migrate"), fresh_dump(&s, "migrate_fresh", "h"));
+    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "5");
+    assert_eq!(
+        dump(c, "migrate"),
+        fresh_dump(&s, "migrate_fresh", "h", "migrate")
+    );
     assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
 }
 
@@ -1598,8 +1631,7 @@ fn a_search_ranks_the_pool_of_newest_matches_and_every_match_stays_found() {
 }
 
 #[test]
-fn a_version_2_database_is_migrated_to_the_recency_index_and_the_terms_without_pushing_rows_again()
-{
+fn a_version_2_database_is_migrated_to_the_recency_index_the_terms_and_the_pairs() {
     let Some(url) = database("migrate2") else {
         return;
     };
@@ -1607,8 +1639,8 @@ fn a_version_2_database_is_migrated_to_the_recency_index_and_the_terms_without_p
     let s = Scratch::new();
     s.build(&[&forks_dir()], &[]);
     push_ok(&s, &url, "h");
-    let before = dump(c, "migrate2");
-    // The tables as version 2 made them.
+    // The tables and rows as version 2 made them.
+    c.sql("migrate2", BEFORE_PAIRS);
     c.sql(
         "migrate2",
         "DROP INDEX pi_messages_recent; DROP INDEX pi_windows_tsv; DROP TABLE pi_terms; \
@@ -1621,24 +1653,28 @@ fn a_version_2_database_is_migrated_to_the_recency_index_and_the_terms_without_p
         err.contains("older schema (2)") && err.contains("pi-index push"),
         "{err}"
     );
-    // The next push adds the indexes and counts the terms of the rows
-    // there as the push counted them (the dump holds them), moving no
-    // row.
+    // The next push adds the indexes, counts the terms of the rows there
+    // as the push counted them, and chooses the pair words from them;
+    // then it replaces the rows, which hold no pairs, and they are as a
+    // fresh push makes them.
     let r = push_ok(&s, &url, "h");
-    assert_eq!(r["sessions_replaced"], 0, "{r}");
-    assert_eq!(r["messages_sent"], 0, "{r}");
+    assert_eq!(r["sessions_replaced"], 5, "{r}");
     assert_eq!(
         c.sql("migrate2", "SELECT version FROM pi_index_schema"),
-        "4"
+        "5"
     );
     assert_eq!(
         c.sql(
             "migrate2",
-            "SELECT count(*) FROM pg_indexes WHERE indexname IN ('pi_messages_recent', 'pi_windows_tsv')"
+            "SELECT count(*) FROM pg_indexes WHERE indexname IN \
+             ('pi_messages_recent', 'pi_windows_tsv', 'pi_sessions_unpaired')"
         ),
-        "2"
+        "3"
     );
-    assert_eq!(dump(c, "migrate2"), before);
+    assert_eq!(
+        dump(c, "migrate2"),
+        fresh_dump(&s, "migrate2_fresh", "h", "migrate2")
+    );
     assert_eq!(db_search(&s, &url, "zqforkshared").len(), 1);
 }
 
@@ -1813,8 +1849,9 @@ fn identifiers_typed_without_their_separators_are_found_as_locally() {
         }
     }
     // The dictionary is what a recount of the rows gives.
+    // (Pair lexemes, which hold a space, are no terms.)
     let truth = "SELECT host, term, count(*) AS docs FROM (SELECT m.host, u.lexeme AS term \
-         FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u \
+         FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u WHERE strpos(u.lexeme, ' ') = 0 \
          UNION ALL SELECT host, '' FROM pi_messages) t GROUP BY host, term";
     let recount = format!(
         "SELECT count(*) FROM (({truth} EXCEPT SELECT host, term, docs FROM pi_terms) UNION ALL \
@@ -1848,14 +1885,15 @@ fn roles_made_before_the_dictionary_are_given_it_by_the_migration() {
         "CREATE ROLE alice4 LOGIN IN ROLE pi_pusher; CREATE ROLE carol4 LOGIN IN ROLE pi_reader",
     );
     // The database as schema 3 left it, with the roles made then: no
-    // dictionary, so nothing granted on it.
+    // dictionary and no pair words, so nothing granted on them.
+    c.sql("roles4", BEFORE_PAIRS);
     c.sql(
         "roles4",
         "DROP TABLE pi_terms; UPDATE pi_index_schema SET version = 3",
     );
-    // The owner's next push migrates and gives the roles the table.
+    // The owner's next push migrates and gives the roles the tables.
     push_ok(&s, &url, "bob");
-    assert_eq!(c.sql("roles4", "SELECT version FROM pi_index_schema"), "4");
+    assert_eq!(c.sql("roles4", "SELECT version FROM pi_index_schema"), "5");
     let hits = db_search(&s, &c.url_as("carol4", "roles4"), "isfinished");
     assert_eq!(hits.len(), 1, "{hits:?}");
     // The pusher counts its own terms and sees only them.
@@ -1886,4 +1924,146 @@ fn roles_made_before_the_dictionary_are_given_it_by_the_migration() {
     );
     let hits = db_search(&s, &c.url_as("carol4", "roles4"), "isfinished");
     assert_eq!(hits.len(), 2, "{hits:?}");
+}
+
+/// The statement's plan for `query`, as `search --db` runs it.
+fn plan_of(url: &str, query: &str) -> String {
+    let db = pi_index::team::Db::connect(url).unwrap();
+    pi_index::team::search::explain(
+        &db,
+        query,
+        &Default::default(),
+        &pi_index::search::query::Now::system(),
+        false,
+    )
+    .unwrap()
+}
+
+#[test]
+fn phrases_of_the_team_s_pair_words_ask_for_their_pairs_and_find_what_the_local_index_finds() {
+    let Some(url) = database("pairs") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let messages = [
+        "error handling in the parser",
+        "handling of an error",
+        "the error, handling it later",
+        "better error handling",
+        "error handling error handling",
+        "nothing of either",
+    ];
+    std::fs::write(
+        dir.join("pairs.jsonl"),
+        named_session("pairs", None, "pairs", &messages),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    push_ok(&s, &url, "h");
+    // The first push chose the pair words: its index's commonest terms
+    // (here every term, there being fewer than 128).
+    assert_eq!(
+        c.sql(
+            "pairs",
+            "SELECT count(*) FROM pi_pair_words WHERE term IN ('error', 'handling', 'the')"
+        ),
+        "3"
+    );
+    // A message holds the pair of every two listed words in a row.
+    assert_eq!(
+        c.sql(
+            "pairs",
+            "SELECT string_agg(ord::text, ',' ORDER BY ord) FROM pi_messages \
+             WHERE tsv @@ '''error handling'''::tsquery"
+        ),
+        "1,3,4,5"
+    );
+    let queries = [
+        "\"error handling\"",
+        "\"handling error\"",
+        "error -\"error handling\"",
+        "\"error handling\" OR \"handling of\"",
+        "\"the error handling\"",
+        "\"the error\"",
+    ];
+    let same_as_locally = |why: &str| {
+        for q in queries {
+            let local: Vec<_> = s
+                .search_json(q, &[])
+                .iter()
+                .map(|h| unscored(h, None))
+                .collect();
+            let db: Vec<_> = db_search(&s, &url, q)
+                .iter()
+                .map(|h| unscored(h, Some("h")))
+                .collect();
+            assert_eq!(as_set(db), as_set(local), "{q}, {why}");
+        }
+    };
+    same_as_locally("with pairs");
+    // (`the error, handling it later` too: the comma is no word.)
+    assert_eq!(db_search(&s, &url, "\"error handling\"").len(), 4);
+    assert_eq!(db_search(&s, &url, "\"handling error\"").len(), 1);
+    // The phrase asks the GIN index for its pair.
+    c.sql("pairs", "ANALYZE");
+    c.sql("pairs", "ALTER DATABASE pairs SET enable_seqscan = off");
+    let plan = plan_of(&url, "\"error handling\"");
+    assert!(plan.contains("'error handling'"), "{plan}");
+    assert!(plan.contains("pi_messages_tsv"), "{plan}");
+    // Rows pushed without pairs (as version 4 made them): a search asks
+    // for none, and finds the same.
+    // The scores with pairs, to compare.
+    let scored = |q: &str| -> Vec<(String, u64, f64)> {
+        db_search(&s, &url, q)
+            .iter()
+            .map(|h| {
+                (
+                    h["session_id"].as_str().unwrap().to_owned(),
+                    h["line"].as_u64().unwrap(),
+                    h["score"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let ranked = [
+        "error handling",
+        "\"error handling\"",
+        "the",
+        "error OR parser",
+    ];
+    let with_pairs: Vec<_> = ranked.iter().map(|q| scored(q)).collect();
+    c.sql(
+        "pairs",
+        "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
+         FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)), rank_len = 0; \
+         UPDATE pi_sessions SET pushed_schema = 4",
+    );
+    let plan = plan_of(&url, "\"error handling\"");
+    assert!(!plan.contains("'error handling'"), "{plan}");
+    same_as_locally("rows without pairs");
+    // Pairs change no score (the length a score is normalized by leaves
+    // them out): the same hits in the same order, the same scores (to the
+    // last bits of a `real`).
+    for (q, before) in ranked.iter().zip(&with_pairs) {
+        let now = scored(q);
+        assert!(now.len() > 1, "{q}");
+        assert_eq!(now.len(), before.len(), "{q}");
+        for (a, b) in now.iter().zip(before) {
+            assert_eq!((&a.0, a.1), (&b.0, b.1), "{q}: {now:?} {before:?}");
+            assert!((a.2 - b.2).abs() <= 1e-6 * a.2.abs(), "{q}: {a:?} {b:?}");
+        }
+    }
+    // The next push replaces them, and pairs are asked for again.
+    let r = push_ok(&s, &url, "h");
+    assert_eq!(r["sessions_replaced"], 1, "{r}");
+    let plan = plan_of(&url, "\"error handling\"");
+    assert!(plan.contains("'error handling'"), "{plan}");
+    same_as_locally("pushed again");
+    assert_eq!(
+        dump(c, "pairs"),
+        fresh_dump(&s, "pairs_fresh", "h", "pairs")
+    );
 }

@@ -9,7 +9,7 @@
 CREATE ROLE pi_pusher NOLOGIN;
 CREATE ROLE pi_reader NOLOGIN;
 
-GRANT SELECT ON pi_index_schema TO pi_pusher, pi_reader;
+GRANT SELECT ON pi_index_schema, pi_pair_words TO pi_pusher, pi_reader;
 GRANT SELECT, INSERT, UPDATE, DELETE ON pi_hosts, pi_sessions, pi_messages, pi_windows, pi_terms TO pi_pusher;
 GRANT USAGE ON SEQUENCE pi_sessions_sid_seq TO pi_pusher;
 GRANT SELECT ON pi_hosts, pi_sessions, pi_messages, pi_windows, pi_terms TO pi_reader;

@@ -45,11 +45,12 @@ use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Transaction};
 
 use super::lineage::RowLineage;
-use super::text;
+use super::text::{self, PairWords};
 use super::{schema, Db, TeamError};
 use crate::index::state::FileState;
 use crate::index::PiIndex;
 use crate::search::{SessionRow, StoredDoc};
+use tantivy::Searcher;
 
 /// Bytes of rows one transaction carries, about (a session larger than
 /// this is one transaction of its own).
@@ -148,6 +149,11 @@ struct Remote {
     /// through a temporary table: PostgreSQL refuses `COPY` into a table
     /// whose policies apply).
     rls: bool,
+    /// Whether the team's pair words are chosen (`pi_pair_words` holds
+    /// some: see [`text::PairWords`]).
+    paired: bool,
+    /// Whether this role may choose them.
+    may_pair: bool,
     sessions: HashMap<String, Pushed>,
 }
 
@@ -156,7 +162,8 @@ const STATE_SQL: &str = "SELECT pg_is_in_recovery(), (SELECT max(version) FROM p
      s.path, s.sid, s.session_id, s.file_size, s.file_mtime_ns, s.indexed_to, s.head_hash, \
      s.tail_hash, s.messages, s.digest, row_security_active('pi_messages'), s.pushed_schema, \
      s.parent_session, s.parent_path, s.parent_how, s.fork_ids, s.fork_paths, s.family, \
-     s.family_age \
+     s.family_age, (SELECT EXISTS (SELECT 1 FROM pi_pair_words)), \
+     has_table_privilege('pi_pair_words', 'INSERT') \
      FROM (SELECT 1) AS one LEFT JOIN pi_sessions s ON s.host = $1";
 
 /// Why a state query could not give the state.
@@ -219,6 +226,8 @@ async fn remote_state(client: &Client, host: &str) -> Result<Remote, StateError>
     Ok(Remote {
         kinds: first.get(2),
         rls: first.get(13),
+        paired: first.get(22),
+        may_pair: first.get(23),
         sessions,
     })
 }
@@ -294,6 +303,77 @@ fn state(db: &mut Db, host: &str) -> Result<Remote, TeamError> {
             why: "its pi-index tables are not as this version made them".into(),
         }),
     }
+}
+
+/// The `n` commonest terms of the local index's messages, by the number
+/// of messages holding each (a term common in some segment is common
+/// somewhere: the candidates are each segment's terms in at least 1 of
+/// 200 of its documents, then counted over every segment).
+fn common_terms(pi: &PiIndex, searcher: &Searcher, n: usize) -> Result<Vec<String>, TeamError> {
+    let field = pi.fields.text;
+    let err = |e: tantivy::TantivyError| TeamError::from(crate::index::tantivy_err(&pi.dir, e));
+    let mut candidates: HashSet<Vec<u8>> = HashSet::new();
+    for seg in searcher.segment_readers() {
+        let inv = seg.inverted_index(field).map_err(err)?;
+        let floor = (seg.max_doc() / 200).max(1);
+        let mut stream = inv
+            .terms()
+            .stream()
+            .map_err(|e| err(tantivy::TantivyError::from(e)))?;
+        while stream.advance() {
+            if stream.value().doc_freq >= floor {
+                candidates.insert(stream.key().to_vec());
+            }
+        }
+    }
+    let mut counted = Vec::with_capacity(candidates.len());
+    for term in candidates {
+        let Ok(term) = String::from_utf8(term) else {
+            continue;
+        };
+        let mut docs = 0u64;
+        for seg in searcher.segment_readers() {
+            let inv = seg.inverted_index(field).map_err(err)?;
+            if let Some(info) = inv
+                .terms()
+                .get(term.as_bytes())
+                .map_err(|e| err(tantivy::TantivyError::from(e)))?
+            {
+                docs += u64::from(info.doc_freq);
+            }
+        }
+        counted.push((docs, term));
+    }
+    counted.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    counted.truncate(n);
+    Ok(counted.into_iter().map(|(_, t)| t).collect())
+}
+
+/// Make `words` the team's pair words, unless some are already chosen
+/// (by a push that got there first): under a lock, so that no push reads
+/// a list that is not final.
+async fn choose_pair_words(
+    client: &mut Client,
+    words: &[String],
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    tx.batch_execute("LOCK TABLE pi_pair_words IN EXCLUSIVE MODE")
+        .await?;
+    tx.query_typed(
+        "INSERT INTO pi_pair_words (term) SELECT DISTINCT unnest($1::text[]) \
+         WHERE NOT EXISTS (SELECT 1 FROM pi_pair_words)",
+        &[(&words, Type::TEXT_ARRAY)],
+    )
+    .await?;
+    tx.commit().await
+}
+
+/// The team's pair words.
+async fn read_pair_words(client: &Client) -> Result<PairWords, tokio_postgres::Error> {
+    let rows = client
+        .query_typed("SELECT term FROM pi_pair_words", &[])
+        .await?;
+    Ok(PairWords::new(rows.iter().map(|r| r.get(0)).collect()))
 }
 
 /// One session on its way into a batch.
@@ -412,11 +492,12 @@ const SESSION_COLUMNS: &str = "host, sid, path, session_id, cwd, session_name, n
 /// The columns of `pi_messages`, in `COPY` order.
 const MESSAGE_COLUMNS: &str =
     "host, sid, ord, line, off, entry_id, role, ts_ms, model, active, edited, \
-     replacement, text, windowed, tsv, copy";
+     replacement, text, windowed, tsv, rank_len, copy";
 
 #[allow(clippy::too_many_arguments)]
 fn session_row(
     out: &mut Vec<u8>,
+    rows: i32,
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
     host: &str,
     sid: i64,
@@ -462,7 +543,7 @@ fn session_row(
     out.push(b'\t');
     copy_num(out, digest(docs));
     out.push(b'\t');
-    copy_num(out, schema::ROWS);
+    copy_num(out, rows);
     out.push(b'\t');
     copy_str(out, &text::name_tsv(analyzer, row.title.as_deref()));
     let l = lineage;
@@ -483,6 +564,7 @@ fn session_row(
 
 fn message_row(
     batch: &mut Batch,
+    list: &PairWords,
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
     host: &str,
     sid: i64,
@@ -502,6 +584,7 @@ fn message_row(
                 terms.insert(t.to_owned(), 1);
             }
         },
+        list,
     );
     let out = &mut batch.messages;
     copy_str(out, host);
@@ -534,6 +617,8 @@ fn message_row(
     out.push(b'\t');
     copy_str(out, &indexed.tsv);
     out.push(b'\t');
+    copy_num(out, indexed.len);
+    out.push(b'\t');
     // The copy key of the text as the local index hashed it (before NUL
     // became U+FFFD).
     copy_opt_num(
@@ -543,7 +628,7 @@ fn message_row(
             .map(|id| crate::index::lineage::copy_key(id, &d.text) as i64),
     );
     out.push(b'\n');
-    for (win, w) in indexed.windows.iter().enumerate() {
+    for (win, (w, len)) in indexed.windows.iter().enumerate() {
         let out = &mut batch.windows;
         copy_str(out, host);
         out.push(b'\t');
@@ -554,6 +639,8 @@ fn message_row(
         copy_num(out, win);
         out.push(b'\t');
         copy_str(out, w);
+        out.push(b'\t');
+        copy_num(out, len);
         out.push(b'\n');
     }
     batch.messages_in += 1;
@@ -718,7 +805,7 @@ async fn commit_batch(
     copy(
         &tx,
         "pi_windows",
-        "host, sid, ord, win, tsv",
+        "host, sid, ord, win, tsv, rank_len",
         &batch.windows,
         false,
         rls,
@@ -923,6 +1010,21 @@ pub fn push(
     // it now (from columns, plus the records of the sessions with
     // relatives).
     let searcher = pi.searcher()?;
+    // The team's pair words, chosen once, by the first push that may
+    // (from its index's commonest terms), before any row holds pairs.
+    if !remote.paired && remote.may_pair && !local.is_empty() {
+        let words = common_terms(pi, &searcher, schema::PAIR_WORDS)?;
+        if !words.is_empty() {
+            db.rt
+                .block_on(choose_pair_words(&mut db.client, &words))
+                .map_err(|e| db.error("choosing the team's pair words", &e))?;
+            // Ours, or those of a push that chose first.
+            remote.paired = true;
+        }
+    }
+    // Rows as this version makes them: with their pairs once the words
+    // are chosen, else as version 4 made them (replaced when they are).
+    let rows = schema::rows(remote.paired);
     let lineage = super::lineage::local(pi, &searcher)?;
     let want = |path: &str| {
         lineage
@@ -937,7 +1039,7 @@ pub fn push(
     for (path, st) in &local {
         match remote.sessions.get(pg_text(path).as_ref()) {
             None => new.push(path),
-            Some(p) if p.schema >= schema::ROWS && same(&p.state, st) => {
+            Some(p) if p.schema >= rows && same(&p.state, st) => {
                 report.sessions_unchanged += 1;
                 let w = want(path);
                 if p.lineage != w {
@@ -965,7 +1067,7 @@ pub fn push(
     let mut moves: Vec<(i64, String, FileState)> = Vec::new();
     let mut moved_paths: HashSet<&str> = HashSet::new();
     let mut moved_sids: HashSet<i64> = HashSet::new();
-    for (_, p) in gone.iter().filter(|(_, p)| p.schema >= schema::ROWS) {
+    for (_, p) in gone.iter().filter(|(_, p)| p.schema >= rows) {
         let Some(path) = new
             .iter()
             .find(|n| !moved_paths.contains(**n) && moved(&local[**n], &p.state))
@@ -1028,6 +1130,14 @@ pub fn push(
     // (COPY, its indexes) and ours (reading the local index, tokenizing)
     // overlap. One batch waits at most: memory stays bounded.
     let (to_send, batches) = std::sync::mpsc::sync_channel::<Result<Batch, TeamError>>(1);
+    // The pair words, for the rows to send (see `rows` above).
+    let list = if remote.paired {
+        db.run(read_pair_words(&db.client))
+            .map_err(|e| db.error("reading the team's pair words", &e))?
+    } else {
+        PairWords::default()
+    };
+    let list = &list;
     let (host, local, searcher, want) = (host.as_str(), &local, &searcher, &want);
     let make = move || -> Result<(), TeamError> {
         let mut analyzer = crate::index::tokenizer::analyzer();
@@ -1054,7 +1164,7 @@ pub fn push(
                     },
                     Some(p) => {
                         let before = docs.partition_point(|d| d.offset < p.state.indexed_to);
-                        let grown = p.schema >= schema::ROWS
+                        let grown = p.schema >= rows
                             && pg_text(&row.session_id) == p.session_id.as_str()
                             && st.indexed_to > p.state.indexed_to
                             && before as i64 == p.messages
@@ -1080,6 +1190,7 @@ pub fn push(
                         }
                         session_row(
                             &mut batch.sessions,
+                            rows,
                             &mut analyzer,
                             host,
                             sid,
@@ -1089,12 +1200,12 @@ pub fn push(
                             &want(path),
                         );
                         for (ord, d) in docs.iter().enumerate() {
-                            message_row(&mut batch, &mut analyzer, host, sid, ord, d);
+                            message_row(&mut batch, list, &mut analyzer, host, sid, ord, d);
                         }
                     }
                     Job::Grow { sid, old } => {
                         for (i, d) in docs[old..].iter().enumerate() {
-                            message_row(&mut batch, &mut analyzer, host, sid, old + i, d);
+                            message_row(&mut batch, list, &mut analyzer, host, sid, old + i, d);
                         }
                         let inactive = docs[..old]
                             .iter()

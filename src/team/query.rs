@@ -94,6 +94,14 @@ pub struct SqlQuery {
     pub warnings: Vec<Warning>,
 }
 
+/// A text leaf's `tsquery` as it matches (with the pairs it implies, see
+/// [`text::form_query_paired`]) and as it ranks (without: `ts_rank_cd`
+/// scores the words' covers, as before pairs).
+struct Ranked {
+    matched: String,
+    ranked: String,
+}
+
 /// The condition on a message's windows (`$n` a `tsquery`).
 fn in_windows(n: usize) -> String {
     format!(
@@ -102,11 +110,23 @@ fn in_windows(n: usize) -> String {
     )
 }
 
-/// How `ts_rank_cd` is normalized: 1 divides the rank by 1 + the
-/// logarithm of the text's length, so that of two texts with the same
-/// covers the shorter ranks higher, as BM25's length normalization has it
-/// (without it every text with one occurrence scores the same).
+/// How `ts_rank_cd` is normalized: 1 divides the rank by the natural
+/// logarithm of 1 + the text's length (its positions), so that of two texts
+/// with the same covers the shorter ranks higher, as BM25's length
+/// normalization has it (without it every text with one occurrence scores
+/// the same). A row pushed with pairs ([`super::text`]) has that length in
+/// `rank_len` (its `tsvector` also holds pair lexemes, which would count
+/// one each): it is divided here, the same score as without pairs.
 pub const NORMALIZATION: i32 = 1;
+
+/// `ts_rank_cd` of the `tsvector` column `t` (of a row with `rank_len`
+/// `len`) for `$n`, normalized by [`NORMALIZATION`].
+fn rank_cd(t: &str, len: &str, n: usize) -> String {
+    format!(
+        "(CASE WHEN {len} > 0 THEN ts_rank_cd({t}, ${n}::tsquery, 0) / ln({len} + 1.0) \
+         ELSE ts_rank_cd({t}, ${n}::tsquery, {NORMALIZATION}) END)"
+    )
+}
 
 /// What a match through another form of a query's words scores,
 /// relative to one through the exact form, as locally
@@ -117,9 +137,11 @@ pub const OTHER_FORMS: f32 = crate::search::query::compile::OTHER_FORMS_BOOST;
 /// row, or its best window's.
 fn rank_of(n: usize) -> String {
     format!(
-        "(CASE WHEN m.windowed THEN coalesce((SELECT max(ts_rank_cd(w.tsv, ${n}::tsquery, {NORMALIZATION})) \
+        "(CASE WHEN m.windowed THEN coalesce((SELECT max({}) \
          FROM pi_windows w WHERE w.host = m.host AND w.sid = m.sid AND w.ord = m.ord), 0) \
-         ELSE ts_rank_cd(m.tsv, ${n}::tsquery, {NORMALIZATION}) END)"
+         ELSE {} END)::real",
+        rank_cd("w.tsv", "w.rank_len", n),
+        rank_cd("m.tsv", "m.rank_len", n)
     )
 }
 
@@ -200,6 +222,9 @@ struct Compiler<'a> {
     analyzer: tantivy::tokenizer::TextAnalyzer,
     /// The team's terms the query's words may be cut into.
     dict: Dictionary<'a>,
+    /// The words whose pairs the messages' `tsvector`s hold, when every
+    /// row holds them (else empty): a phrase of them asks for its pairs.
+    pairs: &'a text::PairWords,
     now: &'a Now,
     scope: Scope,
     params: Vec<Param>,
@@ -219,10 +244,21 @@ fn nothing_kept(word: &str) -> String {
     )
 }
 
-impl Compiler<'_> {
+impl<'a> Compiler<'a> {
     fn param(&mut self, p: Param) -> usize {
         self.params.push(p);
         self.params.len()
+    }
+
+    /// The pair words a text leaf's `tsquery` may ask pairs of: none but
+    /// on messages (names and titles hold no pairs).
+    fn pair_words(&self) -> &'a text::PairWords {
+        static NONE: text::PairWords = text::PairWords::empty();
+        if self.scope == Scope::Messages {
+            self.pairs
+        } else {
+            &NONE
+        }
     }
 
     fn text(&mut self, s: &str) -> usize {
@@ -281,39 +317,58 @@ impl Compiler<'_> {
     /// A word or phrase: its exact `tsquery` OR'd with the other ways
     /// `text` may be written in the messages, as the local index's
     /// compile step finds them ([`alternatives`]), from the team's terms.
-    fn forms_leaf(&mut self, text: &str, exact: String, negated: bool) -> Cond {
+    fn forms_leaf(&mut self, text: &str, exact: Ranked, negated: bool) -> Cond {
         let typed = self.typed(text);
         let forms = alternatives(&typed, &mut self.dict);
         // Every token of the text (its parts and their wholes), for
         // snippets.
         let mut tokens: Vec<String> = typed.parts.into_iter().map(|(_, t)| t).collect();
         tokens.extend(typed.wholes.into_iter().map(|(_, _, t)| t));
+        let list = self.pair_words();
         let mut alts = Vec::with_capacity(forms.len());
         for form in &forms {
             let terms: Vec<(usize, &str)> = form.iter().map(|(p, t)| (*p, t.as_str())).collect();
-            alts.push(text::form_query(&terms, false));
+            alts.push(Ranked {
+                matched: text::form_query_paired(&terms, false, list),
+                ranked: text::form_query(&terms, false),
+            });
             tokens.extend(form.iter().map(|(_, t)| t.clone()));
         }
         self.text_leaf(exact, alts, tokens, negated)
     }
 
+    /// The `tsquery` of a word, phrase or prefix `text` (see [`Ranked`]),
+    /// if it keeps anything.
+    fn leaf_query(&mut self, text: &str, prefix: bool) -> Option<Ranked> {
+        let list = self.pair_words();
+        Some(Ranked {
+            matched: text::phrase_query(&mut self.analyzer, text, prefix, list)?,
+            ranked: text::phrase_query(
+                &mut self.analyzer,
+                text,
+                prefix,
+                &text::PairWords::empty(),
+            )?,
+        })
+    }
+
     /// A text leaf: `tsquery`, or any of it and `alts`.
     fn text_leaf(
         &mut self,
-        tsquery: String,
-        alts: Vec<String>,
+        tsquery: Ranked,
+        alts: Vec<Ranked>,
         tokens: Vec<String>,
         negated: bool,
     ) -> Cond {
         self.has_text = true;
         let matched = if alts.is_empty() {
-            tsquery.clone()
+            tsquery.matched.clone()
         } else {
-            any_of(std::iter::once(&tsquery).chain(&alts))
+            any_of(std::iter::once(&tsquery.matched).chain(alts.iter().map(|a| &a.matched)))
         };
         if !negated {
-            self.ranked.push(tsquery);
-            self.others.extend(alts);
+            self.ranked.push(tsquery.ranked);
+            self.others.extend(alts.into_iter().map(|a| a.ranked));
             self.terms.extend(tokens);
         }
         let n = self.param(Param::Text(matched));
@@ -348,7 +403,7 @@ impl Compiler<'_> {
             }
             Leaf::Word(word) | Leaf::Prefix(word) => {
                 let prefix = matches!(leaf, Leaf::Prefix(_));
-                match text::phrase_query(&mut self.analyzer, word, prefix) {
+                match self.leaf_query(word, prefix) {
                     None => {
                         let shown = if prefix {
                             format!("{word}*")
@@ -363,7 +418,7 @@ impl Compiler<'_> {
                 }
             }
             Leaf::Phrase(phrase) => {
-                let Some(q) = text::phrase_query(&mut self.analyzer, phrase, false) else {
+                let Some(q) = self.leaf_query(phrase, false) else {
                     self.warn(
                         at,
                         format!("the phrase \"{phrase}\" has nothing to search for: ignored"),
@@ -518,8 +573,17 @@ pub fn compile(
     filters: &Filters,
     now: &Now,
     known: &Known,
+    pairs: &text::PairWords,
 ) -> Result<SqlQuery, QueryError> {
-    compile_sessions(query, filters, now, Scope::Messages, Vec::new(), known)
+    compile_sessions(
+        query,
+        filters,
+        now,
+        Scope::Messages,
+        Vec::new(),
+        known,
+        pairs,
+    )
 }
 
 /// Compile `query` with the flags' `filters` into a SQL condition for
@@ -534,11 +598,13 @@ pub fn compile_sessions(
     scope: Scope,
     params: Vec<Param>,
     known: &Known,
+    pairs: &text::PairWords,
 ) -> Result<SqlQuery, QueryError> {
     let parsed = grammar::parse(query)?;
     let mut c = Compiler {
         analyzer: crate::index::tokenizer::analyzer(),
         dict: Dictionary::of_known(known),
+        pairs,
         now,
         scope,
         params,
@@ -618,7 +684,14 @@ mod tests {
     use super::*;
 
     fn q(s: &str) -> SqlQuery {
-        compile(s, &Filters::default(), &Now::system(), &Known::default()).unwrap()
+        compile(
+            s,
+            &Filters::default(),
+            &Now::system(),
+            &Known::default(),
+            &text::PairWords::default(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -671,6 +744,7 @@ mod tests {
             Scope::Titles,
             vec![Param::Int(7)],
             &Known::default(),
+            &text::PairWords::default(),
         )
         .unwrap();
         assert_eq!(
@@ -715,7 +789,8 @@ mod tests {
                 "-- ...",
                 &Filters::default(),
                 &Now::system(),
-                &Known::default()
+                &Known::default(),
+                &text::PairWords::default()
             ),
             Err(QueryError::NothingToSearch(_))
         ));
@@ -723,7 +798,14 @@ mod tests {
         assert_eq!(q("*").condition, "TRUE");
         assert_eq!(q("*").branches, vec!["TRUE".to_owned()]);
         // Filters are in both branches of a query with words.
-        let c = compile("zq", &Filters::default(), &Now::system(), &Known::default()).unwrap();
+        let c = compile(
+            "zq",
+            &Filters::default(),
+            &Now::system(),
+            &Known::default(),
+            &text::PairWords::default(),
+        )
+        .unwrap();
         assert_eq!(c.branches.len(), 2);
     }
 }

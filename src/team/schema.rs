@@ -9,6 +9,7 @@
 //! | `pi_messages` | one row per local message document: every field a local hit carries, the text, its `tsvector`, and its copy key | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
 //! | `pi_windows` | for the few messages a `tsvector` cannot hold exactly (see [`super::text`]): their text's tokens in overlapping windows of positions | `(host, sid, ord, win)` | phrases past PostgreSQL's 16,383rd position |
 //! | `pi_terms` | every term of a host's messages and in how many of them it occurs (`docs`); the empty term counts the host's messages | `(term, host)` | the dictionary a search cuts a word typed without its separators into (`isfinished` → `is` `finished`, [`crate::search::query::expand`]), as the local index's term dictionary serves it; kept by each push in the transaction that adds or removes the messages ([`terms_of`]) |
+//! | `pi_pair_words` | the team's pair words ([`super::text::PairWords`]): the words whose adjacent pairs every message's `tsvector` also holds, so that a phrase of common words finds its candidates by its pairs | `term` | chosen once (by the migration from `pi_terms`, or by the first push that may, from its local index's commonest terms) and never changed: a row's pairs are those of the words chosen when it was pushed |
 //!
 //! `sid` comes from a sequence and stays with a session whose file moved
 //! (only its `path` changes). Hashes and sizes are stored as `bigint`
@@ -49,22 +50,49 @@
 //!   reading every match; and `pi_windows_tsv`, a GIN index on the
 //!   windows. No row changes: rows pushed under 2 stay ([`ROWS`]).
 //! - 4: `pi_terms`, counted from the rows already there. No row changes.
+//! - 5: `pi_pair_words`, the team's pair words ([`super::text::PairWords`]:
+//!   chosen here from `pi_terms` when it counts some, else by the first
+//!   push that may choose them, and never changed), and every message's
+//!   `tsvector` holds the pair lexemes of those words. Rows pushed before
+//!   (or while no words were chosen) are as version 4 made them
+//!   (`pushed_schema` 4) and replaced by their host's next push once the
+//!   words are chosen; while any is left, a search asks for no pairs
+//!   (the index `pi_sessions_unpaired` finds them). `rank_len` on
+//!   messages and windows: the length a score is normalized by, without
+//!   the pairs (0 on rows pushed before: their `tsvector`'s own length).
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 4;
+pub const VERSION: i32 = 5;
 
 /// The last version that changed what a row holds: rows pushed under it
 /// or later are as this pi-index pushes them (`pushed_schema`); rows
 /// pushed under an older one are replaced by their host's next push.
-pub const ROWS: i32 = 2;
+pub const ROWS: i32 = 5;
+
+/// The version since which message rows hold pair lexemes: a search asks
+/// for pairs only when no session row was pushed under an older one.
+pub const PAIRS: i32 = 5;
+
+/// How many of its commonest words a team's pair words are.
+pub const PAIR_WORDS: usize = 128;
+
+/// The version of the rows a push makes: [`ROWS`] once the team's pair
+/// words are chosen; before, rows without pairs, as version 4 made them.
+pub fn rows(paired: bool) -> i32 {
+    if paired {
+        ROWS
+    } else {
+        PAIRS - 1
+    }
+}
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -183,7 +211,34 @@ BEGIN
 END
 $$;
 "#,
+    // Version 5: the team's pair words, from the terms counted so far
+    // (none on a new database: the first push chooses them), and an index
+    // on the session rows pushed without pairs (while one is left, a
+    // search asks for no pairs). Rows pushed before are replaced by their
+    // host's next push (`ROWS`).
+    r#"
+CREATE TABLE pi_pair_words (term text PRIMARY KEY);
+INSERT INTO pi_pair_words (term)
+SELECT term FROM pi_terms WHERE term <> '' GROUP BY term ORDER BY sum(docs) DESC, term COLLATE "C" LIMIT 128;
+CREATE INDEX pi_sessions_unpaired ON pi_sessions (host) WHERE pushed_schema < 5;
+ALTER TABLE pi_messages ADD COLUMN rank_len integer NOT NULL DEFAULT 0;
+ALTER TABLE pi_windows ADD COLUMN rank_len integer NOT NULL DEFAULT 0;
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pi_reader') THEN
+        GRANT SELECT ON pi_pair_words TO pi_reader;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pi_pusher') THEN
+        GRANT SELECT ON pi_pair_words TO pi_pusher;
+    END IF;
+END
+$$;
+"#,
 ];
+
+/// The condition of [`terms_of`] that leaves pair lexemes out (they
+/// hold a space, which no term does: [`super::text::is_pair`]).
+const NOT_A_PAIR: &str = " AND strpos(u.lexeme, ' ') = 0";
 
 /// The statement that counts, for each host and term, the messages of
 /// the rows `filter` keeps (a condition on `host` and `sid`) that hold
@@ -194,9 +249,9 @@ pub fn terms_of(filter: &str) -> String {
     format!(
         "SELECT host, term, count(*) AS docs FROM (\
          SELECT m.host, u.lexeme AS term FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u \
-         WHERE {filter} AND NOT m.windowed \
+         WHERE {filter} AND NOT m.windowed{NOT_A_PAIR} \
          UNION ALL SELECT host, term FROM (SELECT DISTINCT w.host, w.sid, w.ord, u.lexeme AS term \
-         FROM pi_windows w CROSS JOIN LATERAL unnest(w.tsv) u WHERE {filter}) d \
+         FROM pi_windows w CROSS JOIN LATERAL unnest(w.tsv) u WHERE {filter}{NOT_A_PAIR}) d \
          UNION ALL SELECT host, '' FROM pi_messages WHERE {filter}) t GROUP BY host, term"
     )
 }
@@ -301,10 +356,10 @@ mod tests {
 
     #[test]
     fn the_migration_counts_the_terms_as_a_push_takes_them_down() {
-        assert!(
-            MIGRATIONS[3].contains(&terms_of("TRUE")),
-            "{}",
-            terms_of("TRUE")
-        );
+        // Version 4's rows held no pair lexemes: its count is this one
+        // without the condition that leaves them out.
+        let v4 = terms_of("TRUE").replace(NOT_A_PAIR, "");
+        assert!(MIGRATIONS[3].contains(&v4), "{v4}");
+        assert!(terms_of("TRUE").contains(NOT_A_PAIR));
     }
 }

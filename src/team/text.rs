@@ -20,6 +20,23 @@
 //! so every phrase of up to [`WINDOW`]/2 tokens lies whole in some window
 //! and each lexeme has at most [`WINDOW`] positions in one. A query leaf
 //! on a windowed message is "some window matches" ([`super::query`]).
+//!
+//! # Pairs of common words
+//!
+//! A phrase is found through PostgreSQL's GIN index by its words, then
+//! every row holding all of them is read again for their positions (the
+//! index keeps none): `"error handling"` read 4,449 rows for its 699
+//! matches. So every `tsvector` (a row's and each window's) also holds,
+//! without positions, the *pair lexeme* (`'error handling'`: the two
+//! tokens with a space between, which no token holds) of every two tokens
+//! at adjacent positions that are both among the team's [`PairWords`],
+//! the commonest words of its messages (`pi_pair_words`, see
+//! [`super::schema`]); a phrase of such words asks for its pairs too
+//! ([`form_query_paired`]), and the GIN index then gives about its
+//! matches alone. Only common words make a phrase's candidates many, and
+//! only their pairs are kept: 128 words add ~28% to the lexemes (every
+//! adjacent pair would add ~100%). Exact either way: a message that holds
+//! the phrase holds its pairs.
 
 use std::fmt::Write;
 
@@ -45,10 +62,115 @@ pub const WINDOW: usize = 256;
 pub struct Indexed {
     /// The row's `tsvector` literal (empty when windowed).
     pub tsv: String,
-    /// The windows' `tsvector` literals, when windowed.
-    pub windows: Vec<String>,
+    /// The number of positions the row's `tsvector` keeps: its length
+    /// without its pair lexemes, which `ts_rank_cd`'s normalization by
+    /// length would count (one each), and the score divides by instead
+    /// ([`super::query`]), so that pairs change no score.
+    pub len: usize,
+    /// The windows' `tsvector` literals, when windowed, each with its
+    /// length.
+    pub windows: Vec<(String, usize)>,
     /// Whether the message is windowed.
     pub windowed: bool,
+}
+
+/// The words whose adjacent pairs a `tsvector` also holds (see the
+/// [module documentation](self)), sorted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PairWords(Vec<String>);
+
+impl PairWords {
+    /// No words.
+    pub const fn empty() -> PairWords {
+        PairWords(Vec::new())
+    }
+
+    /// The list of `words` (any order, repeats dropped).
+    pub fn new(mut words: Vec<String>) -> PairWords {
+        words.sort_unstable();
+        words.dedup();
+        PairWords(words)
+    }
+
+    /// Whether `word` is listed.
+    pub fn contains(&self, word: &str) -> bool {
+        self.0.binary_search_by(|w| w.as_str().cmp(word)).is_ok()
+    }
+
+    /// Whether no word is listed (no pairs are made or asked for).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The words, sorted.
+    pub fn words(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// The lexeme of the pair `a` `b` (adjacent, in that order): the two
+/// tokens with a space between, which no token holds.
+pub fn pair_lexeme(a: &str, b: &str) -> String {
+    let mut out = String::with_capacity(a.len() + 1 + b.len());
+    out.push_str(a);
+    out.push(' ');
+    out.push_str(b);
+    out
+}
+
+/// Whether `lexeme` is a pair lexeme ([`pair_lexeme`]), not a token.
+pub fn is_pair(lexeme: &str) -> bool {
+    lexeme.contains(' ')
+}
+
+/// The pair lexemes of [`sorted`] tokens: for every two tokens at
+/// adjacent positions both in `list` (every token at a position, wholes
+/// of compounds too), sorted, each once.
+fn pairs_of_sorted(sorted: &[(&str, usize)], list: &PairWords) -> Vec<String> {
+    if list.is_empty() {
+        return Vec::new();
+    }
+    // The listed tokens, found by walking both sorted lists at once.
+    let words = list.words();
+    let mut listed: Vec<(usize, &str)> = Vec::new();
+    let mut j = 0;
+    for &(t, p) in sorted {
+        while j < words.len() && words[j].as_str() < t {
+            j += 1;
+        }
+        if words.get(j).is_some_and(|w| w == t) {
+            listed.push((p, t));
+        }
+    }
+    listed.sort_unstable();
+    listed.dedup();
+    let mut out = Vec::new();
+    let mut next = 0;
+    for &(p, a) in &listed {
+        while next < listed.len() && listed[next].0 <= p {
+            next += 1;
+        }
+        out.extend(
+            listed[next..]
+                .iter()
+                .take_while(|(q, _)| *q == p + 1)
+                .map(|(_, b)| pair_lexeme(a, b)),
+        );
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `literal` with `pairs` added, without positions.
+fn with_pair_lexemes(mut literal: String, pairs: &[String]) -> String {
+    for pair in pairs {
+        if !literal.is_empty() {
+            literal.push(' ');
+        }
+        quote(&mut literal, pair);
+    }
+    literal
 }
 
 /// Text as the database keeps it: NUL, which PostgreSQL's text cannot
@@ -101,9 +223,11 @@ fn groups<'a, 'b>(
 }
 
 /// The `tsvector` literal of [`sorted`] pairs, positions shifted by
-/// `-from` and counted from 1.
-fn literal_of(sorted: &[(&str, usize)], from: usize) -> String {
+/// `-from` and counted from 1, and the number of positions it keeps (the
+/// length `ts_rank_cd` normalizes by, see [`Indexed::len`]).
+fn literal_of(sorted: &[(&str, usize)], from: usize) -> (String, usize) {
     let mut out = String::new();
+    let mut len = 0;
     for group in groups(sorted) {
         if !out.is_empty() {
             out.push(' ');
@@ -117,35 +241,49 @@ fn literal_of(sorted: &[(&str, usize)], from: usize) -> String {
                 continue;
             }
             last = p;
+            len += 1;
             out.push(sep);
             sep = ',';
             let _ = write!(out, "{p}");
         }
     }
-    out
+    (out, len)
 }
 
 /// The `tsvector` literal of `tokens`, positions shifted by `-from` and
-/// counted from 1.
-fn literal<'a>(tokens: impl Iterator<Item = &'a (usize, String)>, from: usize) -> String {
-    literal_of(&sorted(tokens), from)
+/// counted from 1, with their pair lexemes of `list`; and its length
+/// without them.
+fn literal<'a>(
+    tokens: impl Iterator<Item = &'a (usize, String)>,
+    from: usize,
+    list: &PairWords,
+) -> (String, usize) {
+    let sorted = sorted(tokens);
+    let (lit, len) = literal_of(&sorted, from);
+    (with_pair_lexemes(lit, &pairs_of_sorted(&sorted, list)), len)
 }
 
 /// Index a message: its text and, when the model was sent another text
 /// instead, that replacement.
-pub fn index(analyzer: &mut TextAnalyzer, text: &str, replacement: Option<&str>) -> Indexed {
+pub fn index(
+    analyzer: &mut TextAnalyzer,
+    text: &str,
+    replacement: Option<&str>,
+    list: &PairWords,
+) -> Indexed {
     let toks = tokens(analyzer, text);
     let replaced = replacement.map(|r| tokens(analyzer, r));
-    index_tokens(&toks, replaced.as_deref(), &mut |_| {})
+    index_tokens(&toks, replaced.as_deref(), &mut |_| {}, list)
 }
 
 /// [`index`] of a text's tokens, and of its replacement's; `term` is
 /// called once for each distinct lexeme of either (what the message
-/// adds to `pi_terms`).
+/// adds to `pi_terms`; pair lexemes are not terms).
 pub fn index_tokens(
     toks: &[(usize, String)],
     replacement: Option<&[(usize, String)]>,
     term: &mut dyn FnMut(&str),
+    list: &PairWords,
 ) -> Indexed {
     let pairs = sorted(toks.iter());
     match replacement {
@@ -161,29 +299,32 @@ pub fn index_tokens(
         && toks.last().is_none_or(|(p, _)| *p < MAX_POSITION)
         && groups(&pairs).all(|g| g.len() <= MAX_POSITIONS);
     if fits {
-        let tsv = literal_of(&pairs, 0);
+        let (tsv, len) = literal_of(&pairs, 0);
+        let tsv = with_pair_lexemes(tsv, &pairs_of_sorted(&pairs, list));
         if tsv.len() <= MAX_LITERAL {
             return Indexed {
                 tsv,
+                len,
                 windows: Vec::new(),
                 windowed: false,
             };
         }
     }
-    let mut windows = windows(toks);
+    let mut windows = windows(toks, list);
     if let Some(r) = replacement {
-        windows.extend(self::windows(r));
+        windows.extend(self::windows(r, list));
     }
     Indexed {
         tsv: String::new(),
+        len: 0,
         windows,
         windowed: true,
     }
 }
 
 /// The windows of `toks`: [`WINDOW`] positions each, starting every
-/// [`WINDOW`]/2 positions.
-fn windows(toks: &[(usize, String)]) -> Vec<String> {
+/// [`WINDOW`]/2 positions, each with its pair lexemes of `list`.
+fn windows(toks: &[(usize, String)], list: &PairWords) -> Vec<(String, usize)> {
     let step = WINDOW / 2;
     let Some(last) = toks.last().map(|(p, _)| *p) else {
         return Vec::new();
@@ -197,9 +338,9 @@ fn windows(toks: &[(usize, String)]) -> Vec<String> {
         }
         let end = start + WINDOW;
         let inside = toks[i..].iter().take_while(|(p, _)| *p < end);
-        let lit = literal(inside, start);
+        let (lit, len) = literal(inside, start, list);
         if !lit.is_empty() {
-            out.push(lit);
+            out.push((lit, len));
         }
         if end > last {
             break;
@@ -219,7 +360,7 @@ pub fn name_tsv(analyzer: &mut TextAnalyzer, name: Option<&str>) -> String {
         return String::new();
     };
     let toks = tokens(analyzer, name);
-    let indexed = index_tokens(&toks, None, &mut |_| {});
+    let indexed = index_tokens(&toks, None, &mut |_| {}, &PairWords::default());
     if !indexed.windowed {
         return indexed.tsv;
     }
@@ -241,7 +382,15 @@ pub fn name_tsv(analyzer: &mut TextAnalyzer, name: Option<&str>) -> String {
 /// token at each position, in a row at their relative distances, the way
 /// the local index's phrase queries read them. With `prefix`, the last
 /// term matches any lexeme it begins. `None` when nothing is kept.
-pub fn phrase_query(analyzer: &mut TextAnalyzer, text: &str, prefix: bool) -> Option<String> {
+/// With a non-empty `list` (a query on messages whose rows all hold their
+/// pairs), the phrase also asks for its pair lexemes
+/// ([`form_query_paired`]).
+pub fn phrase_query(
+    analyzer: &mut TextAnalyzer,
+    text: &str,
+    prefix: bool,
+    list: &PairWords,
+) -> Option<String> {
     let toks = tokens(analyzer, text);
     let base = toks.first()?.0;
     let mut terms: Vec<(usize, &str)> = Vec::with_capacity(toks.len());
@@ -252,7 +401,37 @@ pub fn phrase_query(analyzer: &mut TextAnalyzer, text: &str, prefix: bool) -> Op
         }
         terms.push((at, t));
     }
-    Some(form_query(&terms, prefix))
+    Some(form_query_paired(&terms, prefix, list))
+}
+
+/// [`form_query`], and each pair lexeme its terms imply: two terms in a
+/// row (one position apart) both in `list`, the last one not a prefix.
+/// Every message the phrase matches holds those pairs, so asking for them
+/// changes no match; it lets the GIN index leave out the rows that hold
+/// the words apart.
+pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords) -> String {
+    let query = form_query(terms, prefix);
+    let complete = if prefix {
+        terms.len().saturating_sub(1)
+    } else {
+        terms.len()
+    };
+    let mut pairs: Vec<String> = terms[..complete]
+        .windows(2)
+        .filter(|w| w[1].0 == w[0].0 + 1 && list.contains(w[0].1) && list.contains(w[1].1))
+        .map(|w| pair_lexeme(w[0].1, w[1].1))
+        .collect();
+    if pairs.is_empty() {
+        return query;
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut out = format!("({query})");
+    for p in &pairs {
+        out.push_str(" & ");
+        quote(&mut out, p);
+    }
+    out
 }
 
 /// The `tsquery` of terms at their relative positions (in order): one
@@ -306,21 +485,35 @@ mod tests {
 
     #[test]
     fn a_tsvector_literal_holds_the_tokenizer_s_tokens_and_positions() {
-        let i = index(&mut analyzer(), "parseSession failed, parse again", None);
+        let i = index(
+            &mut analyzer(),
+            "parseSession failed, parse again",
+            None,
+            &PairWords::default(),
+        );
         assert_eq!(
             i.tsv,
             "'again':5 'failed':3 'parse':1,4 'parsesession':1 'session':2"
         );
         assert!(!i.windowed);
         assert_eq!(
-            phrase_query(&mut analyzer(), "serde_json::from_str", false).as_deref(),
+            phrase_query(
+                &mut analyzer(),
+                "serde_json::from_str",
+                false,
+                &PairWords::default()
+            )
+            .as_deref(),
             Some("'serde' <-> 'json' <-> 'from' <-> 'str'")
         );
         assert_eq!(
-            phrase_query(&mut analyzer(), "parseSess", true).as_deref(),
+            phrase_query(&mut analyzer(), "parseSess", true, &PairWords::default()).as_deref(),
             Some("'parse' <-> 'sess':*")
         );
-        assert_eq!(phrase_query(&mut analyzer(), "--", false), None);
+        assert_eq!(
+            phrase_query(&mut analyzer(), "--", false, &PairWords::default()),
+            None
+        );
         assert_eq!(
             all_words_query(&mut analyzer(), "Socket test").as_deref(),
             Some("'socket' & 'test'")
@@ -333,6 +526,74 @@ mod tests {
         assert_eq!(name_tsv(&mut analyzer(), None), "");
     }
 
+    fn listed(words: &[&str]) -> PairWords {
+        PairWords::new(words.iter().map(|w| w.to_string()).collect())
+    }
+
+    #[test]
+    fn a_tsvector_holds_the_pairs_of_listed_words_at_adjacent_positions() {
+        let list = listed(&["the", "file", "parse", "session", "error"]);
+        let mut terms = Vec::new();
+        let toks = tokens(
+            &mut analyzer(),
+            "The file parseSession failed; the error the file",
+        );
+        let i = index_tokens(&toks, None, &mut |t| terms.push(t.to_owned()), &list);
+        // Pairs of listed tokens one position apart, each once, without
+        // positions; not across an unlisted word (`failed`), and not of
+        // a compound's whole (`parsesession`, unlisted).
+        assert_eq!(
+            i.tsv,
+            "'error':7 'failed':5 'file':2,9 'parse':3 'parsesession':3 'session':4 'the':1,6,8 \
+             'error the' 'file parse' 'parse session' 'the error' 'the file'"
+        );
+        // Pair lexemes are not terms (`pi_terms` counts none).
+        assert!(terms.iter().all(|t| !is_pair(t)), "{terms:?}");
+        assert_eq!(terms.len(), 7);
+        // Without a list, no pairs.
+        let plain = index_tokens(&toks, None, &mut |_| {}, &PairWords::default());
+        assert_eq!(
+            plain.tsv,
+            "'error':7 'failed':5 'file':2,9 'parse':3 'parsesession':3 'session':4 'the':1,6,8"
+        );
+    }
+
+    #[test]
+    fn a_phrase_of_listed_words_asks_for_its_pairs() {
+        let list = listed(&["the", "file", "parse", "error"]);
+        let q =
+            |text: &str, prefix: bool| phrase_query(&mut analyzer(), text, prefix, &list).unwrap();
+        assert_eq!(
+            q("the file parse", false),
+            "('the' <-> 'file' <-> 'parse') & 'file parse' & 'the file'"
+        );
+        // Only listed neighbours; a prefix's last term is no pair.
+        assert_eq!(q("the big file", false), "'the' <-> 'big' <-> 'file'");
+        assert_eq!(q("the fil", true), "'the' <-> 'fil':*");
+        assert_eq!(
+            q("error the fi", true),
+            "('error' <-> 'the' <-> 'fi':*) & 'error the'"
+        );
+        // A gap the tokenizer left (a word over 100 bytes) is no pair.
+        let long = "x".repeat(101);
+        assert_eq!(q(&format!("the {long} file"), false), "'the' <2> 'file'");
+        // One word: nothing to pair.
+        assert_eq!(q("error", false), "'error'");
+    }
+
+    #[test]
+    fn a_window_holds_the_pairs_inside_it() {
+        let words: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
+        let list = listed(&["w127", "w128", "w19998", "w19999"]);
+        let i = index(&mut analyzer(), &words.join(" "), None, &list);
+        assert!(i.windowed);
+        // w127 and w128 (positions 127 and 128) are both in the first
+        // window only; the second starts at 128.
+        assert!(i.windows[0].0.contains("'w127 w128'"), "{}", i.windows[0].0);
+        assert!(!i.windows[1].0.contains("'w127 w128'"));
+        assert!(&i.windows.last().unwrap().0.ends_with("'w19998 w19999'"));
+    }
+
     #[test]
     fn quotes_and_backslashes_are_quoted() {
         let mut s = String::new();
@@ -343,22 +604,35 @@ mod tests {
     #[test]
     fn a_long_message_is_windowed_so_every_position_is_kept() {
         let words: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
-        let i = index(&mut analyzer(), &words.join(" "), None);
+        let i = index(
+            &mut analyzer(),
+            &words.join(" "),
+            None,
+            &PairWords::default(),
+        );
         assert!(i.windowed);
         assert!(i.tsv.is_empty());
         // Windows start every 128 positions; the last holds the last word
         // at its position relative to the window's start.
         assert_eq!(i.windows.len(), 20_000 / 128);
-        let last = i.windows.last().unwrap();
+        let last = &i.windows.last().unwrap().0;
         assert!(last.contains("'w19999':"), "{last}");
-        assert!(i.windows[0].starts_with("'w0':1 'w1':2 "));
-        assert!(i.windows[1].contains("'w128':1 "));
+        assert!(i.windows[0].0.starts_with("'w0':1 'w1':2 "));
+        assert!(i.windows[1].0.contains("'w128':1 "));
     }
 
     #[test]
     fn a_word_repeated_past_256_times_is_windowed() {
         let text = "ok ".repeat(300);
-        assert!(index(&mut analyzer(), &text, None).windowed);
-        assert!(!index(&mut analyzer(), &"ok ".repeat(200), None).windowed);
+        assert!(index(&mut analyzer(), &text, None, &PairWords::default()).windowed);
+        assert!(
+            !index(
+                &mut analyzer(),
+                &"ok ".repeat(200),
+                None,
+                &PairWords::default()
+            )
+            .windowed
+        );
     }
 }

@@ -507,6 +507,31 @@ pub fn push(s: &super::Scratch, url: &str, host: &str) -> Output {
 }
 
 /// The same, which must succeed: its report.
+/// Push `s`'s index as `host` into the new database `name` of `c` with the
+/// pair words of the database `like`: what one uninterrupted push from
+/// scratch gives (a team's pair words are chosen once, by its first push,
+/// so a push into an empty database would choose its own). Returns its
+/// URL.
+pub fn fresh_like(c: &Cluster, s: &super::Scratch, name: &str, host: &str, like: &str) -> String {
+    let url = c.create_db(name);
+    // The tables (a push of an empty index chooses no words), the words,
+    // then the push.
+    let empty = super::Scratch::new();
+    let none = empty.dir.path().join("none");
+    std::fs::create_dir_all(&none).unwrap();
+    empty.build(&[&none], &[]);
+    push_ok(&empty, &url, host);
+    let words = c.sql(
+        like,
+        "SELECT string_agg(quote_literal(term), '),(') FROM pi_pair_words",
+    );
+    if !words.is_empty() {
+        c.sql(name, &format!("INSERT INTO pi_pair_words VALUES ({words})"));
+    }
+    push_ok(s, &url, host);
+    url
+}
+
 pub fn push_ok(s: &super::Scratch, url: &str, host: &str) -> serde_json::Value {
     let out = push(s, url, host);
     assert!(
@@ -531,11 +556,12 @@ pub fn dump(c: &Cluster, db: &str) -> String {
          fork_paths::text, family, family_age) AS r \
          FROM pi_sessions \
          UNION ALL SELECT concat_ws('|', 'm', m.host, s.path, m.ord, m.line, m.off, m.entry_id, m.role, \
-         m.ts_ms, m.model, m.active, m.edited, m.replacement, m.text, m.windowed, m.tsv::text, m.copy) \
+         m.ts_ms, m.model, m.active, m.edited, m.replacement, m.text, m.windowed, m.tsv::text, m.rank_len, m.copy) \
          FROM pi_messages m JOIN pi_sessions s USING (host, sid) \
-         UNION ALL SELECT concat_ws('|', 'w', w.host, s.path, w.ord, w.win, w.tsv::text) \
+         UNION ALL SELECT concat_ws('|', 'w', w.host, s.path, w.ord, w.win, w.tsv::text, w.rank_len) \
          FROM pi_windows w JOIN pi_sessions s USING (host, sid) \
          UNION ALL SELECT concat_ws('|', 'h', host, kinds) FROM pi_hosts \
-         UNION ALL SELECT concat_ws('|', 't', host, term, docs) FROM pi_terms) AS t",
+         UNION ALL SELECT concat_ws('|', 't', host, term, docs) FROM pi_terms \
+         UNION ALL SELECT concat_ws('|', 'p', term) FROM pi_pair_words) AS t",
     )
 }
