@@ -1100,6 +1100,22 @@ fn unscored(h: &serde_json::Value, host: Option<&str>) -> serde_json::Value {
 }
 
 /// Hits as a set: sorted by their JSON.
+/// The hits of `query` locally and with `--db` (pushed as `host`), in
+/// their orders, without scores.
+fn local_and_db(
+    s: &Scratch,
+    url: &str,
+    host: &str,
+    query: &str,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let local = s.search_json(query, &[]);
+    let db = db_search(s, url, query);
+    (
+        local.iter().map(|h| unscored(h, None)).collect(),
+        db.iter().map(|h| unscored(h, Some(host))).collect(),
+    )
+}
+
 fn as_set(mut v: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
     v.sort_by_key(|h| h.to_string());
     v
@@ -1827,16 +1843,8 @@ fn identifiers_typed_without_their_separators_are_found_as_locally() {
         "zqmixedcase",
         "\"header map\"",
     ] {
-        let local: Vec<_> = s
-            .search_json(query, &[])
-            .iter()
-            .map(|h| unscored(h, None))
-            .collect();
+        let (local, db) = local_and_db(&s, &url, "h", query);
         assert!(!local.is_empty(), "{query}: the local index finds it");
-        let db: Vec<_> = db_search(&s, &url, query)
-            .iter()
-            .map(|h| unscored(h, Some("h")))
-            .collect();
         assert_eq!(as_set(db.clone()), as_set(local), "{query}");
         // The exact form first: `headermap` is the whole of `HeaderMap`,
         // and only a phrase of its pieces in the prose.
@@ -1991,15 +1999,7 @@ fn phrases_of_the_team_s_pair_words_ask_for_their_pairs_and_find_what_the_local_
     ];
     let same_as_locally = |why: &str| {
         for q in queries {
-            let local: Vec<_> = s
-                .search_json(q, &[])
-                .iter()
-                .map(|h| unscored(h, None))
-                .collect();
-            let db: Vec<_> = db_search(&s, &url, q)
-                .iter()
-                .map(|h| unscored(h, Some("h")))
-                .collect();
+            let (local, db) = local_and_db(&s, &url, "h", q);
             assert_eq!(as_set(db), as_set(local), "{q}, {why}");
         }
     };

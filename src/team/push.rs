@@ -162,9 +162,10 @@ const STATE_SQL: &str = "SELECT pg_is_in_recovery(), (SELECT max(version) FROM p
      s.path, s.sid, s.session_id, s.file_size, s.file_mtime_ns, s.indexed_to, s.head_hash, \
      s.tail_hash, s.messages, s.digest, row_security_active('pi_messages'), s.pushed_schema, \
      s.parent_session, s.parent_path, s.parent_how, s.fork_ids, s.fork_paths, s.family, \
-     s.family_age, (SELECT EXISTS (SELECT 1 FROM pi_pair_words)), \
-     has_table_privilege('pi_pair_words', 'INSERT') \
-     FROM (SELECT 1) AS one LEFT JOIN pi_sessions s ON s.host = $1";
+     s.family_age, one.paired, one.may_pair \
+     FROM (SELECT EXISTS (SELECT 1 FROM pi_pair_words) AS paired, \
+     has_table_privilege('pi_pair_words', 'INSERT') AS may_pair) AS one \
+     LEFT JOIN pi_sessions s ON s.host = $1";
 
 /// Why a state query could not give the state.
 enum StateError {
@@ -306,44 +307,31 @@ fn state(db: &mut Db, host: &str) -> Result<Remote, TeamError> {
 }
 
 /// The `n` commonest terms of the local index's messages, by the number
-/// of messages holding each (a term common in some segment is common
-/// somewhere: the candidates are each segment's terms in at least 1 of
-/// 200 of its documents, then counted over every segment).
+/// of messages holding each, counted in the segments where the term is
+/// in at least 1 of 200 documents (so one pass over each term dictionary
+/// keeps only the common ones; any list finds the same messages, this
+/// one makes the most phrases cheap).
 fn common_terms(pi: &PiIndex, searcher: &Searcher, n: usize) -> Result<Vec<String>, TeamError> {
-    let field = pi.fields.text;
     let err = |e: tantivy::TantivyError| TeamError::from(crate::index::tantivy_err(&pi.dir, e));
-    let mut candidates: HashSet<Vec<u8>> = HashSet::new();
+    let mut docs: HashMap<Vec<u8>, u64> = HashMap::new();
     for seg in searcher.segment_readers() {
-        let inv = seg.inverted_index(field).map_err(err)?;
+        let inv = seg.inverted_index(pi.fields.text).map_err(err)?;
         let floor = (seg.max_doc() / 200).max(1);
         let mut stream = inv
             .terms()
             .stream()
             .map_err(|e| err(tantivy::TantivyError::from(e)))?;
         while stream.advance() {
-            if stream.value().doc_freq >= floor {
-                candidates.insert(stream.key().to_vec());
+            let df = stream.value().doc_freq;
+            if df >= floor {
+                *docs.entry(stream.key().to_vec()).or_default() += u64::from(df);
             }
         }
     }
-    let mut counted = Vec::with_capacity(candidates.len());
-    for term in candidates {
-        let Ok(term) = String::from_utf8(term) else {
-            continue;
-        };
-        let mut docs = 0u64;
-        for seg in searcher.segment_readers() {
-            let inv = seg.inverted_index(field).map_err(err)?;
-            if let Some(info) = inv
-                .terms()
-                .get(term.as_bytes())
-                .map_err(|e| err(tantivy::TantivyError::from(e)))?
-            {
-                docs += u64::from(info.doc_freq);
-            }
-        }
-        counted.push((docs, term));
-    }
+    let mut counted: Vec<(u64, String)> = docs
+        .into_iter()
+        .filter_map(|(t, d)| Some((d, String::from_utf8(t).ok()?)))
+        .collect();
     counted.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     counted.truncate(n);
     Ok(counted.into_iter().map(|(_, t)| t).collect())

@@ -28,7 +28,7 @@ use std::collections::BTreeSet;
 use tokio_postgres::types::{ToSql, Type};
 
 use super::text;
-use super::text::pg_text;
+use super::text::{pg_text, Tsquery};
 use crate::search::query::expand::{alternatives, Dictionary, Known, Typed};
 use crate::search::query::filters::{Branches, Constraint, Filters, Key, Now};
 use crate::search::query::grammar::{self, Ast, Leaf};
@@ -92,14 +92,6 @@ pub struct SqlQuery {
     pub phrase: bool,
     /// What was repaired or ignored.
     pub warnings: Vec<Warning>,
-}
-
-/// A text leaf's `tsquery` as it matches (with the pairs it implies, see
-/// [`text::form_query_paired`]) and as it ranks (without: `ts_rank_cd`
-/// scores the words' covers, as before pairs).
-struct Ranked {
-    matched: String,
-    ranked: String,
 }
 
 /// The condition on a message's windows (`$n` a `tsquery`).
@@ -317,7 +309,7 @@ impl<'a> Compiler<'a> {
     /// A word or phrase: its exact `tsquery` OR'd with the other ways
     /// `text` may be written in the messages, as the local index's
     /// compile step finds them ([`alternatives`]), from the team's terms.
-    fn forms_leaf(&mut self, text: &str, exact: Ranked, negated: bool) -> Cond {
+    fn forms_leaf(&mut self, text: &str, exact: Tsquery, negated: bool) -> Cond {
         let typed = self.typed(text);
         let forms = alternatives(&typed, &mut self.dict);
         // Every token of the text (its parts and their wholes), for
@@ -328,35 +320,24 @@ impl<'a> Compiler<'a> {
         let mut alts = Vec::with_capacity(forms.len());
         for form in &forms {
             let terms: Vec<(usize, &str)> = form.iter().map(|(p, t)| (*p, t.as_str())).collect();
-            alts.push(Ranked {
-                matched: text::form_query_paired(&terms, false, list),
-                ranked: text::form_query(&terms, false),
-            });
+            alts.push(text::form_query_paired(&terms, false, list));
             tokens.extend(form.iter().map(|(_, t)| t.clone()));
         }
         self.text_leaf(exact, alts, tokens, negated)
     }
 
-    /// The `tsquery` of a word, phrase or prefix `text` (see [`Ranked`]),
-    /// if it keeps anything.
-    fn leaf_query(&mut self, text: &str, prefix: bool) -> Option<Ranked> {
+    /// The `tsquery` of a word, phrase or prefix `text`, if it keeps
+    /// anything.
+    fn leaf_query(&mut self, text: &str, prefix: bool) -> Option<Tsquery> {
         let list = self.pair_words();
-        Some(Ranked {
-            matched: text::phrase_query(&mut self.analyzer, text, prefix, list)?,
-            ranked: text::phrase_query(
-                &mut self.analyzer,
-                text,
-                prefix,
-                &text::PairWords::empty(),
-            )?,
-        })
+        text::phrase_query(&mut self.analyzer, text, prefix, list)
     }
 
     /// A text leaf: `tsquery`, or any of it and `alts`.
     fn text_leaf(
         &mut self,
-        tsquery: Ranked,
-        alts: Vec<Ranked>,
+        tsquery: Tsquery,
+        alts: Vec<Tsquery>,
         tokens: Vec<String>,
         negated: bool,
     ) -> Cond {

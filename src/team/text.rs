@@ -383,14 +383,14 @@ pub fn name_tsv(analyzer: &mut TextAnalyzer, name: Option<&str>) -> String {
 /// the local index's phrase queries read them. With `prefix`, the last
 /// term matches any lexeme it begins. `None` when nothing is kept.
 /// With a non-empty `list` (a query on messages whose rows all hold their
-/// pairs), the phrase also asks for its pair lexemes
+/// pairs), the phrase also asks for its pair lexemes as it matches
 /// ([`form_query_paired`]).
 pub fn phrase_query(
     analyzer: &mut TextAnalyzer,
     text: &str,
     prefix: bool,
     list: &PairWords,
-) -> Option<String> {
+) -> Option<Tsquery> {
     let toks = tokens(analyzer, text);
     let base = toks.first()?.0;
     let mut terms: Vec<(usize, &str)> = Vec::with_capacity(toks.len());
@@ -404,13 +404,23 @@ pub fn phrase_query(
     Some(form_query_paired(&terms, prefix, list))
 }
 
-/// [`form_query`], and each pair lexeme its terms imply: two terms in a
-/// row (one position apart) both in `list`, the last one not a prefix.
-/// Every message the phrase matches holds those pairs, so asking for them
-/// changes no match; it lets the GIN index leave out the rows that hold
-/// the words apart.
-pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords) -> String {
-    let query = form_query(terms, prefix);
+/// A word's or phrase's `tsquery` as it matches and as it ranks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tsquery {
+    /// With the pair lexemes its terms imply ([`form_query_paired`]).
+    pub matched: String,
+    /// Without them ([`form_query`]): `ts_rank_cd` scores the words'
+    /// covers, as before pairs.
+    pub ranked: String,
+}
+
+/// [`form_query`], and as it matches, with each pair lexeme its terms
+/// imply: two terms in a row (one position apart) both in `list`, the
+/// last one not a prefix. Every message the phrase matches holds those
+/// pairs, so asking for them changes no match; it lets the GIN index
+/// leave out the rows that hold the words apart.
+pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords) -> Tsquery {
+    let ranked = form_query(terms, prefix);
     let complete = if prefix {
         terms.len().saturating_sub(1)
     } else {
@@ -422,16 +432,19 @@ pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords
         .map(|w| pair_lexeme(w[0].1, w[1].1))
         .collect();
     if pairs.is_empty() {
-        return query;
+        return Tsquery {
+            matched: ranked.clone(),
+            ranked,
+        };
     }
     pairs.sort_unstable();
     pairs.dedup();
-    let mut out = format!("({query})");
+    let mut matched = format!("({ranked})");
     for p in &pairs {
-        out.push_str(" & ");
-        quote(&mut out, p);
+        matched.push_str(" & ");
+        quote(&mut matched, p);
     }
-    out
+    Tsquery { matched, ranked }
 }
 
 /// The `tsquery` of terms at their relative positions (in order): one
@@ -503,11 +516,14 @@ mod tests {
                 false,
                 &PairWords::default()
             )
+            .map(|q| q.matched)
             .as_deref(),
             Some("'serde' <-> 'json' <-> 'from' <-> 'str'")
         );
         assert_eq!(
-            phrase_query(&mut analyzer(), "parseSess", true, &PairWords::default()).as_deref(),
+            phrase_query(&mut analyzer(), "parseSess", true, &PairWords::default())
+                .map(|q| q.matched)
+                .as_deref(),
             Some("'parse' <-> 'sess':*")
         );
         assert_eq!(
@@ -561,11 +577,21 @@ mod tests {
     #[test]
     fn a_phrase_of_listed_words_asks_for_its_pairs() {
         let list = listed(&["the", "file", "parse", "error"]);
-        let q =
-            |text: &str, prefix: bool| phrase_query(&mut analyzer(), text, prefix, &list).unwrap();
+        let q = |text: &str, prefix: bool| {
+            phrase_query(&mut analyzer(), text, prefix, &list)
+                .unwrap()
+                .matched
+        };
         assert_eq!(
             q("the file parse", false),
             "('the' <-> 'file' <-> 'parse') & 'file parse' & 'the file'"
+        );
+        // It ranks as the phrase alone.
+        assert_eq!(
+            phrase_query(&mut analyzer(), "the file parse", false, &list)
+                .unwrap()
+                .ranked,
+            "'the' <-> 'file' <-> 'parse'"
         );
         // Only listed neighbours; a prefix's last term is no pair.
         assert_eq!(q("the big file", false), "'the' <-> 'big' <-> 'file'");
