@@ -418,7 +418,12 @@ pub struct Tsquery {
 /// imply: two terms in a row (one position apart) both in `list`, the
 /// last one not a prefix. Every message the phrase matches holds those
 /// pairs, so asking for them changes no match; it lets the GIN index
-/// leave out the rows that hold the words apart.
+/// leave out the rows that hold the words apart. A phrase of just two
+/// such words is its pair alone: a message holds the pair exactly when
+/// the two words stand in a row in it (pairs are made of every two
+/// listed tokens one position apart, in a row's `tsvector` and in each
+/// window), and a pair, unlike a phrase, is matched by the GIN index
+/// without reading the row again.
 pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords) -> Tsquery {
     let ranked = form_query(terms, prefix);
     let complete = if prefix {
@@ -436,6 +441,18 @@ pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords
             matched: ranked.clone(),
             ranked,
         };
+    }
+    if let [(a, x), (b, y)] = terms {
+        if !prefix && *b == a + 1 && pairs.len() == 1 {
+            // Two words in a row: a message holds their pair exactly when
+            // it holds the phrase, and the pair alone needs no row read
+            // again for positions (699 rows: 18 ms with the phrase, 1.3
+            // without).
+            debug_assert_eq!(pairs[0], pair_lexeme(x, y));
+            let mut matched = String::new();
+            quote(&mut matched, &pairs[0]);
+            return Tsquery { matched, ranked };
+        }
     }
     pairs.sort_unstable();
     pairs.dedup();
@@ -605,6 +622,15 @@ mod tests {
         assert_eq!(q(&format!("the {long} file"), false), "'the' <2> 'file'");
         // One word: nothing to pair.
         assert_eq!(q("error", false), "'error'");
+        // Two words in a row: the pair is the phrase.
+        assert_eq!(q("the file", false), "'the file'");
+        assert_eq!(
+            phrase_query(&mut analyzer(), "the file", false, &list)
+                .unwrap()
+                .ranked,
+            "'the' <-> 'file'"
+        );
+        assert_eq!(q("the fil", false), "'the' <-> 'fil'");
     }
 
     #[test]
