@@ -475,6 +475,12 @@ pub fn search(
     })
 }
 
+/// A pool's match read again by the row version the condition matched
+/// (a TID scan: no walk down the primary key). The statement's snapshot
+/// keeps that version, and `sid` keeps the join on the distribution
+/// column of a Citus cluster.
+const BY_TID: &str = "m.sid = p.sid AND m.ctid = p.tid";
+
 /// How many of a query's newest matches a search by relevance ranks
 /// (see the [module documentation](self)): the matches past them follow
 /// by recency, and a total past the pool is "more than" it.
@@ -530,7 +536,7 @@ fn search_sql(
     let branch = |cond: &String, window: &str| {
         let from = from_for(cond);
         format!(
-            "SELECT m.host, m.sid, m.ord, m.ts_ms {from} WHERE ({cond}){window} \
+            "SELECT m.host, m.sid, m.ord, m.ts_ms, m.ctid AS tid {from} WHERE ({cond}){window} \
              ORDER BY m.ts_ms {walk} {dir} NULLS LAST, m.host, m.sid, m.ord LIMIT ${fetch}"
         )
     };
@@ -576,12 +582,12 @@ fn search_sql(
     if !merge {
         let sql = format!(
             "WITH {pool}, \
-             page AS (SELECT p.host, p.sid, p.ord, p.ts_ms, p.rn, {} AS score, count(*) OVER () AS total \
-             FROM pool p JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+             page AS (SELECT p.host, p.sid, p.ord, p.ts_ms, p.rn, p.tid, {} AS score, count(*) OVER () AS total \
+             FROM pool p JOIN pi_messages m ON {BY_TID} \
              WHERE p.rn <= ${} ORDER BY {} LIMIT ${lim} OFFSET ${}) \
              SELECT {DOC_COLUMNS}, p.score, p.total, NULL::text[], NULL::text[], NULL::bigint[], \
              (SELECT n FROM pooled) \
-             FROM page p JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+             FROM page p JOIN pi_messages m ON {BY_TID} \
              JOIN pi_sessions s ON s.host = p.host AND s.sid = p.sid ORDER BY {}",
             ranked("p."),
             fetch + 1,
@@ -602,7 +608,7 @@ fn search_sql(
     let merged = format!(
         "{pool}, hits AS MATERIALIZED (SELECT p.host, p.sid, p.ord, p.ts_ms, p.rn, {} AS score, \
          s.family, m.copy, s.family_age FROM pool p \
-         JOIN pi_messages m ON m.host = p.host AND m.sid = p.sid AND m.ord = p.ord \
+         JOIN pi_messages m ON {BY_TID} \
          JOIN pi_sessions s ON s.host = p.host AND s.sid = p.sid WHERE p.rn <= ${}), \
          merged AS (SELECT host, sid, ord, ts_ms, rn, score, NULL::bigint[] AS c_sids, \
          NULL::integer[] AS c_ords FROM hits WHERE family IS NULL OR copy IS NULL \
