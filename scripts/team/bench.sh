@@ -14,7 +14,8 @@
 # - a no-change push (10 runs: median and every run);
 # - search --db for the five query shapes (rare word, common word, two
 #   words, phrase, filtered), and a word typed without its separator
-#   (`isfinished`, also searched as `is <-> finished`), with three
+#   (`isfinished`, also searched as `is <-> finished`) and a phrase of
+#   two of the commonest words (`"the file"`), with three
 #   hosts' worth of data (the corpus
 #   pushed as three hosts): the median of RUNS runs of the statement on
 #   the server (its duration in the server's log) and of the whole
@@ -158,7 +159,7 @@ echo "| rows with three hosts (messages) | $(psql_ -d pi_push -c "SELECT count(*
 psql_ -d postgres -c "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 1
 LOG=$PGDIR/data/log
-for shape in "rare:zqplant0001" "common:error" "two words:error handling" "phrase:\"error handling\"" "filtered:error role:user after:2020-01-01" "cut word:isfinished"; do
+for shape in "rare:zqplant0001" "common:error" "two words:error handling" "phrase:\"error handling\"" "filtered:error role:user after:2020-01-01" "cut word:isfinished" "common phrase:\"the file\""; do
     name=${shape%%:*}
     query=${shape#*:}
     from=$(wc -c <"$LOG")
