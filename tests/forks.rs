@@ -796,7 +796,7 @@ fn saved_copy_groups_give_exactly_the_hits_merged_at_search_time() {
 }
 
 #[test]
-fn copy_groups_of_another_state_are_not_used() {
+fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_saves_them_again() {
     let s = Scratch::new();
     let corpus = s.dir.path().join("corpus");
     crate::corpus::generate_with(&corpus, "1MB", "12", &["--fork-share", "1"]);
@@ -839,4 +839,39 @@ fn copy_groups_of_another_state_are_not_used() {
     let cut = searched_with("cut file");
     assert!(!cut.0);
     assert_eq!((current.1, &current.2), (cut.1, &cut.2));
+    // A build with nothing to index saves them again, whole, for the
+    // state the index shows, and commits nothing: from a stale file, a
+    // cut one, one of version 2 (whose groups were followed by more
+    // bytes) and none at all.
+    let meta = fs::read(s.index().join("meta.json")).unwrap();
+    let mut version_2 = current_bytes.clone();
+    version_2[..23].copy_from_slice(b"pi-index copy groups 2\n");
+    version_2.extend_from_slice(&[0; 8]);
+    let cut_bytes = current_bytes[..current_bytes.len() - 1].to_vec();
+    for (what, bytes) in [
+        ("stale", Some(old)),
+        ("cut", Some(cut_bytes)),
+        ("version 2", Some(version_2)),
+        ("none", None),
+    ] {
+        match bytes {
+            Some(b) => fs::write(&groups, b).unwrap(),
+            None => fs::remove_file(&groups).unwrap(),
+        }
+        assert!(!searched_with(what).0, "{what}: used before the build");
+        s.build(&[&forks_dir(), &corpus], &[]);
+        assert_eq!(fs::read(&groups).unwrap(), current_bytes, "{what}");
+        assert_eq!(
+            fs::read(s.index().join("meta.json")).unwrap(),
+            meta,
+            "{what}"
+        );
+        let again = searched_with(what);
+        assert!(again.0, "{what}: not used after the build");
+        assert_eq!((current.1, &current.2), (again.1, &again.2));
+    }
+    // A file that holds the state is left as it is.
+    let before = fs::metadata(&groups).unwrap().modified().unwrap();
+    s.build(&[&forks_dir(), &corpus], &[]);
+    assert_eq!(fs::metadata(&groups).unwrap().modified().unwrap(), before);
 }

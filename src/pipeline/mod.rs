@@ -122,6 +122,8 @@ fn run(
         // thread: over 22,000 files that was 4 ms of the caller's time.
         let report = unchanged_report(opts, &found, &plan, started, discovered);
         rayon::spawn(move || drop((found, plan)));
+        // The copy groups of this commit, if its build did not leave them.
+        crate::search::groups::ensure(&store.pi);
         return Ok(report);
     }
 
