@@ -406,8 +406,11 @@ def main():
         return Cmd("pi-index", name, argv=[pi, *a], env=env_pi, setup=setup, ok=ok)
 
     def ensure_index():
-        if not os.path.isdir(index) or not os.listdir(index):
-            subprocess.run([pi, "build", corpus, "--index", index, "-q"], env=env_pi, check=True)
+        # Always a build, not only when there is no index: an index left by
+        # another binary is brought to this one's (a no-change build saves
+        # its copy groups again, a schema change rebuilds), so that its
+        # searches measure what this binary would have built.
+        subprocess.run([pi, "build", corpus, "--index", index, "-q"], env=env_pi, check=True)
 
     # ---- peers: install and describe -------------------------------------
     need = lambda tool, *gs: tool in want and any(g in groups for g in gs)  # noqa: E731
