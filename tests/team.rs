@@ -1419,43 +1419,57 @@ fn named_session(id: &str, name: Option<&str>, title: &str, messages: &[&str]) -
     lines.join("\n") + "\n"
 }
 
+/// A session of [`named_session`]: its id (and file name), name, title
+/// and messages.
+type Named<'a> = (&'a str, Option<&'a str>, &'a str, &'a [&'a str]);
+
+/// A directory of `sessions`, each written by [`named_session`] to
+/// `<id>.jsonl`.
+fn named_sessions(s: &Scratch, sessions: &[Named]) -> PathBuf {
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (id, name, title, messages) in sessions {
+        std::fs::write(
+            dir.join(format!("{id}.jsonl")),
+            named_session(id, *name, title, messages),
+        )
+        .unwrap();
+    }
+    dir
+}
+
 #[test]
 fn sessions_db_query_ranks_names_then_titles_then_messages_as_locally() {
     let Some(url) = database("ranking") else {
         return;
     };
     let s = Scratch::new();
-    let dir = s.dir.path().join("sessions");
-    std::fs::create_dir_all(&dir).unwrap();
-    // By its messages alone: the word many times, in many messages.
-    let busy = [
-        "zqrank zqrank zqrank",
-        "zqrank again",
-        "zqrank and zqrank",
-        "more zqrank",
-    ];
-    std::fs::write(
-        dir.join("busy.jsonl"),
-        named_session("busy", None, "a question", &busy),
-    )
-    .unwrap();
-    // By its first user message.
-    std::fs::write(
-        dir.join("titled.jsonl"),
-        named_session("titled", None, "zqrank in the title", &["an answer"]),
-    )
-    .unwrap();
-    // By its name: the word nowhere else.
-    std::fs::write(
-        dir.join("named.jsonl"),
-        named_session(
-            "named",
-            Some("zqrank notes"),
-            "something else",
-            &["nothing here"],
-        ),
-    )
-    .unwrap();
+    let dir = named_sessions(
+        &s,
+        &[
+            // By its messages alone: the word many times, in many messages.
+            (
+                "busy",
+                None,
+                "a question",
+                &[
+                    "zqrank zqrank zqrank",
+                    "zqrank again",
+                    "zqrank and zqrank",
+                    "more zqrank",
+                ],
+            ),
+            // By its first user message.
+            ("titled", None, "zqrank in the title", &["an answer"]),
+            // By its name: the word nowhere else.
+            (
+                "named",
+                Some("zqrank notes"),
+                "something else",
+                &["nothing here"],
+            ),
+        ],
+    );
     s.build(&[&dir], &[]);
     push_ok(&s, &url, "h");
     let order = |rows: &[serde_json::Value]| -> Vec<(String, String)> {
@@ -1798,8 +1812,6 @@ fn a_window_of_the_newest_rows_that_holds_too_few_matches_gives_way_to_every_mat
 
 /// Sessions planting identifiers of several shapes, among filler.
 fn identifier_sessions(s: &Scratch) -> PathBuf {
-    let dir = s.dir.path().join("sessions");
-    std::fs::create_dir_all(&dir).unwrap();
     let planted = [
         "Call JoinHandle::is_finished before joining",
         "String::from_utf8 returns a Result",
@@ -1807,20 +1819,16 @@ fn identifier_sessions(s: &Scratch) -> PathBuf {
         "a header map in prose",
         "the zqMixedCase token",
     ];
-    std::fs::write(
-        dir.join("planted.jsonl"),
-        named_session("planted", None, "identifiers", &planted),
-    )
-    .unwrap();
     // Filler, so that no piece is in a quarter of the messages.
     let filler: Vec<String> = (0..40).map(|i| format!("nothing else here {i}")).collect();
     let filler: Vec<&str> = filler.iter().map(String::as_str).collect();
-    std::fs::write(
-        dir.join("filler.jsonl"),
-        named_session("filler", None, "filler", &filler),
+    named_sessions(
+        s,
+        &[
+            ("planted", None, "identifiers", &planted),
+            ("filler", None, "filler", &filler),
+        ],
     )
-    .unwrap();
-    dir
 }
 
 #[test]
@@ -1954,8 +1962,6 @@ fn phrases_of_the_team_s_pair_words_ask_for_their_pairs_and_find_what_the_local_
     };
     let c = cluster().unwrap();
     let s = Scratch::new();
-    let dir = s.dir.path().join("sessions");
-    std::fs::create_dir_all(&dir).unwrap();
     let messages = [
         "error handling in the parser",
         "handling of an error",
@@ -1964,11 +1970,7 @@ fn phrases_of_the_team_s_pair_words_ask_for_their_pairs_and_find_what_the_local_
         "error handling error handling",
         "nothing of either",
     ];
-    std::fs::write(
-        dir.join("pairs.jsonl"),
-        named_session("pairs", None, "pairs", &messages),
-    )
-    .unwrap();
+    let dir = named_sessions(&s, &[("pairs", None, "pairs", &messages)]);
     s.build(&[&dir], &[]);
     push_ok(&s, &url, "h");
     // The first push chose the pair words: its index's commonest terms
