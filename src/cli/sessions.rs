@@ -303,10 +303,14 @@ fn team(
     let mut json = args.json.then(output::json_stdout);
     let mut out = output::stdout(!args.json && args.color.enabled());
     if args.query.is_empty() {
-        for t in pi_index::team::search::sessions(&db, args.host.as_deref(), dir, since)?
-            .into_iter()
-            .take(args.shown())
-        {
+        for t in pi_index::team::search::sessions(
+            &db,
+            args.host.as_deref(),
+            dir,
+            since,
+            0,
+            args.shown(),
+        )? {
             let s = &t.session;
             if let Some(json) = &mut json {
                 json.line(&t)?;

@@ -146,6 +146,58 @@ pub struct Activity {
     pub per_model: Vec<(String, u64)>,
 }
 
+impl Activity {
+    /// A day, in milliseconds.
+    pub const DAY: i64 = 86_400_000;
+
+    /// The first and the last day (days since the epoch, UTC) of the
+    /// `days` days ending with the day of `now_ms`.
+    pub fn window(now_ms: i64, days: usize) -> (i64, i64) {
+        let today = now_ms.div_euclid(Self::DAY);
+        (today - days as i64 + 1, today)
+    }
+
+    /// The charts from counts: messages per day (days since the epoch;
+    /// days outside [`Activity::window`] are left out), sessions per
+    /// directory and messages per model, each ranked most first (then by
+    /// name) and cut to `top`.
+    pub fn new(
+        now_ms: i64,
+        days: usize,
+        top: usize,
+        per_day: impl IntoIterator<Item = (i64, u64)>,
+        per_directory: Vec<(String, u64)>,
+        per_model: Vec<(String, u64)>,
+    ) -> Activity {
+        use crate::pi::time::civil_from_days;
+        let (first, today) = Self::window(now_ms, days);
+        let mut counts = vec![0u64; days];
+        for (day, n) in per_day {
+            if (first..=today).contains(&day) {
+                counts[(day - first) as usize] += n;
+            }
+        }
+        let ranked = |mut v: Vec<(String, u64)>| {
+            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            v.truncate(top);
+            v
+        };
+        let day_name = |d: i64| {
+            let (y, m, dd) = civil_from_days(d);
+            format!("{y:04}-{m:02}-{dd:02}")
+        };
+        Activity {
+            per_day: counts
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| (day_name(first + i as i64), n))
+                .collect(),
+            per_directory: ranked(per_directory),
+            per_model: ranked(per_model),
+        }
+    }
+}
+
 impl PiIndex {
     /// Messages per UTC day over the `days` days ending with the day of
     /// `now_ms`, sessions per directory and messages per model (at most
@@ -159,13 +211,10 @@ impl PiIndex {
         days: usize,
         top: usize,
     ) -> Result<Activity, IndexError> {
-        use crate::pi::time::civil_from_days;
         let f = &self.fields;
         let err = |e| tantivy_err(&self.dir, e);
-        const DAY: i64 = 86_400_000;
-        let today = now_ms.div_euclid(DAY);
-        let first = today - days as i64 + 1;
-        let mut per_day = vec![0u64; days];
+        let (first, today) = Activity::window(now_ms, days);
+        let mut per_day: BTreeMap<i64, u64> = BTreeMap::new();
         let mut by_model: BTreeMap<u64, u64> = BTreeMap::new();
         let docs = searcher
             .search(&*all_messages(f), &tantivy::collector::DocSetCollector)
@@ -180,9 +229,9 @@ impl PiIndex {
             let models = seg.fast_fields().u64("model").map_err(err)?;
             for doc in ids {
                 if let Some(t) = times.first(doc) {
-                    let day = t.into_timestamp_millis().div_euclid(DAY);
+                    let day = t.into_timestamp_millis().div_euclid(Activity::DAY);
                     if (first..=today).contains(&day) {
-                        per_day[(day - first) as usize] += 1;
+                        *per_day.entry(day).or_default() += 1;
                     }
                 }
                 if let Some(m) = models.first(doc).filter(|&m| m != 0) {
@@ -200,33 +249,21 @@ impl PiIndex {
                 .entry(s.cwd.as_deref().unwrap_or("(unknown)"))
                 .or_default() += 1;
         }
-        let ranked = |mut v: Vec<(String, u64)>| {
-            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            v.truncate(top);
-            v
-        };
-        let day_name = |d: i64| {
-            let (y, m, dd) = civil_from_days(d);
-            format!("{y:04}-{m:02}-{dd:02}")
-        };
-        Ok(Activity {
-            per_day: per_day
+        Ok(Activity::new(
+            now_ms,
+            days,
+            top,
+            per_day,
+            dirs.into_iter().map(|(d, n)| (d.to_owned(), n)).collect(),
+            by_model
                 .into_iter()
-                .enumerate()
-                .map(|(i, n)| (day_name(first + i as i64), n))
+                .map(|(h, n)| {
+                    (
+                        names.get(&h).cloned().unwrap_or_else(|| format!("#{h:x}")),
+                        n,
+                    )
+                })
                 .collect(),
-            per_directory: ranked(dirs.into_iter().map(|(d, n)| (d.to_owned(), n)).collect()),
-            per_model: ranked(
-                by_model
-                    .into_iter()
-                    .map(|(h, n)| {
-                        (
-                            names.get(&h).cloned().unwrap_or_else(|| format!("#{h:x}")),
-                            n,
-                        )
-                    })
-                    .collect(),
-            ),
-        })
+        ))
     }
 }

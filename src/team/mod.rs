@@ -19,11 +19,14 @@
 //! - [`query`]: the query tree compiled to a SQL `WHERE` clause (user text
 //!   only ever as bind parameters).
 //! - [`search`]: `search`, `sessions` and `show` against the database.
+//! - [`browse`]: what the web view reads beside searches (`serve --db`):
+//!   a session's messages a page at a time, and the stats.
 //! - `tls`: the connection's TLS (rustls), as `sslmode` asks.
 //!
 //! Every statement runs through one [`Db`]: a connection and the small
 //! single-threaded runtime that drives it.
 
+pub mod browse;
 pub mod lineage;
 pub mod push;
 pub mod query;

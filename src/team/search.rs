@@ -103,11 +103,12 @@ pub struct TeamResult {
     pub warnings: Vec<Warning>,
 }
 
-const DOC_COLUMNS: &str =
+pub(super) const DOC_COLUMNS: &str =
     "m.host, s.session_id, s.path, m.line, m.off, m.entry_id, m.role, m.ts_ms, \
      s.cwd, s.session_name, m.model, m.active, m.edited, m.replacement, m.text";
 
-const FROM: &str = "FROM pi_messages m JOIN pi_sessions s ON s.host = m.host AND s.sid = m.sid";
+pub(super) const FROM: &str =
+    "FROM pi_messages m JOIN pi_sessions s ON s.host = m.host AND s.sid = m.sid";
 
 /// The host and the message of a row whose columns from `at` on are
 /// [`DOC_COLUMNS`].
@@ -134,7 +135,7 @@ fn doc_at(r: &Row, at: usize) -> (String, StoredDoc) {
     (r.get(at), doc)
 }
 
-fn doc_of(r: &Row) -> (String, StoredDoc) {
+pub(super) fn doc_of(r: &Row) -> (String, StoredDoc) {
     doc_at(r, 0)
 }
 
@@ -714,14 +715,15 @@ fn session_at(r: &Row, at: usize) -> TeamSession {
     }
 }
 
-fn session_of(r: &Row) -> TeamSession {
+pub(super) fn session_of(r: &Row) -> TeamSession {
     session_at(r, 0)
 }
 
 /// Where `s.sid` is in [`SESSION_COLUMNS`].
 const SID: usize = 10;
 
-const SESSION_COLUMNS: &str = "s.host, s.session_id, s.path, s.cwd, s.session_name, s.title, \
+pub(super) const SESSION_COLUMNS: &str =
+    "s.host, s.session_id, s.path, s.cwd, s.session_name, s.title, \
      s.started_ms, s.last_ms, s.messages, s.models, s.sid, s.parent_session, s.parent_path, \
      s.parent_how, s.fork_ids, s.fork_paths";
 
@@ -748,13 +750,16 @@ fn dir_params(dir: Option<&str>) -> (Option<String>, Option<String>) {
     (dir, below)
 }
 
-/// Every session of the database (or of `host`), newest activity first,
-/// at or below `dir` and active at or after `since`.
+/// The sessions of the database (or of `host`), newest activity first,
+/// at or below `dir` and active at or after `since`: `limit` of them
+/// after `offset`.
 pub fn sessions(
     db: &Db,
     host: Option<&str>,
     dir: Option<&str>,
     since: Option<i64>,
+    offset: usize,
+    limit: usize,
 ) -> Result<Vec<TeamSession>, TeamError> {
     use tokio_postgres::types::Type;
     db.run(schema::check(&db.client, &db.target))?;
@@ -763,9 +768,11 @@ pub fn sessions(
     let sql = format!(
         "SELECT {SESSION_COLUMNS} FROM pi_sessions s \
          WHERE ($1::text IS NULL OR s.host = $1) AND {} \
-         ORDER BY s.last_ms DESC NULLS LAST, s.path, s.host",
+         ORDER BY s.last_ms DESC NULLS LAST, s.path, s.host OFFSET $5 LIMIT $6",
         selected(2, 3, 4)
     );
+    let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = db
         .run(db.client.query_typed(
             &sql,
@@ -774,6 +781,8 @@ pub fn sessions(
                 (&dir, Type::TEXT),
                 (&below, Type::TEXT),
                 (&since, Type::INT8),
+                (&offset, Type::INT8),
+                (&limit, Type::INT8),
             ],
         ))
         .map_err(|e| db.error("listing sessions", &e))?;
