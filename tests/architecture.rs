@@ -300,7 +300,13 @@ fn no_two_files_import_each_other() {
 #[test]
 fn front_ends_never_import_one_another() {
     let fronts = ["pick", "mcp", "serve", "team"];
+    // The one way allowed: the web view reads the team database with
+    // `serve --db`, through its own module (serve/team.rs), as the
+    // command line's `--db` does; the team database knows nothing of the
+    // web view.
+    let allowed = |from: &Path, to: &str| rel(from) == "serve/team.rs" && to == "team";
     let mut wrong = Vec::new();
+    let mut seen_allowed = false;
     for (from, to) in graph() {
         let r = room(&from);
         if !fronts.contains(&r.as_str()) {
@@ -309,9 +315,15 @@ fn front_ends_never_import_one_another() {
         for t in &to {
             let tr = room(t);
             if tr != r && fronts.contains(&tr.as_str()) {
-                wrong.push(format!("{} imports {}", rel(&from), rel(t)));
+                if allowed(&from, &tr) {
+                    seen_allowed = true;
+                } else {
+                    wrong.push(format!("{} imports {}", rel(&from), rel(t)));
+                }
             }
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+    // The exception names a real import (else it is stale: remove it).
+    assert!(seen_allowed, "serve/team.rs no longer imports team");
 }

@@ -1437,6 +1437,36 @@ fn browser_hostile_corpus_runs_nothing_and_shows_the_text() {
             .contains(HOSTILE[2]),
         "the model name, literally"
     );
+
+    // The same corpus from the team database, pushed under a host name
+    // that is markup too (`serve --db`).
+    let Some(url) = crate::team::database("serve_db_hostile") else {
+        return;
+    };
+    let host = HOSTILE[3];
+    crate::util::pg::push_ok(&s, &url, host);
+    drop(srv);
+    let srv = Server::start(&s, &["--db", &url]);
+    b.goto(&srv.url);
+    clean(&b, "every session, --db");
+    b.keys("#q", "zqhostile");
+    b.until("document.querySelector('#results').dataset.query === 'zqhostile' && document.querySelector('a.hit')");
+    clean(&b, "search, --db");
+    let shown = b.js("return document.body.innerText");
+    let shown = shown.as_str().unwrap();
+    assert!(shown.contains(host), "the host, literally: {shown}");
+    b.click("a.hit");
+    b.until("location.pathname.startsWith('/session/')");
+    clean(&b, "session, --db");
+    let text = b.js("return document.body.innerText");
+    let text = text.as_str().unwrap();
+    for h in HOSTILE.iter().filter(|h| !h.starts_with('[')) {
+        assert!(text.contains(h), "shown literally with --db: {h}\n{text}");
+    }
+    b.js("document.querySelectorAll('#entries a').forEach(a => { if (!a.target) a.click(); }); return 1");
+    clean(&b, "session, links clicked, --db");
+    b.goto(&format!("{}stats", srv.url));
+    clean(&b, "stats, --db");
 }
 
 /// Not a check: the web view's screenshots (README.md, docs/web.md), taken with headless Chromium
@@ -1582,4 +1612,431 @@ fn browser_latency() {
     println!("session of {} messages, first screen (navigation to DOMContentLoaded): median {median:.1} ms, p99 {p99:.1} ms over {n}", big["messages"]);
     let _ = child.kill();
     let _ = child.wait();
+}
+
+// ---- serve --db: the team database --------------------------------------
+
+/// Three hosts push the sessions of [`crate::team::sessions_with`], each
+/// with its planted word, into the database `name` of the team tests'
+/// cluster: its URL and the pushing scratches (`None` without
+/// PostgreSQL, said).
+fn three_hosts(name: &str) -> Option<(String, Vec<Scratch>)> {
+    let url = crate::team::database(name)?;
+    let mut scratches = Vec::new();
+    for (host, word) in TEAM.iter().zip(["zqalpha", "zqbravo", "zqcharlie"]) {
+        let s = Scratch::new();
+        let dir = crate::team::sessions_with(&s, word);
+        s.build(&[&dir], &[]);
+        crate::util::pg::push_ok(&s, &url, host);
+        scratches.push(s);
+    }
+    Some((url, scratches))
+}
+
+const TEAM: [&str; 3] = ["alice@laptop", "bob@devbox", "ci@runner-7"];
+
+/// What the command line prints with `--db URL`: one object per line.
+fn cli_db(s: &Scratch, url: &str, args: &[&str]) -> Vec<Value> {
+    let out = run(s.cmd().arg(args[0]).args(["--db", url]).args(&args[1..]));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out)
+}
+
+#[test]
+fn serve_db_answers_with_the_cli_s_db_objects_each_with_its_host() {
+    let Some((url, scratches)) = three_hosts("serve_db_api") else {
+        return;
+    };
+    let s = &scratches[0];
+    let srv = Server::start(s, &["--db", &url]);
+    let database = url.trim_start_matches("postgres://");
+    let search = |q: &str, args: &[&str]| {
+        let mut a = vec!["search", "--json"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["--", q]);
+        cli_db(s, &url, &a)
+    };
+
+    // Each host's planted word, with its host: the hits of `search --db`.
+    for (host, word) in TEAM.iter().zip(["zqalpha", "zqbravo", "zqcharlie"]) {
+        let found = srv.json(&format!("/api/search?q={word}"));
+        let want = search(word, &[]);
+        assert_eq!(want.len(), 2);
+        assert!(want.iter().all(|h| h["host"] == *host));
+        assert_eq!(found["hits"], json!(want), "{word}");
+        assert_eq!(found["total"], 2);
+        assert_eq!(found["more"], false);
+        assert_eq!(found["database"], database);
+        assert_eq!(found["warnings"], json!([]));
+    }
+    // Every host holds the fixture: `host:` keeps one; pages and orders
+    // are the command line's.
+    let bobs = srv.json("/api/search?q=notify%20host%3Abob%40devbox");
+    let want = search("notify host:bob@devbox", &[]);
+    assert!(!want.is_empty());
+    assert_eq!(bobs["hits"], json!(want));
+    let all = search("notify", &[]);
+    assert_eq!(all.len(), 3 * want.len());
+    let page = srv.json("/api/search?q=notify&sort=newest&limit=2&offset=1");
+    assert_eq!(
+        page["hits"],
+        json!(search(
+            "notify",
+            &["--sort", "newest", "-n", "2", "--offset", "1"]
+        ))
+    );
+
+    // Sessions: every host's, newest first, and one host's.
+    let listed = srv.json("/api/sessions");
+    assert_eq!(
+        listed["sessions"],
+        json!(cli_db(s, &url, &["sessions", "--json"]))
+    );
+    assert_eq!(listed["total"], 6);
+    let bob = srv.json("/api/sessions?host=bob%40devbox&limit=1&offset=1");
+    let want = cli_db(s, &url, &["sessions", "--json", "--host", "bob@devbox"]);
+    assert_eq!(want.len(), 2);
+    assert_eq!(bob["sessions"], json!(want[1..]));
+    assert_eq!(bob["total"], 2);
+    let found = srv.json("/api/sessions?q=zqcharlie");
+    assert_eq!(
+        found["sessions"],
+        json!(cli_db(s, &url, &["sessions", "--json", "--", "zqcharlie"]))
+    );
+    assert_eq!(found["sessions"][0]["host"], "ci@runner-7");
+    assert_eq!(found["more"], false);
+
+    // A session by its id and host: its messages, the documents of
+    // `show --db`, a page at a time.
+    let id = "same-id-on-every-host";
+    let show = |args: &[&str]| {
+        let mut a = vec!["show", id, "--format", "json", "--host", "alice@laptop"];
+        a.extend_from_slice(args);
+        cli_db(s, &url, &a)
+    };
+    let one = srv.json(&format!("/api/session/{id}?host=alice%40laptop&branch=all"));
+    assert_eq!(one["documents"], json!(show(&["--branch", "all"])));
+    assert_eq!(one["total"], 2);
+    assert_eq!(
+        one["session"],
+        cli_db(s, &url, &["sessions", "--json", "--host", "alice@laptop"])
+            .into_iter()
+            .find(|r| r["session_id"] == id)
+            .unwrap()
+    );
+    let second = srv.json(&format!(
+        "/api/session/{id}?host=alice%40laptop&offset=1&limit=1"
+    ));
+    assert_eq!(second["documents"], json!(show(&["--branch", "all"])[1..]));
+    // The fixture's abandoned branch: only the active one by default.
+    let sessions = cli_db(s, &url, &["sessions", "--json", "--host", "bob@devbox"]);
+    let branched = sessions
+        .iter()
+        .find(|r| {
+            r["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("branch-abandoned.jsonl")
+        })
+        .unwrap()["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let shown = |branch: &str| {
+        cli_db(
+            s,
+            &url,
+            &[
+                "show",
+                &branched,
+                "--format",
+                "json",
+                "--host",
+                "bob@devbox",
+                "--branch",
+                branch,
+            ],
+        )
+    };
+    let active = srv.json(&format!("/api/session/{branched}?host=bob%40devbox"));
+    assert_eq!(active["documents"], json!(shown("active")));
+    let every = srv.json(&format!(
+        "/api/session/{branched}?host=bob%40devbox&branch=all"
+    ));
+    assert_eq!(every["documents"], json!(shown("all")));
+    assert!(shown("active").len() < shown("all").len());
+
+    // What the database holds: each host's, and in all the sum of what
+    // each host's index holds.
+    let stats = srv.json("/api/stats");
+    let local = |s: &Scratch| {
+        let out = run(s.cmd().args(["stats", "--json", "--index"]).arg(s.index()));
+        json_lines(&out).remove(0)
+    };
+    let locals: Vec<Value> = scratches.iter().map(local).collect();
+    let sum = |k: &str| locals.iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(stats["stats"]["sessions"], sum("sessions"));
+    assert_eq!(stats["stats"]["messages"], sum("messages"));
+    for role in ["user", "assistant"] {
+        let n: u64 = locals
+            .iter()
+            .map(|l| l["messages_by_role"][role].as_u64().unwrap())
+            .sum();
+        assert_eq!(stats["stats"]["messages_by_role"][role], n, "{role}");
+    }
+    let hosts: Vec<(Value, Value, Value)> = stats["stats"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["host"].clone(),
+                h["sessions"].clone(),
+                h["messages"].clone(),
+            )
+        })
+        .collect();
+    let want: Vec<(Value, Value, Value)> = TEAM
+        .iter()
+        .zip(&locals)
+        .map(|(h, l)| (json!(h), l["sessions"].clone(), l["messages"].clone()))
+        .collect();
+    assert_eq!(hosts, want);
+    assert_eq!(stats["database"], database);
+
+    // Errors say what to do, with their status.
+    let bad = |path: &str, status: u16, error: &str| {
+        let r = srv.get(path);
+        assert_eq!(r.status, status, "{path}: {}", r.body);
+        assert_eq!(
+            serde_json::from_str::<Value>(&r.body).unwrap(),
+            json!({"error": error}),
+            "{path}"
+        );
+    };
+    let said = run(s.cmd().args(["search", "--db", &url, "--", "role:robot"]));
+    assert_eq!(said.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&said.stderr)
+        .trim_end()
+        .trim_start_matches("pi-index: error: ")
+        .to_owned();
+    bad("/api/search?q=role:robot", 400, &said);
+    bad(
+        &format!("/api/session/{id}"),
+        400,
+        "3 hosts pushed a session with the id \"same-id-on-every-host\" (alice@laptop, bob@devbox, ci@runner-7): choose one with host=NAME",
+    );
+    bad(
+        &format!("/api/session/{id}?host=nobody"),
+        404,
+        "no pushed session has the id \"same-id-on-every-host\" on the host \"nobody\": search for it from the search page",
+    );
+    // A prefix is not an id.
+    assert_eq!(
+        srv.get("/api/session/same-id?host=bob%40devbox").status,
+        404
+    );
+    let raw = srv.get(&format!("/session/{id}/raw?host=bob%40devbox"));
+    assert_eq!(raw.status, 404);
+    assert!(
+        raw.body.contains("on the host that pushed it"),
+        "{}",
+        raw.body
+    );
+    // The rules of every request hold here too.
+    let foreign = http(srv.port, "GET", "/api/search?q=notify", "evil.example", &[]);
+    assert_eq!(foreign.status, 403);
+
+    // The pages: each session under its host, a hit opens its host's
+    // session at its entry, an id several hosts hold asks which.
+    let home = srv.get("/");
+    assert_eq!(home.status, 200);
+    for host in TEAM {
+        assert!(
+            home.body
+                .contains(&format!("<span class=\"host\">{host}</span>")),
+            "{host}"
+        );
+    }
+    assert!(home.body.contains(&format!("team database {database}")));
+    let hit = srv.get("/?q=zqbravo");
+    let hrefs: Vec<&str> = hit
+        .body
+        .split("class=\"hit\" href=\"")
+        .skip(1)
+        .map(|h| &h[..h.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        hrefs,
+        [
+            "/session/same-id-on-every-host?host=bob%40devbox&amp;line=2#a1",
+            "/session/same-id-on-every-host?host=bob%40devbox&amp;line=3#a2"
+        ]
+    );
+    let which = srv.get(&format!("/session/{id}"));
+    assert_eq!(which.status, 300);
+    assert_eq!(
+        hrefs_in(&which.body, "<ul class=\"hosts\">", "</ul>"),
+        TEAM.map(|h| format!("/session/{id}?host={}", h.replace('@', "%40")))
+    );
+    let page = srv.get(&format!("/session/{id}?host=ci%40runner-7"));
+    assert_eq!(page.status, 200);
+    assert!(page
+        .body
+        .contains("<dd class=\"host\" id=\"host\">ci@runner-7</dd>"));
+    assert!(page.body.contains("where is the zqcharlie config"));
+    assert!(!page.body.contains("zqalpha"));
+    let stats_page = srv.get("/stats");
+    assert_eq!(stats_page.status, 200);
+    assert!(
+        stats_page.body.contains("<dd id=\"n-hosts\">3</dd>"),
+        "{}",
+        stats_page.body
+    );
+
+    // Two at once: a host pushes while the server runs; its next request
+    // reads it (the database is read at each request).
+    let late = Scratch::new();
+    let dir = crate::team::sessions_with(&late, "zqdelta");
+    late.build(&[&dir], &[]);
+    crate::util::pg::push_ok(&late, &url, "dave@late");
+    let found = srv.json("/api/search?q=zqdelta");
+    assert_eq!(found["total"], 2);
+    assert!(found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["host"] == "dave@late"));
+    assert_eq!(srv.json("/api/sessions")["total"], 8);
+}
+
+#[test]
+fn serve_db_says_what_is_wrong_before_it_listens_and_survives_a_restart() {
+    let Some(c) = crate::util::pg::Cluster::start() else {
+        return;
+    };
+    let s = Scratch::new();
+    let serve = |url: &str, extra: &[&str]| {
+        run(s
+            .cmd()
+            .args(["serve", "--port", "0", "--db", url])
+            .args(extra))
+    };
+    // No tables yet.
+    let empty = c.create_db("empty");
+    let out = serve(&empty, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("holds no pi-index tables yet: run `pi-index push` first"),
+        "{err}"
+    );
+    // Nothing listening there.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = serve(&format!("postgres://postgres@127.0.0.1:{closed}/x"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot connect to the database at"), "{err}");
+    assert!(err.contains("is the server running there"), "{err}");
+    // The database is not the local index: its flags are refused.
+    let out = serve(&empty, &["--no-refresh"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+
+    // The server stops and comes back: the request in between says so
+    // (503), the one after is answered on a new connection.
+    let url = c.create_db("team");
+    let dir = crate::team::sessions_with(&s, "zqecho");
+    s.build(&[&dir], &[]);
+    crate::util::pg::push_ok(&s, &url, "erin@box");
+    let srv = Server::start(&s, &["--db", &url]);
+    assert_eq!(srv.json("/api/search?q=zqecho")["total"], 2);
+    c.stop();
+    let r = srv.get("/api/search?q=zqecho");
+    assert_eq!(r.status, 503, "{}", r.body);
+    let error = serde_json::from_str::<Value>(&r.body).unwrap()["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        error.contains("cannot connect to the database at"),
+        "{error}"
+    );
+    c.restart();
+    assert_eq!(srv.json("/api/search?q=zqecho")["total"], 2);
+    // A restart between two requests: the idle connection the server
+    // closed is replaced, and the request answered.
+    c.stop();
+    c.restart();
+    assert_eq!(srv.json("/api/search?q=zqecho")["total"], 2);
+    assert_eq!(srv.get("/").status, 200);
+}
+
+#[test]
+fn browser_db_search_shows_each_host_opens_its_session_and_charts_the_hosts() {
+    let Some(b) =
+        browser("browser_db_search_shows_each_host_opens_its_session_and_charts_the_hosts")
+    else {
+        return;
+    };
+    let Some((url, scratches)) = three_hosts("serve_db_browser") else {
+        return;
+    };
+    let srv = Server::start(&scratches[0], &["--db", &url]);
+    b.goto(&srv.url);
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('section.directory h2 .host')].map(h => h.textContent).sort()"),
+        json!(TEAM)
+    );
+    b.keys("#q", "zqbravo");
+    b.until("document.querySelector('#results').dataset.query === 'zqbravo' && document.querySelector('a.hit')");
+    assert_eq!(
+        b.js(
+            "return [...document.querySelectorAll('.session-label .host')].map(h => h.textContent)"
+        ),
+        json!(["bob@devbox"])
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('a.hit')].map(a => [a.querySelector('.role').textContent, a.querySelector('.snippet').innerHTML])"),
+        json!([
+            ["user", "where is the <mark>zqbravo</mark> config"],
+            ["assistant", "the <mark>zqbravo</mark> config is in etc"]
+        ])
+    );
+    // Keys: down selects the first hit, Enter opens it, on its entry.
+    b.keys("#q", DOWN);
+    b.until("document.querySelector('a.hit.selected')");
+    b.keys("#q", ENTER);
+    b.until("location.pathname.startsWith('/session/')");
+    assert_eq!(
+        b.until("document.querySelector(':target') && document.querySelector(':target').id"),
+        json!("a1")
+    );
+    assert_eq!(
+        b.js("return [document.querySelector('#host').textContent, document.querySelector(':target .md').textContent.trim(), getComputedStyle(document.querySelector(':target')).outlineStyle]"),
+        json!(["bob@devbox", "where is the zqbravo config", "solid"])
+    );
+    b.back();
+    b.until("location.pathname === '/' && document.querySelector('#q').value === 'zqbravo' && document.querySelector('a.hit')");
+
+    // The stats page: each host's sessions as a bar.
+    b.goto(&format!("{}stats", srv.url));
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('#chart-hosts rect.bar')].map(r => [r.dataset.label, Number(r.dataset.value)])"),
+        json!([["alice@laptop", 2], ["bob@devbox", 2], ["ci@runner-7", 2]])
+    );
+    assert_eq!(
+        b.js(
+            "return [...document.querySelectorAll('table.hosts td.host')].map(t => t.textContent)"
+        ),
+        json!(TEAM)
+    );
 }

@@ -55,7 +55,7 @@ pub fn db_search(s: &Scratch, url: &str, query: &str) -> Vec<serde_json::Value> 
 
 /// A directory of sessions: the fixture `branch-abandoned.jsonl` and a
 /// session whose messages plant `word`.
-fn sessions_with(s: &Scratch, word: &str) -> PathBuf {
+pub fn sessions_with(s: &Scratch, word: &str) -> PathBuf {
     let dir = s.dir.path().join("sessions");
     let project = dir.join("--home-u-proj--");
     std::fs::create_dir_all(&project).unwrap();

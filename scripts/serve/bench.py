@@ -15,6 +15,12 @@ session (`/session/ID`, the page's HTML), and the server's peak RSS
     target/release/pi-index build CORPUS --index IDX
     python3 scripts/serve/bench.py --bin target/release/pi-index --index IDX --session big50000
 
+With --db URL instead of --index, the server is `pi-index serve --db URL`
+(the team database, as `pi-index push` fills it) and the same shapes are
+timed there; the session page is the host's.
+
+    python3 scripts/serve/bench.py --bin target/release/pi-index --db postgres://USER@HOST/DB
+
 The big session (50,000 messages, 200 MB) is the newest of the corpus:
 without --session the largest of the 100 newest sessions is opened, which
 is it. The browser half (keystroke to painted results, the big session's
@@ -50,7 +56,9 @@ def pct(xs, p):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/pi-index")
-    ap.add_argument("--index", required=True)
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--index", help="the local index to serve")
+    where.add_argument("--db", help="the team database to serve (postgres://...)")
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--endpoint", default="/api/search", help="/api/search or /api/sessions")
     ap.add_argument("--session", help="the session whose first window is timed (by id; default: "
@@ -58,8 +66,9 @@ def main():
     ap.add_argument("--pages", type=int, default=20, help="first-window requests of that session")
     args = ap.parse_args()
 
+    source = ["--db", args.db] if args.db else ["--no-refresh", "--index", args.index]
     server = subprocess.Popen(
-        [args.bin, "serve", "--no-refresh", "--port", "0", "--index", args.index],
+        [args.bin, "serve", "--port", "0", *source],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -97,7 +106,13 @@ def main():
                   f"{statistics.median(times):.2f} ms | {pct(times, 99):.2f} ms |")
 
         if args.session:
-            _, body = get(f"/api/session/{urllib.parse.quote(args.session, safe='')}?limit=1")
+            found = f"/api/session/{urllib.parse.quote(args.session, safe='')}?limit=1"
+            if args.db:
+                # The host with the most sessions.
+                _, body = get("/api/stats")
+                host = json.loads(body)["stats"]["hosts"][0]["host"]
+                found += f"&host={urllib.parse.quote(host, safe='')}"
+            _, body = get(found)
             biggest, which = json.loads(body)["session"], f"session {args.session}"
         else:
             _, body = get("/api/sessions?limit=100")
@@ -107,6 +122,8 @@ def main():
         if biggest:
             _, body = get("/api/stats")
             path = f"/session/{urllib.parse.quote(biggest['session_id'], safe='')}"
+            if "host" in biggest:
+                path += f"?host={urllib.parse.quote(biggest['host'], safe='')}"
             # The first request reads the file's tree (once per version of
             # the file): said apart.
             cold, page = get(path)

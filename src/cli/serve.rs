@@ -1,5 +1,6 @@
 //! `pi-index serve`: the web view on loopback, kept fresh from Pi's
-//! session directories (see `pi_index::serve`).
+//! session directories, or over the team database with `--db` (see
+//! `pi_index::serve`).
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -55,6 +56,12 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub token: Option<String>,
+
+    /// Serve the team's PostgreSQL database (postgres://…, see `push`)
+    /// instead of the local index: every pushed host's sessions, each
+    /// with its host, and the `host:NAME` filter.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["paths", "no_refresh", "include"])]
+    pub db: Option<String>,
 }
 
 /// Run `serve`.
@@ -70,6 +77,8 @@ pub fn run_serve(args: ServeArgs, index_dir: &Path) -> anyhow::Result<std::proce
     opts.live.kinds = args.include;
     opts.bind = args.bind;
     opts.token = args.token.filter(|t| !t.is_empty());
+    opts.db = args.db;
+    let database = opts.db.is_some();
     // Refused here, before anything listens.
     pi_index::serve::addresses(&opts)?;
     if let Some(ip) = opts.bind.filter(|ip| !ip.is_loopback()) {
@@ -92,13 +101,14 @@ pub fn run_serve(args: ServeArgs, index_dir: &Path) -> anyhow::Result<std::proce
             let others: Vec<String> = addrs[1..].iter().map(url).collect();
             let _ = writeln!(
                 err,
-                "pi-index: serving {}{} (Ctrl-C stops)",
+                "pi-index: serving {}{} ({}Ctrl-C stops)",
                 url(first),
                 if others.is_empty() {
                     String::new()
                 } else {
                     format!(" and {}", others.join(" "))
-                }
+                },
+                if database { "the team database; " } else { "" }
             );
             if open {
                 open_browser(&url(first), &mut err);

@@ -41,6 +41,9 @@ pub struct Params {
     pub branch: Option<String>,
     /// Pages: only the results, for the page's script to put in place.
     pub fragment: Option<String>,
+    /// With `--db`: the host whose session it is, or whose sessions to
+    /// list.
+    pub host: Option<String>,
 }
 
 /// Why a request cannot be answered.
@@ -123,7 +126,17 @@ impl Params {
 
 /// A snapshot to answer from.
 pub fn snapshot(app: &App) -> Result<Snapshot, Failure> {
-    app.state.current().map_err(Failure::Unavailable)
+    local(app)?.current().map_err(Failure::Unavailable)
+}
+
+/// The local index (the routes that read it are the local source's).
+fn local(app: &App) -> Result<&crate::live::State, Failure> {
+    match &*app.source {
+        super::Source::Local(state) => Ok(state),
+        super::Source::Team(_) => Err(Failure::Unavailable(
+            "this server reads the team database (--db), not a local index".into(),
+        )),
+    }
 }
 
 /// `search`'s hits for `params` (the query, its order and page).
@@ -225,7 +238,7 @@ fn json_of<T: Serialize>(
     .into_response()
 }
 
-fn answer(result: Result<Result<Response, Failure>, String>) -> Response {
+pub(super) fn answer(result: Result<Result<Response, Failure>, String>) -> Response {
     match result {
         Ok(Ok(r)) => r,
         Ok(Err(f)) => (f.status(), axum::Json(json!({"error": f.message()}))).into_response(),
@@ -379,11 +392,12 @@ pub async fn stats(State(app): State<Arc<App>>) -> Response {
 pub async fn status(State(app): State<Arc<App>>) -> Response {
     answer(
         app.blocking(move |app| {
+            let state = local(app)?;
             // Reloading picks up other processes' commits.
-            let _ = app.state.current();
+            let _ = state.current();
             Ok(axum::Json(json!({
-                "generation": app.state.generation(),
-                "index": app.state.last_refresh(),
+                "generation": state.generation(),
+                "index": state.last_refresh(),
             }))
             .into_response())
         })

@@ -19,6 +19,7 @@
 //!   its entries) and drawn, entry by entry;
 //! - [`markdown`]: message text as HTML, raw HTML shown as text;
 //! - [`charts`]: bar charts drawn as SVG by the server.
+//! - [`team`]: the same pages and API over the team database (`--db`).
 //!
 //! Which session was forked from which is the index's own families
 //! ([`crate::search::family`]), as `sessions --json` and `show` give them.
@@ -26,6 +27,10 @@
 //! The index is kept fresh by [`crate::live`]: a background thread runs an
 //! incremental build every few seconds (never two at once); requests are
 //! answered from the last commit and never wait for a build.
+//!
+//! With `--db URL` the same pages and API read the team's PostgreSQL
+//! database instead ([`team`], over [`crate::team`]): every pushed host's
+//! sessions, each with its host, and no local index at all.
 
 pub mod api;
 pub mod assets;
@@ -34,6 +39,7 @@ mod guard;
 pub mod markdown;
 pub mod pages;
 pub mod session;
+pub mod team;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
@@ -74,6 +80,8 @@ pub struct Options {
     /// The longest time between two background refreshes (they run as
     /// soon as the watch of the session directories sees a change).
     pub refresh_every: Duration,
+    /// Serve the team database at this URL instead of the local index.
+    pub db: Option<String>,
 }
 
 impl Options {
@@ -86,14 +94,23 @@ impl Options {
             bind: None,
             token: None,
             refresh_every: Duration::from_secs(2),
+            db: None,
         }
     }
 }
 
+/// Where the pages and the API read sessions from.
+pub enum Source {
+    /// The local index, kept fresh.
+    Local(Box<State>),
+    /// The team database (`--db`).
+    Team(team::Team),
+}
+
 /// What every handler shares.
 pub struct App {
-    /// The index, kept fresh.
-    pub state: State,
+    /// Where sessions are read from.
+    pub source: Arc<Source>,
     /// Sessions' trees, read once per file version.
     pub sessions: session::Cache,
     guard: guard::Guard,
@@ -108,7 +125,9 @@ impl App {
         let app = self.clone();
         tokio::task::spawn_blocking(move || {
             let out = work(&app);
-            app.state.release_if_over(MAX_MAPPED);
+            if let Source::Local(state) = &*app.source {
+                state.release_if_over(MAX_MAPPED);
+            }
             out
         })
         .await
@@ -138,21 +157,33 @@ pub fn addresses(opts: &Options) -> Result<Vec<IpAddr>, ServeError> {
 }
 
 /// Serve until the process is stopped. `listening` is told the
-/// addresses once bound (the first is the one to print).
+/// addresses once bound (the first is the one to print). With a
+/// database, it is connected to (and its tables checked) before anything
+/// listens.
 pub fn run(opts: Options, listening: impl FnOnce(&[SocketAddr])) -> Result<(), ServeError> {
     let ips = addresses(&opts)?;
+    // Made, and dropped, outside the server's runtime: the database's
+    // connections each hold a runtime of their own.
+    let source = Arc::new(match &opts.db {
+        Some(url) => Source::Team(team::Team::connect(url).map_err(|e| ServeError(e.to_string()))?),
+        None => Source::Local(Box::new(State::new(opts.live.clone()))),
+    });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("pi-index-serve")
         .enable_all()
         .build()
         .map_err(|e| ServeError(format!("cannot start the server's threads: {e}")))?;
-    rt.block_on(serve(opts, ips, listening))
+    let served = rt.block_on(serve(opts, ips, source.clone(), listening));
+    drop(rt);
+    drop(source);
+    served
 }
 
 async fn serve(
     opts: Options,
     ips: Vec<IpAddr>,
+    source: Arc<Source>,
     listening: impl FnOnce(&[SocketAddr]),
 ) -> Result<(), ServeError> {
     let mut listeners = Vec::new();
@@ -186,11 +217,11 @@ async fn serve(
         .filter_map(|l| l.local_addr().ok())
         .collect();
     let app = Arc::new(App {
-        state: State::new(opts.live.clone()),
+        source,
         sessions: session::Cache::default(),
         guard: guard::Guard::new(&addrs, opts.token.clone()),
     });
-    if opts.live.refresh {
+    if opts.live.refresh && matches!(*app.source, Source::Local(_)) {
         refresher(app.clone(), opts.refresh_every);
     }
     listening(&addrs);
@@ -221,28 +252,47 @@ async fn serve(
 fn refresher(app: Arc<App>, every: Duration) {
     let _ = std::thread::Builder::new()
         .name("pi-index-refresh".into())
-        .spawn(move || loop {
-            let done = app.state.refresh_now();
-            if matches!(done.status, RefreshStatus::Busy | RefreshStatus::Failed) {
-                std::thread::sleep(every);
+        .spawn(move || {
+            let Source::Local(state) = &*app.source else {
+                return;
+            };
+            loop {
+                let done = state.refresh_now();
+                if matches!(done.status, RefreshStatus::Busy | RefreshStatus::Failed) {
+                    std::thread::sleep(every);
+                }
+                state.wait_for_change(every);
             }
-            app.state.wait_for_change(every);
         });
 }
 
-/// Every route, behind the guard.
+/// Every route, behind the guard: the same paths whatever the source,
+/// the team database's own handlers where reading it differs.
 pub fn router(app: Arc<App>) -> Router {
-    Router::new()
-        .route("/", get(pages::search))
-        .route("/stats", get(pages::stats))
-        .route("/session/{id}", get(session::page))
-        .route("/session/{id}/raw", get(session::raw))
+    let routes = match &*app.source {
+        Source::Local(_) => Router::new()
+            .route("/session/{id}", get(session::page))
+            .route("/session/{id}/raw", get(session::raw))
+            .route("/api/search", get(api::search))
+            .route("/api/sessions", get(api::sessions))
+            .route("/api/session/{id}", get(api::session))
+            .route("/api/stats", get(api::stats))
+            .route("/api/status", get(api::status))
+            .route("/", get(pages::search))
+            .route("/stats", get(pages::stats)),
+        Source::Team(_) => Router::new()
+            .route("/session/{id}", get(team::page))
+            .route("/session/{id}/raw", get(team::raw))
+            .route("/api/search", get(team::search))
+            .route("/api/sessions", get(team::sessions))
+            .route("/api/session/{id}", get(team::session))
+            .route("/api/stats", get(team::stats))
+            .route("/api/status", get(team::status))
+            .route("/", get(team::search_page))
+            .route("/stats", get(team::stats_page)),
+    };
+    routes
         .route("/assets/{name}", get(assets::serve))
-        .route("/api/search", get(api::search))
-        .route("/api/sessions", get(api::sessions))
-        .route("/api/session/{id}", get(api::session))
-        .route("/api/stats", get(api::stats))
-        .route("/api/status", get(api::status))
         .fallback(guard::not_found)
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),

@@ -15,20 +15,23 @@ use crate::search::family::Families;
 use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
 
 use super::api::{self, Failure, Params};
-use super::{charts, App};
+use super::{charts, App, Source};
 
 /// A page: its HTTP status and its HTML.
 pub type Page = (StatusCode, Markup);
 
 /// Sessions listed per page when there is no query.
-const RECENT: usize = 200;
+pub(super) const RECENT: usize = 200;
 /// Sessions per page of results.
-const FOUND: usize = 50;
+pub(super) const FOUND: usize = 50;
 
 /// The frame of every page: the stylesheet and script, the top bar, the
 /// notices of the index's freshness, then `body`.
 pub fn layout(title: &str, app: &App, body: Markup) -> Markup {
-    let refresh = app.state.last_refresh();
+    let (refresh, generation, database) = match &*app.source {
+        Source::Local(state) => (Some(state.last_refresh()), state.generation(), None),
+        Source::Team(team) => (None, 0, Some(team.target())),
+    };
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -40,12 +43,15 @@ pub fn layout(title: &str, app: &App, body: Markup) -> Markup {
                 link rel="stylesheet" href=(asset("style.css"));
                 script type="module" src=(asset("app.js")) {}
             }
-            body data-generation=(app.state.generation()) {
+            body data-generation=(generation) {
                 header.top {
                     a.brand href="/" { "pi-index" }
                     nav {
                         a href="/" { "Search" }
                         a href="/stats" { "Stats" }
+                    }
+                    @if let Some(db) = database {
+                        span #database .dim title="every pushed host's sessions, read from this database" { "team database " (db) }
                     }
                 }
                 div #live .notice hidden {
@@ -53,7 +59,7 @@ pub fn layout(title: &str, app: &App, body: Markup) -> Markup {
                     " "
                     a #live-reload href="" { "Show them" }
                 }
-                (index_note(&refresh))
+                @if let Some(refresh) = &refresh { (index_note(refresh)) }
                 main { (body) }
             }
         }
@@ -105,7 +111,14 @@ pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Res
 }
 
 fn search_page(app: &App, p: &Params) -> Page {
-    let results = match api::snapshot(app).and_then(|snap| results(&snap, p)) {
+    let found = api::snapshot(app).and_then(|snap| results(&snap, p));
+    search_frame(app, p, found)
+}
+
+/// The search page around `found`, the results of the query of `p` (with
+/// `fragment=1`, only them).
+pub fn search_frame(app: &App, p: &Params, found: Result<Markup, Failure>) -> Page {
+    let results = match found {
         Ok(m) => m,
         Err(f) if p.fragment.is_some() => return (f.status(), html! { p.error { (f.message()) } }),
         Err(f) => html! { p.error { (f.message()) } },
@@ -163,7 +176,7 @@ fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> 
                             a href=(session_href(&h.doc.session_id, None)) { (h.session.as_deref().map_or(h.doc.session_id.as_str(), SessionRow::label)) }
                             " " span.dim { (h.doc.cwd.as_deref().unwrap_or("")) }
                         }
-                        (hit_link(h))
+                        (hit_link(h, None))
                     }
                 }
             }
@@ -188,7 +201,7 @@ fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> 
                         }
                     }
                     @if let Some(hit) = &h.hit {
-                        (hit_link(hit))
+                        (hit_link(hit, None))
                     } @else {
                         div.snippet { (highlighted(&h.snippet, &h.highlights)) }
                     }
@@ -267,7 +280,13 @@ fn session_item(
     }
 }
 
-fn more(q: &str, sort: Option<&str>, offset: usize, shown: usize, total: usize) -> Markup {
+pub(super) fn more(
+    q: &str,
+    sort: Option<&str>,
+    offset: usize,
+    shown: usize,
+    total: usize,
+) -> Markup {
     let next = offset + shown;
     html! {
         @if shown > 0 && next < total {
@@ -276,7 +295,7 @@ fn more(q: &str, sort: Option<&str>, offset: usize, shown: usize, total: usize) 
     }
 }
 
-fn warnings(w: &[crate::search::query::Warning]) -> Markup {
+pub(super) fn warnings(w: &[crate::search::query::Warning]) -> Markup {
     html! {
         @if !w.is_empty() {
             ul.warnings {
@@ -290,7 +309,7 @@ fn warnings(w: &[crate::search::query::Warning]) -> Markup {
 
 /// The filters as chips: each adds its filter to the query, or takes it
 /// away when the query holds it.
-fn chips<'a>(q: &str, sessions: impl Iterator<Item = &'a SessionRow>) -> Markup {
+pub(super) fn chips<'a>(q: &str, sessions: impl Iterator<Item = &'a SessionRow>) -> Markup {
     let mut filters: Vec<(String, String)> = Vec::new();
     let mut dirs = Vec::new();
     let mut models = Vec::new();
@@ -333,10 +352,11 @@ fn chips<'a>(q: &str, sessions: impl Iterator<Item = &'a SessionRow>) -> Markup 
     }
 }
 
-/// A hit: a real link to the session at its entry.
-pub fn hit_link(h: &Hit) -> Markup {
+/// A hit (of `host`, from the team database): a real link to the
+/// session at its entry.
+pub fn hit_link(h: &Hit, host: Option<&str>) -> Markup {
     html! {
-        a.hit href=(doc_href(&h.doc)) {
+        a.hit href=(doc_href(&h.doc, host)) {
             span.role { (h.doc.role.as_str()) }
             " " span.time { (short(h.doc.timestamp.as_deref())) }
             @if !h.doc.active { " " span.mark.abandoned { "abandoned branch" } }
@@ -373,12 +393,13 @@ pub fn anchor(entry_id: Option<&str>, line: u64) -> String {
     }
 }
 
-/// The session page at a document: its line in view, its branch shown,
-/// its entry the target.
-pub fn doc_href(d: &StoredDoc) -> String {
+/// The session page at a document (of `host`, from the team database):
+/// its line in view, its branch shown, its entry the target.
+pub fn doc_href(d: &StoredDoc, host: Option<&str>) -> String {
     format!(
-        "/session/{}?line={}{}#{}",
+        "/session/{}?{}line={}{}#{}",
         enc(&d.session_id),
+        host.map_or(String::new(), |h| format!("host={}&", enc(h))),
         d.line,
         if d.active { "" } else { "&branch=all" },
         enc(&anchor(d.entry_id.as_deref(), d.line))

@@ -279,6 +279,8 @@ pub struct SessionParams {
     pub from: Option<usize>,
     /// Only the window's entries (for the page's script).
     pub fragment: Option<String>,
+    /// With `--db`: the host whose session it is.
+    pub host: Option<String>,
 }
 
 /// `GET /session/ID`.
@@ -577,7 +579,7 @@ fn entry(
         };
         return html! {
             article.entry.damaged id=(a) data-line=(e.line) {
-                (entry_head("line", None, e, &a, show_branch))
+                (entry_head("line", None, e.active, &a, show_branch))
                 p.note { (why) }
             }
         };
@@ -599,7 +601,7 @@ fn entry(
             };
             html! {
                 article.entry.summary id=(a) data-line=(e.line) {
-                    (entry_head(label, time, e, &a, show_branch))
+                    (entry_head(label, time, e.active, &a, show_branch))
                     details.summary-text {
                         summary { (label) ": what was summarized" }
                         div.md { (PreEscaped(to_html(str_of(v, "summary").unwrap_or("")))) }
@@ -609,13 +611,13 @@ fn entry(
         }
         "custom_message" => html! {
             article.entry.custom id=(a) data-line=(e.line) {
-                (entry_head(&format!("custom: {}", str_of(v, "customType").unwrap_or("?")), time, e, &a, show_branch))
+                (entry_head(&format!("custom: {}", str_of(v, "customType").unwrap_or("?")), time, e.active, &a, show_branch))
                 div.md { (PreEscaped(to_html(&content_text(v.get("content"))))) }
             }
         },
         "label" => html! {
             article.entry.mark id=(a) data-line=(e.line) {
-                (entry_head("label", time, e, &a, show_branch))
+                (entry_head("label", time, e.active, &a, show_branch))
                 p {
                     @match str_of(v, "label") {
                         Some(l) => { "label " q { (l) } " on " },
@@ -628,7 +630,7 @@ fn entry(
         },
         "context_edit" => html! {
             article.entry.mark id=(a) data-line=(e.line) {
-                (entry_head("context edit", time, e, &a, show_branch))
+                (entry_head("context edit", time, e.active, &a, show_branch))
                 p {
                     @let t = str_of(v, "targetId").unwrap_or("");
                     @if v.get("replacement").is_none_or(Value::is_null) { "omitted from the model's context: " } @else { "replaced in the model's context: " }
@@ -638,19 +640,19 @@ fn entry(
         },
         "model_change" => html! {
             article.entry.mark id=(a) data-line=(e.line) {
-                (entry_head("model", time, e, &a, show_branch))
+                (entry_head("model", time, e.active, &a, show_branch))
                 p { (str_of(v, "provider").unwrap_or("")) " " (str_of(v, "modelId").or_else(|| str_of(v, "model")).unwrap_or("")) }
             }
         },
         "thinking_level_change" => html! {
             article.entry.mark id=(a) data-line=(e.line) {
-                (entry_head("thinking level", time, e, &a, show_branch))
+                (entry_head("thinking level", time, e.active, &a, show_branch))
                 p { (str_of(v, "thinkingLevel").unwrap_or("")) }
             }
         },
         "session_info" => html! {
             article.entry.mark id=(a) data-line=(e.line) {
-                (entry_head("name", time, e, &a, show_branch))
+                (entry_head("name", time, e.active, &a, show_branch))
                 p { @match str_of(v, "name").filter(|n| !n.is_empty()) { Some(n) => { "named " q { (n) } }, None => "name cleared" } }
             }
         },
@@ -660,12 +662,20 @@ fn entry(
     }
 }
 
-fn entry_head(role: &str, time: Option<&str>, e: &Entry, a: &str, show_branch: bool) -> Markup {
+/// The head of an entry: its role, its time, whether its branch was
+/// abandoned (when `show_branch`), its anchor `a`.
+pub fn entry_head(
+    role: &str,
+    time: Option<&str>,
+    active: bool,
+    a: &str,
+    show_branch: bool,
+) -> Markup {
     html! {
         header.entry-head {
             span.role { (role) }
             @if let Some(t) = time { " " time.time datetime=(t) { (short(Some(t))) } }
-            @if show_branch && !e.active { " " span.mark.abandoned { "abandoned branch" } }
+            @if show_branch && !active { " " span.mark.abandoned { "abandoned branch" } }
             " " a.anchor href={"#" (enc(a))} title="link to this entry" { "#" }
             " " button.copy-link type="button" data-anchor=(a) { "copy link" }
         }
@@ -691,7 +701,7 @@ fn message(
             });
             html! {
                 article.entry.(role) id=(a) data-line=(e.line) {
-                    (entry_head(role, time, e, a, show_branch))
+                    (entry_head(role, time, e.active, a, show_branch))
                     @if let Some(model) = model { span.model { (model) } }
                     @match m.get("content") {
                         Some(Value::String(s)) => div.md { (PreEscaped(to_html(s))) },
@@ -711,7 +721,7 @@ fn message(
             }
             html! {
                 article.entry.tool-result id=(a) data-line=(e.line) {
-                    (entry_head("tool result", time, e, a, show_branch))
+                    (entry_head("tool result", time, e.active, a, show_branch))
                     (tool_row(str_of(m, "toolName").unwrap_or("tool"), None, Some(m)))
                 }
             }
@@ -722,7 +732,7 @@ fn message(
                 || m.get("cancelled").and_then(Value::as_bool) == Some(true);
             html! {
                 article.entry.bash id=(a) data-line=(e.line) {
-                    (entry_head("bash", time, e, a, show_branch))
+                    (entry_head("bash", time, e.active, a, show_branch))
                     details.tool.error[failed] {
                         summary { span.tool-name { "$" } " " span.preview { (one_line(str_of(m, "command").unwrap_or(""), 160)) } }
                         pre.args { (str_of(m, "command").unwrap_or("")) }
@@ -734,19 +744,19 @@ fn message(
         }
         "custom" | "hookMessage" => html! {
             article.entry.custom id=(a) data-line=(e.line) {
-                (entry_head(&format!("custom: {}", str_of(m, "customType").unwrap_or("?")), time, e, a, show_branch))
+                (entry_head(&format!("custom: {}", str_of(m, "customType").unwrap_or("?")), time, e.active, a, show_branch))
                 div.md { (PreEscaped(to_html(&content_text(m.get("content"))))) }
             }
         },
         "branchSummary" | "compactionSummary" => html! {
             article.entry.summary id=(a) data-line=(e.line) {
-                (entry_head("summary", time, e, a, show_branch))
+                (entry_head("summary", time, e.active, a, show_branch))
                 div.md { (PreEscaped(to_html(str_of(m, "summary").unwrap_or("")))) }
             }
         },
         "system" => html! {
             article.entry.system id=(a) data-line=(e.line) {
-                (entry_head("system", time, e, a, show_branch))
+                (entry_head("system", time, e.active, a, show_branch))
                 details.tool {
                     summary { span.tool-name { "system prompt" } }
                     pre.result { (capped(&serde_json::to_string_pretty(m.get("sections").unwrap_or(&Value::Null)).unwrap_or_default())) }
