@@ -1912,6 +1912,26 @@ fn serve_db_answers_with_the_cli_s_db_objects_each_with_its_host() {
         .iter()
         .all(|h| h["host"] == "dave@late"));
     assert_eq!(srv.json("/api/sessions")["total"], 8);
+
+    // A role that may only read serves the same (the connections are
+    // read-only; nothing is written).
+    let c = crate::team::cluster().unwrap();
+    c.sql(
+        "serve_db_api",
+        "CREATE ROLE serve_reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO serve_reader",
+    );
+    let reader = Server::start(s, &["--db", &c.url_as("serve_reader", "serve_db_api")]);
+    assert_eq!(
+        reader.json("/api/search?q=zqbravo")["hits"],
+        json!(search("zqbravo", &[]))
+    );
+    assert_eq!(reader.get("/stats").status, 200);
+    assert_eq!(
+        reader
+            .get("/session/same-id-on-every-host?host=bob%40devbox")
+            .status,
+        200
+    );
 }
 
 #[test]
