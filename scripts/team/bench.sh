@@ -18,8 +18,10 @@
 #   two of the commonest words (`"the file"`), with three
 #   hosts' worth of data (the corpus
 #   pushed as three hosts): the median of RUNS runs of the statement on
-#   the server (its duration in the server's log) and of the whole
-#   command (a new process, its connection, the query, the printing).
+#   the server (its parse, plan and execution as the server's log times
+#   them, and its execution alone) and of the whole command (a new
+#   process, its connection, the statements before the search, the
+#   query, the printing).
 #
 # Environment: SIZE (default 1GB), SEED (42), FORK_SHARE (0: the share of
 # sessions given forks, as `gen-corpus.py --fork-share`), CORPUS (a
@@ -177,12 +179,20 @@ for _ in range(runs):
 print(f"{statistics.median(times):.1f} {hits}")
 EOF
 )
-    # The search statement's own durations, as the server logged them.
+    # The search statement's own durations, as the server logged them:
+    # its parse, its bind (where PostgreSQL plans an unnamed statement)
+    # and its execution, summed; and its execution alone.
     server=$(tail -c +"$((from + 1))" "$LOG" | python3 -c '
 import re, statistics, sys
 text = sys.stdin.read()
-d = [float(m.group(1)) for m in re.finditer(r"duration: ([0-9.]+) ms\s+(?:execute [^:]*|statement): (?:WITH hits|WITH pool|WITH windowed|SELECT m\.host)", text)]
-print(f"{statistics.median(d):.1f} ms over {len(d)}" if d else "not logged")')
-    echo "| search --db, $name (\`$query\`, $hits hits on the first page): server, median | $server | | |"
+whole, run, at = [], [], 0.0
+for m in re.finditer(r"duration: ([0-9.]+) ms\s+(parse|bind|execute|statement)[^:]*: (?:WITH hits|WITH pool|WITH windowed|SELECT m\.host)", text):
+    at += float(m.group(1))
+    if m.group(2) in ("execute", "statement"):
+        whole.append(at)
+        run.append(float(m.group(1)))
+        at = 0.0
+print(f"{statistics.median(whole):.1f} ms (execution {statistics.median(run):.1f}) over {len(whole)}" if whole else "not logged")')
+    echo "| search --db, $name (\`$query\`, $hits hits on the first page): server (parse + plan + execution), median | $server | | |"
     echo "| the same, the whole command, median of $RUNS, ms | $wall | | |"
 done

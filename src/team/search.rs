@@ -222,32 +222,50 @@ struct Facts {
 }
 
 fn facts(db: &Db) -> Result<Facts, TeamError> {
-    let row = db
-        .run(db.client.query_typed_one(
+    // Two statements sent at once (one round trip): `pg_stats` is a view
+    // that PostgreSQL expands and plans at each use, and read once, by a
+    // statement of its own, it costs a sixth of what two scalar subqueries
+    // over it cost (planning 0.75 ms against 3-4.4 ms on the benchmark's
+    // database).
+    let (counts, stats) = db.run(futures_util::future::join(
+        db.client.query_typed_one(
             "SELECT EXISTS (SELECT 1 FROM pi_sessions WHERE family IS NOT NULL), \
-             (SELECT reltuples::float8 FROM pg_class WHERE oid = 'pi_messages'::regclass), \
-             (SELECT histogram_bounds::text FROM pg_stats WHERE schemaname = current_schema() \
-             AND tablename = 'pi_messages' AND attname = 'ts_ms' LIMIT 1), \
-             (SELECT most_common_elem_freqs[array_length(most_common_elem_freqs, 1) - 1]::float8 \
-             FROM pg_stats WHERE schemaname = current_schema() \
-             AND tablename = 'pi_messages' AND attname = 'tsv' LIMIT 1)",
+             (SELECT reltuples::float8 FROM pg_class WHERE oid = 'pi_messages'::regclass)",
             &[],
-        ))
-        .map_err(|e| db.error("looking for families and statistics", &e))?;
-    Ok(Facts {
-        families: row.get(0),
-        rows: row.get::<_, Option<f64>>(1).unwrap_or(-1.0),
-        times: row
-            .get::<_, Option<String>>(2)
-            .map(|b| {
-                b.trim_matches(['{', '}'])
-                    .split(',')
-                    .filter_map(|v| v.parse().ok())
-                    .collect()
-            })
-            .unwrap_or_default(),
-        least_tracked: row.get::<_, Option<f64>>(3).unwrap_or(0.0),
-    })
+        ),
+        db.client.query_typed(
+            "SELECT attname::text, histogram_bounds::text, \
+             most_common_elem_freqs[array_length(most_common_elem_freqs, 1) - 1]::float8 \
+             FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'pi_messages' \
+             AND attname IN ('ts_ms', 'tsv')",
+            &[],
+        ),
+    ));
+    let failed = |e| db.error("looking for families and statistics", &e);
+    let counts = counts.map_err(failed)?;
+    let mut facts = Facts {
+        families: counts.get(0),
+        rows: counts.get::<_, Option<f64>>(1).unwrap_or(-1.0),
+        times: Vec::new(),
+        least_tracked: 0.0,
+    };
+    for r in stats.map_err(failed)? {
+        match r.get::<_, &str>(0) {
+            "ts_ms" => {
+                facts.times = r
+                    .get::<_, Option<String>>(1)
+                    .map(|b| {
+                        b.trim_matches(['{', '}'])
+                            .split(',')
+                            .filter_map(|v| v.parse().ok())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
+            _ => facts.least_tracked = r.get::<_, Option<f64>>(2).unwrap_or(0.0),
+        }
+    }
+    Ok(facts)
 }
 
 /// The team's terms that the segmentation of `query`'s words may look up
