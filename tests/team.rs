@@ -1781,8 +1781,8 @@ fn a_window_of_the_newest_rows_that_holds_too_few_matches_gives_way_to_every_mat
                 assert_eq!(key(&remote), key(&local), "{word} {sort}");
             }
         }
-        // The statement takes the window's matches, and every match only
-        // when the window holds too few.
+        // The search takes the window's matches, and runs its statement
+        // again over every match only when the window holds too few.
         let plan = pi_index::team::search::explain(
             &db,
             word,
@@ -1791,22 +1791,20 @@ fn a_window_of_the_newest_rows_that_holds_too_few_matches_gives_way_to_every_mat
             true,
         )
         .unwrap();
-        assert!(plan.contains("CTE windowed"), "{word}: {plan}");
-        // Every match's branch: gated on the window's count being short.
-        let lines: Vec<&str> = plan.lines().collect();
-        let gate = lines
-            .iter()
-            .position(|l| l.contains("One-Time Filter: ($") && l.contains(" < '"))
-            .unwrap_or_else(|| panic!("{word}: {plan}"));
-        let every = lines[gate..]
-            .iter()
-            .find(|l| l.contains("->  Limit"))
-            .unwrap_or_else(|| panic!("{word}: {plan}"));
+        let plans: Vec<&str> = plan
+            .split(pi_index::team::search::STATEMENTS_APART)
+            .collect();
         assert_eq!(
-            every.contains("never executed"),
-            window_enough,
+            plans.len(),
+            if window_enough { 1 } else { 2 },
             "{word}: {plan}"
         );
+        // The first reads the window (a condition on the time), the second
+        // every match (none).
+        assert!(plans[0].contains("ts_ms >= '"), "{word}: {plan}");
+        if let Some(every) = plans.get(1) {
+            assert!(!every.contains("ts_ms >= '"), "{word}: {plan}");
+        }
     }
 }
 
