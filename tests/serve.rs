@@ -1407,11 +1407,21 @@ fn browser_hostile_corpus_runs_nothing_and_shows_the_text() {
     b.click("#toggle-tools");
     b.click("#toggle-thinking");
     clean(&b, "session");
-    let text = b.js("return document.body.innerText");
-    let text = text.as_str().unwrap();
-    for h in HOSTILE.iter().filter(|h| !h.starts_with('[')) {
-        assert!(text.contains(h), "shown literally: {h}\n{text}");
-    }
+    // Every hostile text but the Markdown link is on the page as text.
+    let literally = |b: &Browser, page: &str| -> String {
+        let text = b.js("return document.body.innerText");
+        let text = text.as_str().unwrap().to_owned();
+        for h in HOSTILE.iter().filter(|h| !h.starts_with('[')) {
+            assert!(text.contains(h), "{page}: shown literally: {h}\n{text}");
+        }
+        text
+    };
+    // Clicking everything that looks like a link runs nothing either.
+    let click_links = |b: &Browser, page: &str| {
+        b.js("document.querySelectorAll('#entries a').forEach(a => { if (!a.target) a.click(); }); return 1");
+        clean(b, page);
+    };
+    let text = literally(&b, "session");
     // The javascript: link is its text alone.
     assert!(
         text.contains("zqhostile reply") && text.contains(" click me "),
@@ -1425,9 +1435,7 @@ fn browser_hostile_corpus_runs_nothing_and_shows_the_text() {
             "image image/png\" onerror=\"window.__pwned=8, 0 KB: not drawn"
         ])
     );
-    // Clicking everything that looks like a link runs nothing either.
-    b.js("document.querySelectorAll('#entries a').forEach(a => { if (!a.target) a.click(); }); return 1");
-    clean(&b, "session, links clicked");
+    click_links(&b, "session, links clicked");
     b.goto(&format!("{}stats", srv.url));
     clean(&b, "stats");
     assert!(
@@ -1458,13 +1466,8 @@ fn browser_hostile_corpus_runs_nothing_and_shows_the_text() {
     b.click("a.hit");
     b.until("location.pathname.startsWith('/session/')");
     clean(&b, "session, --db");
-    let text = b.js("return document.body.innerText");
-    let text = text.as_str().unwrap();
-    for h in HOSTILE.iter().filter(|h| !h.starts_with('[')) {
-        assert!(text.contains(h), "shown literally with --db: {h}\n{text}");
-    }
-    b.js("document.querySelectorAll('#entries a').forEach(a => { if (!a.target) a.click(); }); return 1");
-    clean(&b, "session, links clicked, --db");
+    literally(&b, "session, --db");
+    click_links(&b, "session, links clicked, --db");
     b.goto(&format!("{}stats", srv.url));
     clean(&b, "stats, --db");
 }

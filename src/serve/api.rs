@@ -124,6 +124,16 @@ impl Params {
     }
 }
 
+/// Whether `branch=` asks for the active branch alone (the default)
+/// rather than `all`.
+pub fn active_only(branch: Option<&str>) -> Result<bool, Failure> {
+    match branch.unwrap_or("active") {
+        "active" => Ok(true),
+        "all" => Ok(false),
+        other => Err(Failure::Bad(format!("branch={other:?}: use active or all"))),
+    }
+}
+
 /// A snapshot to answer from.
 pub fn snapshot(app: &App) -> Result<Snapshot, Failure> {
     local(app)?.current().map_err(Failure::Unavailable)
@@ -211,16 +221,41 @@ pub fn warnings(w: &[crate::search::query::Warning]) -> Value {
 
 /// An answer: the library's objects serialized as they are (through
 /// `serde_json::Value` an `f32` score would print with other digits than
-/// the command line's).
+/// the command line's), with what the page needs around them.
 #[derive(Serialize)]
-struct Answer<'a, T: Serialize> {
+pub(super) struct Answer<'a, T: Serialize> {
+    /// How many there are in all.
     #[serde(skip_serializing_if = "Option::is_none")]
-    total: Option<usize>,
+    pub total: Option<usize>,
+    /// Whether more match than `total` counts (the team database's pool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<bool>,
+    /// The objects.
     #[serde(flatten)]
-    body: T,
+    pub body: T,
+    /// The query's warnings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    warnings: Option<Value>,
-    index: &'a crate::live::Refresh,
+    pub warnings: Option<Value>,
+    /// Where the answer comes from.
+    #[serde(flatten)]
+    pub from: Origin<'a>,
+}
+
+/// Where an answer comes from: `index` (what the last refresh did) or
+/// `database` (`user@host:port/db`).
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Origin<'a> {
+    /// The local index.
+    Index(&'a crate::live::Refresh),
+    /// The team database.
+    Database(&'a str),
+}
+
+impl<T: Serialize> IntoResponse for Answer<'_, T> {
+    fn into_response(self) -> Response {
+        axum::Json(self).into_response()
+    }
 }
 
 fn json_of<T: Serialize>(
@@ -229,12 +264,13 @@ fn json_of<T: Serialize>(
     warnings: Option<Value>,
     snap: &Snapshot,
 ) -> Response {
-    axum::Json(Answer {
+    Answer {
         total,
+        more: None,
         body,
         warnings,
-        index: &snap.refresh,
-    })
+        from: Origin::Index(&snap.refresh),
+    }
     .into_response()
 }
 
@@ -331,18 +367,14 @@ pub async fn session(
         app.blocking(move |app| {
             let snap = snapshot(app)?;
             let row = session_row(&snap, &id)?;
-            let all = match p.branch.as_deref().unwrap_or("active") {
-                "active" => false,
-                "all" => true,
-                other => return Err(Failure::Bad(format!("branch={other:?}: use active or all"))),
-            };
+            let active = active_only(p.branch.as_deref())?;
             let key = crate::search::SessionKey::Path(row.path.clone());
             // Only the page is read from the store: bounded memory for a
             // session of any size.
             let (total, page) = snap.pi.session_documents_page(
                 &snap.searcher,
                 &key,
-                !all,
+                active,
                 p.offset.unwrap_or(0),
                 p.limit(MAX_PAGE)?,
             )?;

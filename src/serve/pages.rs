@@ -438,6 +438,15 @@ pub fn short(t: Option<&str>) -> String {
     }
 }
 
+/// The stats page's three charts of `activity`.
+pub fn activity_charts(activity: &crate::search::stats::Activity) -> Markup {
+    html! {
+        div #chart-days { (charts::columns("Messages per day, last 90 days (UTC)", &activity.per_day)) }
+        div #chart-dirs { (charts::rows("Sessions per directory", &activity.per_directory)) }
+        div #chart-models { (charts::rows("Messages per model", &activity.per_model)) }
+    }
+}
+
 /// `GET /stats`: the statistics and the three charts.
 pub async fn stats(State(app): State<Arc<App>>) -> Response {
     respond(app.blocking(stats_page).await)
@@ -472,9 +481,7 @@ fn stats_page(app: &App) -> Page {
             dt { "index" } dd { (format!("{:.1} MB", stats.index_bytes as f64 / 1e6)) " at " (stats.index) }
             dt { "built" } dd { (short(stats.built_at.as_deref())) }
         }
-        div #chart-days { (charts::columns("Messages per day, last 90 days (UTC)", &activity.per_day)) }
-        div #chart-dirs { (charts::rows("Sessions per directory", &activity.per_directory)) }
-        div #chart-models { (charts::rows("Messages per model", &activity.per_model)) }
+        (activity_charts(&activity))
     };
     (StatusCode::OK, layout("Stats", app, body))
 }

@@ -67,17 +67,12 @@ impl Team {
     /// Connect to the database at `url` and check that it holds pi-index's
     /// tables, of this version: what `serve --db` does before it listens.
     pub fn connect(url: &str) -> Result<Team, TeamError> {
-        let team = Team {
-            url: url.to_owned(),
-            target: String::new(),
-            idle: Mutex::new(Vec::new()),
-        };
-        let db = team.open()?;
+        let db = open(url)?;
         db.run(schema::check(&db.client, &db.target))?;
         Ok(Team {
+            url: url.to_owned(),
             target: db.target.clone(),
             idle: Mutex::new(vec![db]),
-            ..team
         })
     }
 
@@ -86,31 +81,19 @@ impl Team {
         &self.target
     }
 
-    /// A new connection, its statements bounded as a request is.
-    fn open(&self) -> Result<Db, TeamError> {
-        let db = Db::connect(&self.url)?;
-        let limit = format!(
-            "SET statement_timeout = {}; SET default_transaction_read_only = on",
-            REQUEST_TIMEOUT.as_millis()
-        );
-        db.run(db.client.batch_execute(&limit))
-            .map_err(|e| db.error("setting the statement timeout", &e))?;
-        Ok(db)
-    }
-
     /// Run `work` on a connection of the pool.
     pub fn with<T>(&self, work: impl Fn(&Db) -> Result<T, TeamError>) -> Result<T, Failure> {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let db = match idle {
             Some(db) => db,
-            None => self.open()?,
+            None => open(&self.url)?,
         };
         let (db, out) = match work(&db) {
             // The server closed it (a restart, an idle timeout): once more
             // on a new connection.
             Err(_) if db.client.is_closed() => {
                 drop(db);
-                let db = self.open()?;
+                let db = open(&self.url)?;
                 let out = work(&db);
                 (db, out)
             }
@@ -126,6 +109,19 @@ impl Team {
     }
 }
 
+/// A new connection to `url`, read-only, its statements bounded as a
+/// request is.
+fn open(url: &str) -> Result<Db, TeamError> {
+    let db = Db::connect(url)?;
+    let limit = format!(
+        "SET statement_timeout = {}; SET default_transaction_read_only = on",
+        REQUEST_TIMEOUT.as_millis()
+    );
+    db.run(db.client.batch_execute(&limit))
+        .map_err(|e| db.error("setting the statement timeout", &e))?;
+    Ok(db)
+}
+
 /// The team source of `app` (its routes are only the team's).
 fn team(app: &App) -> &Team {
     match &*app.source {
@@ -135,19 +131,6 @@ fn team(app: &App) -> &Team {
 }
 
 /// An answer with the database named.
-#[derive(Serialize)]
-struct Answer<'a, T: Serialize> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    total: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    more: Option<bool>,
-    #[serde(flatten)]
-    body: T,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    warnings: Option<Value>,
-    database: &'a str,
-}
-
 fn json_of<T: Serialize>(
     team: &Team,
     total: Option<usize>,
@@ -155,13 +138,13 @@ fn json_of<T: Serialize>(
     body: T,
     warnings: Option<Value>,
 ) -> Response {
-    axum::Json(Answer {
+    api::Answer {
         total,
         more,
         body,
         warnings,
-        database: team.target(),
-    })
+        from: api::Origin::Database(team.target()),
+    }
     .into_response()
 }
 
@@ -234,15 +217,6 @@ fn session_of(team: &Team, id: &str, host: Option<&str>) -> Result<TeamSession, 
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
-    }
-}
-
-/// The branch asked for: `true` for the active one (the default).
-fn active_only(branch: Option<&str>) -> Result<bool, Failure> {
-    match branch.unwrap_or("active") {
-        "active" => Ok(true),
-        "all" => Ok(false),
-        other => Err(Failure::Bad(format!("branch={other:?}: use active or all"))),
     }
 }
 
@@ -319,7 +293,7 @@ pub async fn session(
     answer(
         app.blocking(move |app| {
             let team = team(app);
-            let active = active_only(p.branch.as_deref())?;
+            let active = api::active_only(p.branch.as_deref())?;
             let limit = p.limit(MAX_PAGE)?;
             let s = session_of(team, &id, p.host.as_deref())?;
             let w = Window {
@@ -530,7 +504,7 @@ fn draw_session(
     id: &str,
     p: &session::SessionParams,
 ) -> Result<Page, Failure> {
-    let active = active_only(p.branch.as_deref())?;
+    let active = api::active_only(p.branch.as_deref())?;
     let s = match session_of(team, id, p.host.as_deref()) {
         Err(Failure::Bad(_)) if p.host.is_none() => return choose_host(team, app, id),
         found => found?,
@@ -607,7 +581,8 @@ fn head(team: &Team, s: &TeamSession, active: bool) -> Result<Markup, Failure> {
     // The family's sessions on the same host, by their files.
     let parent = match &family.parent {
         Some(p) if p.session.is_some() => {
-            let found = team.with(|db| browse::session_by_path(db, &s.host, &p.path))?;
+            let found =
+                team.with(|db| crate::team::search::session_by_path(db, &s.host, &p.path))?;
             Some((found, p.path.clone()))
         }
         Some(p) => Some((None, p.path.clone())),
@@ -615,7 +590,7 @@ fn head(team: &Team, s: &TeamSession, active: bool) -> Result<Markup, Failure> {
     };
     let mut forks = Vec::new();
     for f in family.forks.iter().take(50) {
-        forks.extend(team.with(|db| browse::session_by_path(db, &s.host, &f.path))?);
+        forks.extend(team.with(|db| crate::team::search::session_by_path(db, &s.host, &f.path))?);
     }
     let cwd = row.cwd.as_deref().unwrap_or(".");
     let resume = format!(
@@ -729,10 +704,8 @@ fn draw_stats(app: &App, team: &Team) -> Page {
                 }
             }
         }
-        div #chart-days { (charts::columns("Messages per day, last 90 days (UTC)", &activity.per_day)) }
+        (pages::activity_charts(&activity))
         div #chart-hosts { (charts::rows("Sessions per host", &per_host)) }
-        div #chart-dirs { (charts::rows("Sessions per directory", &activity.per_directory)) }
-        div #chart-models { (charts::rows("Messages per model", &activity.per_model)) }
     };
     (StatusCode::OK, layout("Stats", app, body))
 }

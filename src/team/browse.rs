@@ -38,19 +38,6 @@ pub fn sessions_with_id(
     Ok(rows.iter().map(session_of).collect())
 }
 
-/// The session of `host` whose file is `path`.
-pub fn session_by_path(db: &Db, host: &str, path: &str) -> Result<Option<TeamSession>, TeamError> {
-    let sql =
-        format!("SELECT {SESSION_COLUMNS} FROM pi_sessions s WHERE s.host = $1 AND s.path = $2");
-    let row = db
-        .run(
-            db.client
-                .query_typed_opt(&sql, &[(&host, Type::TEXT), (&path, Type::TEXT)]),
-        )
-        .map_err(|e| db.error("reading a session of the family", &e))?;
-    Ok(row.as_ref().map(session_of))
-}
-
 /// Which messages of a session a page shows.
 #[derive(Clone, Copy, Debug)]
 pub struct Window {

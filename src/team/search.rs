@@ -1093,6 +1093,22 @@ fn fill_copies(
     Ok(())
 }
 
+/// The session of `host` whose file is `path`.
+pub fn session_by_path(db: &Db, host: &str, path: &str) -> Result<Option<TeamSession>, TeamError> {
+    use tokio_postgres::types::Type;
+    let host = super::text::pg_text(host);
+    let path = super::text::pg_text(path);
+    let sql =
+        format!("SELECT {SESSION_COLUMNS} FROM pi_sessions s WHERE s.host = $1 AND s.path = $2");
+    let row = db
+        .run(db.client.query_typed_opt(
+            &sql,
+            &[(&host.as_ref(), Type::TEXT), (&path.as_ref(), Type::TEXT)],
+        ))
+        .map_err(|e| db.error("reading a session of the family", &e))?;
+    Ok(row.as_ref().map(session_of))
+}
+
 /// What `show` says of a session's family: its lineage and, when its
 /// parent is in the database, the entry where it left the parent (its
 /// last message the parent holds too: the same entry id and text).
@@ -1102,20 +1118,12 @@ pub fn lineage(
     path: &str,
 ) -> Result<Option<(Lineage, Option<String>)>, TeamError> {
     use tokio_postgres::types::Type;
-    let host = super::text::pg_text(host).into_owned();
-    let path = super::text::pg_text(path).into_owned();
-    let sql =
-        format!("SELECT {SESSION_COLUMNS} FROM pi_sessions s WHERE s.host = $1 AND s.path = $2");
-    let Some(row) = db
-        .run(
-            db.client
-                .query_typed_opt(&sql, &[(&host, Type::TEXT), (&path, Type::TEXT)]),
-        )
-        .map_err(|e| db.error("reading the session's family", &e))?
-    else {
+    let Some(session) = session_by_path(db, host, path)? else {
         return Ok(None);
     };
-    let lineage = session_of(&row).session.family.unwrap_or_default();
+    let host = super::text::pg_text(host).into_owned();
+    let path = super::text::pg_text(path).into_owned();
+    let lineage = session.session.family.unwrap_or_default();
     let Some(parent) = lineage.parent.as_ref().filter(|p| p.session.is_some()) else {
         return Ok(Some((lineage, None)));
     };
