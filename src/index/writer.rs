@@ -1085,9 +1085,13 @@ impl PiIndex {
     /// `pi-index push`, compare with. Where two live records name one
     /// file, the later one (by segment, then document) is kept.
     pub fn file_states(&self) -> Result<FileStates, IndexError> {
+        self.file_states_in(&self.searcher()?)
+    }
+
+    /// [`PiIndex::file_states`] of the state `searcher` shows.
+    pub fn file_states_in(&self, searcher: &tantivy::Searcher) -> Result<FileStates, IndexError> {
         let pi = self;
         let err = |e| tantivy_err(&pi.dir, e);
-        let searcher = pi.searcher()?;
         let mut per_segment = Vec::with_capacity(searcher.segment_readers().len());
         let mut total = 0;
         for seg in searcher.segment_readers() {

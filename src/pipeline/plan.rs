@@ -13,6 +13,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::check::CheckReport;
 use super::moves;
 use super::report::{BuildOptions, Moved, Rebuild, StaleRoot};
@@ -20,6 +22,9 @@ use crate::discover::{Candidate, Discovered};
 use crate::index::state::{FileStates, PathHasher};
 use crate::index::writer::{IndexStore, Opened};
 use crate::index::{BuildInfo, IndexError};
+
+/// The fewest files a thread takes at once when a plan compares them.
+const PER_TASK: usize = 1024;
 
 /// A build's work, decided against one committed state of the index.
 pub(super) struct Plan {
@@ -64,6 +69,9 @@ pub(super) struct Indexed {
     rebuild: Option<Rebuild>,
     /// The indexed state of every file (empty for a rebuild).
     states: FileStates,
+    /// Whether the copy groups beside the index were saved for the state
+    /// the states were read from (false for a rebuild).
+    pub(super) groups_held: bool,
 }
 
 impl Indexed {
@@ -88,16 +96,25 @@ impl Indexed {
             }),
             _ => None,
         };
-        let states = if rebuild.is_none() {
-            store.file_states()?
+        // The copy groups are checked here, beside the walk, with the
+        // states' searcher: a build with nothing to do then saves them
+        // only if they are not of this state (opening a searcher again
+        // for that was 1 ms after the walk over 22,000 files).
+        let (states, groups_held) = if rebuild.is_none() {
+            let searcher = store.pi.searcher()?;
+            (
+                store.pi.file_states_in(&searcher)?,
+                crate::search::groups::held(&store.pi, &searcher),
+            )
         } else {
-            FileStates::default()
+            (FileStates::default(), false)
         };
         Ok(Indexed {
             seen,
             info,
             rebuild,
             states,
+            groups_held,
         })
     }
 }
@@ -122,12 +139,18 @@ impl Plan {
             info,
             rebuild,
             mut states,
+            groups_held: _,
         } = indexed;
         // Each candidate's path as the index keys it, made once (checked
-        // as UTF-8 the fast way; only a path that is not is copied).
+        // as UTF-8 the fast way; only a path that is not is copied). This
+        // and the comparison below run on every thread: each looks up a
+        // path of every file found, its key's bytes far apart in memory
+        // (9.5 ms of a no-change build over 22,000 files, on one thread,
+        // after the walk).
         let found_paths: Vec<std::borrow::Cow<'_, str>> = found
             .files
-            .iter()
+            .par_iter()
+            .with_min_len(PER_TASK)
             .map(|c| match c.path.to_str() {
                 Some(path) => std::borrow::Cow::Borrowed(path),
                 None => c.path.to_string_lossy(),
@@ -160,16 +183,21 @@ impl Plan {
         }
         // The files to read (new, or changed since they were indexed),
         // and how many of the found ones the index holds.
-        let mut found_states = 0;
-        let work: Vec<usize> = (0..found.files.len())
-            .filter(|&i| {
+        // Of each file found: whether the index holds it, and whether it
+        // is read.
+        let looked: Vec<(bool, bool)> = (0..found.files.len())
+            .into_par_iter()
+            .with_min_len(PER_TASK)
+            .map(|i| {
                 let path = found_paths[i].as_ref();
                 let state = states.get(path);
-                found_states += usize::from(state.is_some());
-                forced.contains(path)
-                    || !state.is_some_and(|st| st.unchanged(&found.files[i].identity))
+                let read = forced.contains(path)
+                    || !state.is_some_and(|st| st.unchanged(&found.files[i].identity));
+                (state.is_some(), read)
             })
             .collect();
+        let found_states = looked.iter().filter(|(held, _)| *held).count();
+        let work: Vec<usize> = (0..found.files.len()).filter(|&i| looked[i].1).collect();
         // When every indexed file was found (the paths found are
         // distinct), none is gone, moved or outside the roots: the usual
         // build, whose two scans of every state need no set of the paths
@@ -191,13 +219,17 @@ impl Plan {
         let moved = if vanished.is_empty() {
             Vec::new()
         } else {
-            let fresh: Vec<&Candidate> = found
+            // In the order files are read: of two new files that both hold
+            // a vanished one's bytes, the same one is its new place at
+            // every build.
+            let mut fresh: Vec<&Candidate> = found
                 .files
                 .iter()
                 .zip(&found_paths)
                 .filter(|(_, path)| !states.contains_key(path.as_ref()))
                 .map(|(c, _)| c)
                 .collect();
+            fresh.sort_unstable_by(|a, b| Candidate::read_order(a, b));
             if fresh.is_empty() {
                 Vec::new()
             } else {

@@ -204,6 +204,12 @@ fn holds_state(file: &Path, searcher: &Searcher) -> bool {
     read.starts_with(&head) && meta.len() == read.len() as u64 + 16 * n + 8 * m
 }
 
+/// Whether the file beside `pi` was written for the state `searcher`
+/// shows (else [`ensure`] saves it again).
+pub fn held(pi: &PiIndex, searcher: &Searcher) -> bool {
+    holds_state(&path(&pi.dir), searcher)
+}
+
 /// Save the copy groups again when the file beside the index was not
 /// written for the state it shows: a build killed between its commit and
 /// the save, a file of another version or cut short. A build with nothing
