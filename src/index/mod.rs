@@ -11,16 +11,20 @@
 //! - [`document`]: the documents as tantivy sees them, borrowed.
 //! - [`lineage`]: the copy keys and heads that tell forks from parents.
 //! - [`state`]: what the index records of each file, to tell the next
-//!   build what changed.
+//!   build what changed; `saved_states`: the same, saved beside the
+//!   index for a build with nothing to do.
+//! - `beside`: files saved beside the index for one state of it.
 //! - `directory`: tantivy's directory on disk, with `meta.json` and
 //!   `.managed.json` as readable as the segment files beside them.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
+pub(crate) mod beside;
 mod directory;
 pub mod document;
 pub mod lineage;
+pub(crate) mod saved_states;
 pub mod schema;
 pub mod state;
 pub mod tokenizer;
@@ -34,10 +38,10 @@ use tantivy::Index;
 pub(crate) use directory::{file_backed, Mapped};
 pub use schema::{Fields, SCHEMA_VERSION};
 
-/// The one file of ours in an index directory, beside tantivy's, and the
-/// name it is written under before it is whole: the copy groups a build
-/// saves after its commit (`crate::search::groups`, on the read side,
-/// works them out and reads them).
+/// A file of ours in an index directory, beside tantivy's, and the name
+/// it is written under before it is whole: the copy groups a build saves
+/// after its commit (`crate::search::groups`, on the read side, works
+/// them out and reads them). The other is [`saved_states::FILE`].
 pub const COPY_GROUPS: [&str; 2] = ["copy-groups.bin", "copy-groups.bin.tmp"];
 
 /// The name written in every payload, to tell our index from others.

@@ -1052,13 +1052,15 @@ pub(super) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
 /// bookkeeping files and locks, the temporary file of an atomic write
 /// (`.tmpXXXXXX`, left behind when a build is killed while writing
 /// `meta.json`), and segment files (32 hex digits and an extension); or
-/// the copy groups a build saves beside them ([`super::COPY_GROUPS`]).
+/// what a build saves beside them ([`super::COPY_GROUPS`],
+/// [`super::saved_states::FILE`]).
 fn is_tantivy_file(name: &str) -> bool {
     if matches!(
         name,
         "meta.json" | ".managed.json" | ".tantivy-meta.lock" | ".tantivy-writer.lock"
     ) || (name.starts_with(".tmp") && name.len() <= 16)
         || super::COPY_GROUPS.contains(&name)
+        || super::saved_states::FILE.contains(&name)
     {
         return true;
     }

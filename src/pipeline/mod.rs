@@ -117,12 +117,19 @@ fn run(
     let discovered = Instant::now();
     let indexed = indexed?;
     let groups_held = indexed.groups_held;
+    let unsaved = indexed.unsaved.clone();
     let mut plan = Plan::make(&store, opts, indexed, &found, changed, repair)?;
     if plan.is_empty() {
         // Nothing changed: no writer, no lock, no commit. What the plan
         // compared (a path and a state of every file) is freed on another
         // thread: over 22,000 files that was 4 ms of the caller's time.
         let report = unchanged_report(opts, &found, &plan, started, discovered);
+        // The states as read, for the next build with nothing to do (a
+        // file that cannot be written is only work the next one does
+        // again).
+        if let Some(mark) = unsaved {
+            let _ = crate::index::saved_states::save(&store.pi.dir, &mark, &plan.states);
+        }
         rayon::spawn(move || drop((found, plan)));
         // The copy groups of this commit, if its build did not leave them.
         if !groups_held {
@@ -424,4 +431,82 @@ pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::saved_states;
+    use crate::index::PiIndex;
+    use crate::pi::Kinds;
+
+    /// The file states a build with nothing to do saves beside the index
+    /// are those of the index's columns; the next such build plans from
+    /// them (a state altered in the file makes its file read again); a
+    /// commit, or a byte changed, makes them ignored and saved again.
+    #[test]
+    fn saved_file_states_are_the_columns_and_plan_the_next_build() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("sessions");
+        std::fs::create_dir_all(&root).unwrap();
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions");
+        for name in [
+            "assistant-text-thinking-toolcall.jsonl",
+            "branch-abandoned.jsonl",
+            "complete-last-line-no-newline.jsonl",
+        ] {
+            std::fs::copy(fixtures.join(name), root.join(name)).unwrap();
+        }
+        let index = t.path().join("index");
+        let opts = BuildOptions {
+            roots: vec![root.clone()],
+            index_dir: index.clone(),
+            kinds: Kinds::default(),
+            threads: 2,
+            memory_budget: 64 << 20,
+            full: false,
+            prune: false,
+            locations: Vec::new(),
+        };
+        let file = index.join(saved_states::FILE[0]);
+        let build = || build(&opts, &|_| {}).unwrap();
+        // What the columns say, and the file for the current state.
+        let columns = || PiIndex::open(&index).unwrap().file_states().unwrap();
+        let mark = || {
+            let pi = PiIndex::open(&index).unwrap();
+            saved_states::mark(pi.searcher().unwrap().segment_readers())
+        };
+
+        assert_eq!(build().files_indexed, 3);
+        assert!(!file.exists(), "a build that commits leaves it");
+        let report = build();
+        assert_eq!((report.files_indexed, report.files_unchanged), (0, 3));
+        let saved = saved_states::read(&index, &mark()).expect("saved for this state");
+        assert_eq!(saved.len(), 3);
+        assert_eq!(saved, columns());
+
+        // Planned from the file: a size it says changed is a file to read.
+        let mut altered = saved.clone();
+        let (path, state) = altered.iter_mut().next().unwrap();
+        let path = path.clone();
+        state.size += 1;
+        saved_states::save(&index, &mark(), &altered).unwrap();
+        let report = build();
+        assert_eq!(report.files_indexed, 1, "{path} read again");
+        // That build committed: the file is of the state before.
+        assert_eq!(saved_states::read(&index, &mark()), None);
+        let report = build();
+        assert_eq!((report.files_indexed, report.files_unchanged), (0, 3));
+        assert_eq!(saved_states::read(&index, &mark()), Some(columns()));
+
+        // A byte changed: ignored, and saved again.
+        let mut bytes = std::fs::read(&file).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x20;
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(saved_states::read(&index, &mark()), None);
+        let report = build();
+        assert_eq!((report.files_indexed, report.files_unchanged), (0, 3));
+        assert_eq!(saved_states::read(&index, &mark()), Some(columns()));
+    }
 }

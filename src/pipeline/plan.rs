@@ -19,6 +19,7 @@ use super::check::CheckReport;
 use super::moves;
 use super::report::{BuildOptions, Moved, Rebuild, StaleRoot};
 use crate::discover::{Candidate, Discovered};
+use crate::index::saved_states;
 use crate::index::state::{FileStates, PathHasher};
 use crate::index::writer::{IndexStore, Opened};
 use crate::index::{BuildInfo, IndexError};
@@ -72,6 +73,10 @@ pub(super) struct Indexed {
     /// Whether the copy groups beside the index were saved for the state
     /// the states were read from (false for a rebuild).
     pub(super) groups_held: bool,
+    /// The state the states were read from, as the file they are saved in
+    /// beside the index names it, when they were read from the index's
+    /// columns (that file was not of this state); else `None`.
+    pub(super) unsaved: Option<Vec<u8>>,
 }
 
 impl Indexed {
@@ -100,14 +105,17 @@ impl Indexed {
         // states' searcher: a build with nothing to do then saves them
         // only if they are not of this state (opening a searcher again
         // for that was 1 ms after the walk over 22,000 files).
-        let (states, groups_held) = if rebuild.is_none() {
+        let (states, groups_held, unsaved) = if rebuild.is_none() {
             let searcher = store.pi.searcher()?;
-            (
-                store.pi.file_states_in(&searcher)?,
-                crate::search::groups::held(&store.pi, &searcher),
-            )
+            let mark = saved_states::mark(searcher.segment_readers());
+            let (states, unsaved) = match saved_states::read(&store.pi.dir, &mark) {
+                Some(states) => (states, None),
+                None => (store.pi.file_states_in(&searcher)?, Some(mark)),
+            };
+            let groups_held = crate::search::groups::held(&store.pi, &searcher);
+            (states, groups_held, unsaved)
         } else {
-            (FileStates::default(), false)
+            (FileStates::default(), false, None)
         };
         Ok(Indexed {
             seen,
@@ -115,6 +123,7 @@ impl Indexed {
             rebuild,
             states,
             groups_held,
+            unsaved,
         })
     }
 }
@@ -140,6 +149,7 @@ impl Plan {
             rebuild,
             mut states,
             groups_held: _,
+            unsaved: _,
         } = indexed;
         // Each candidate's path as the index keys it, made once (checked
         // as UTF-8 the fast way; only a path that is not is copied). This

@@ -35,12 +35,12 @@ use tantivy::{DateTime, DocAddress, DocId, DocSet, Score, Searcher, SegmentReade
 use super::family::{Families, KeyMap};
 use super::query::filters::Constraint;
 use super::query::FieldMap;
+use crate::index::beside::{put_u32, write_whole, Words};
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
 /// The file's name in the index directory, and the name it is written
 /// under before it is whole.
 const FILE: &str = crate::index::COPY_GROUPS[0];
-const TMP: &str = crate::index::COPY_GROUPS[1];
 
 /// Its first bytes. The version went to 3 when the file came to hold the
 /// groups alone (`5cc1d55`): a file of version 2 has bytes after them.
@@ -170,19 +170,9 @@ impl Groups {
     }
 }
 
-/// The file's first bytes for the state of `readers`: the magic, then
-/// each segment's mark.
+/// The file's first bytes for the state of `readers`.
 fn header(readers: &[tantivy::SegmentReader]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(MAGIC.len() + 4 + 40 * readers.len());
-    out.extend_from_slice(MAGIC);
-    put(&mut out, readers.len() as u32);
-    for reader in readers {
-        let (id, max, num) = segment_mark(reader);
-        out.extend_from_slice(id.as_bytes());
-        put(&mut out, max);
-        put(&mut out, num);
-    }
-    out
+    crate::index::beside::mark(MAGIC, readers)
 }
 
 /// Whether the file at `file` was written for the state `searcher` shows:
@@ -226,15 +216,6 @@ pub fn ensure(pi: &PiIndex) {
     }
 }
 
-/// A segment as the file names it: its id and document counts.
-fn segment_mark(reader: &tantivy::SegmentReader) -> (String, u32, u32) {
-    (
-        reader.segment_id().uuid_string(),
-        reader.max_doc(),
-        reader.num_docs(),
-    )
-}
-
 fn path(dir: &Path) -> PathBuf {
     dir.join(FILE)
 }
@@ -244,15 +225,10 @@ fn path(dir: &Path) -> PathBuf {
 pub fn save(pi: &PiIndex, searcher: &Searcher) -> Result<(), IndexError> {
     let families = pi.resolve_families(searcher)?;
     let bytes = encode(searcher, &families).map_err(|e| tantivy_err(&pi.dir, e))?;
-    let file = path(&pi.dir);
-    let tmp = pi.dir.join(TMP);
-    let io = |error: std::io::Error| IndexError::Io {
+    write_whole(&pi.dir, crate::index::COPY_GROUPS, &bytes).map_err(|error| IndexError::Io {
         path: pi.dir.clone(),
         error,
-    };
-    std::fs::write(&tmp, &bytes).map_err(io)?;
-    std::fs::rename(&tmp, &file).map_err(io)?;
-    Ok(())
+    })
 }
 
 /// Remove the file (a build that could not write it leaves none, rather
@@ -308,21 +284,21 @@ fn encode(searcher: &Searcher, families: &Families) -> tantivy::Result<Vec<u8>> 
     out.reserve(9 + 16 * groups.len() + 8 * members);
     out.push(u8::from(uniform.role) | u8::from(uniform.model) << 1 | u8::from(uniform.time) << 2);
     // The leads, in address order, and where their members are.
-    put(&mut out, groups.len() as u32);
-    put(&mut out, members as u32);
+    put_u32(&mut out, groups.len() as u32);
+    put_u32(&mut out, members as u32);
     let mut first = 0u32;
     for g in &groups {
         let lead = g[0].1;
         for v in [lead.segment_ord, lead.doc_id, first, g.len() as u32 - 1] {
-            put(&mut out, v);
+            put_u32(&mut out, v);
         }
         first += g.len() as u32 - 1;
     }
     // The members, group after group.
     for g in &groups {
         for (_, a) in &g[1..] {
-            put(&mut out, a.segment_ord);
-            put(&mut out, a.doc_id);
+            put_u32(&mut out, a.segment_ord);
+            put_u32(&mut out, a.doc_id);
         }
     }
     Ok(out)
@@ -371,28 +347,6 @@ fn uniform(searcher: &Searcher, groups: &[Vec<(u64, DocAddress)>]) -> tantivy::R
         }
     }
     Ok(u)
-}
-
-fn put(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-
-/// A reader of the file's little-endian words; `None` past its end.
-struct Words<'a>(&'a [u8]);
-
-impl Words<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
 }
 
 /// The groups in `bytes` if they were written for the state `searcher`
