@@ -1090,6 +1090,21 @@ impl PiIndex {
         self.file_states_in(&self.searcher()?)
     }
 
+    /// [`PiIndex::file_states`] of the state `searcher` shows, from the
+    /// file a build with nothing to do saved beside the index for that
+    /// state ([`super::saved_states`]) when there is one, else from the
+    /// columns; then also the mark to save them under.
+    pub(crate) fn file_states_saved_or_read(
+        &self,
+        searcher: &tantivy::Searcher,
+    ) -> Result<(FileStates, Option<Vec<u8>>), IndexError> {
+        let mark = super::saved_states::mark(searcher.segment_readers());
+        Ok(match super::saved_states::read(&self.dir, &mark) {
+            Some(states) => (states, None),
+            None => (self.file_states_in(searcher)?, Some(mark)),
+        })
+    }
+
     /// [`PiIndex::file_states`] of the state `searcher` shows.
     pub fn file_states_in(&self, searcher: &tantivy::Searcher) -> Result<FileStates, IndexError> {
         let pi = self;

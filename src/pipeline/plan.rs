@@ -19,7 +19,6 @@ use super::check::CheckReport;
 use super::moves;
 use super::report::{BuildOptions, Moved, Rebuild, StaleRoot};
 use crate::discover::{Candidate, Discovered};
-use crate::index::saved_states;
 use crate::index::state::{FileStates, PathHasher};
 use crate::index::writer::{IndexStore, Opened};
 use crate::index::{BuildInfo, IndexError};
@@ -107,11 +106,7 @@ impl Indexed {
         // for that was 1 ms after the walk over 22,000 files).
         let (states, groups_held, unsaved) = if rebuild.is_none() {
             let searcher = store.pi.searcher()?;
-            let mark = saved_states::mark(searcher.segment_readers());
-            let (states, unsaved) = match saved_states::read(&store.pi.dir, &mark) {
-                Some(states) => (states, None),
-                None => (store.pi.file_states_in(&searcher)?, Some(mark)),
-            };
+            let (states, unsaved) = store.pi.file_states_saved_or_read(&searcher)?;
             let groups_held = crate::search::groups::held(&store.pi, &searcher);
             (states, groups_held, unsaved)
         } else {

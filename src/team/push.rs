@@ -971,7 +971,11 @@ pub fn push(
 ) -> Result<PushReport, TeamError> {
     let started = std::time::Instant::now();
     let host = pg_text(host).into_owned();
-    let local = pi.file_states()?;
+    // The files and every session's place in its family, read from one
+    // state of the index (the files' states saved beside it by a build
+    // with nothing to do, when it saved them for this state).
+    let searcher = pi.searcher()?;
+    let (local, _) = pi.file_states_saved_or_read(&searcher)?;
     let kinds = pi.build_info()?.map(|i| i.kinds).unwrap_or_default();
     let mut remote = state(db, &host)?;
     let mut report = PushReport {
@@ -997,7 +1001,6 @@ pub fn push(
     // Every session's place in its family, as the local index resolves
     // it now (from columns, plus the records of the sessions with
     // relatives).
-    let searcher = pi.searcher()?;
     // The team's pair words, chosen once, by the first push that may
     // (from its index's commonest terms), before any row holds pairs.
     if !remote.paired && remote.may_pair && !local.is_empty() {
