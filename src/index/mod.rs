@@ -41,7 +41,7 @@ pub use schema::{Fields, SCHEMA_VERSION};
 /// A file of ours in an index directory, beside tantivy's, and the name
 /// it is written under before it is whole: the copy groups a build saves
 /// after its commit (`crate::search::groups`, on the read side, works
-/// them out and reads them). The other is [`saved_states::FILE`].
+/// them out and reads them). The other is `saved_states::FILE`.
 pub const COPY_GROUPS: [&str; 2] = ["copy-groups.bin", "copy-groups.bin.tmp"];
 
 /// The name written in every payload, to tell our index from others.
