@@ -11,8 +11,10 @@
 //!   index still opens, shows the last committed state, and that the next
 //!   build completes it with no duplicate and no missing document.
 //! - `PI_INDEX_TEST_PAUSE_AT=<point>:<flag>` makes a build wait at that
-//!   point until the file `<flag>` exists (it creates `<flag>.reached`
-//!   when it gets there): a test puts two builds in a known order.
+//!   point (any point `PI_INDEX_CRASH_AT` can name) until the file
+//!   `<flag>` exists (it creates `<flag>.reached` when it gets there): a
+//!   test puts two builds in a known order, or fills the disk under a
+//!   build at a known phase.
 //! - `PI_INDEX_TEST_NO_REPLAN` makes a build that finds another commit
 //!   once it holds the lock go on with its old plan, and
 //!   `PI_INDEX_TEST_DROP_LAST=<name>` drops the last document of the
@@ -53,9 +55,11 @@
 //!   lose the events gathered so far, as when the kernel's event queue
 //!   overflows: the refresh must fall back to checking every file.
 
-/// Abort the process if `PI_INDEX_CRASH_AT` names this point.
+/// Abort the process if `PI_INDEX_CRASH_AT` names this point; wait here
+/// if `PI_INDEX_TEST_PAUSE_AT` does (see [`pause`]).
 #[inline]
 pub(crate) fn point(_name: &str) {
+    pause(_name);
     #[cfg(feature = "failpoints")]
     if let Some(at) = std::env::var_os("PI_INDEX_CRASH_AT") {
         if at == _name {

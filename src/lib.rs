@@ -58,6 +58,7 @@
 
 pub mod discover;
 mod failpoint;
+pub mod http;
 pub mod index;
 pub mod live;
 pub mod mcp;

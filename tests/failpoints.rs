@@ -520,6 +520,63 @@ fn the_server_stopped_mid_push_is_exit_2_with_a_clear_message_and_the_local_inde
     assert_eq!(util::pg::dump(&c, "stopped"), util::pg::dump(&c, "fresh"));
 }
 
+/// Two pushes of one host at once: the second says it waits for the
+/// first and then pushes what is left (nothing), never a raw constraint
+/// error; the database is as one push leaves it.
+#[test]
+fn a_second_push_of_the_same_host_waits_for_the_first_and_says_so() {
+    use std::io::BufRead;
+    let Some(c) = util::pg::Cluster::start() else {
+        return;
+    };
+    let url = c.create_db("twice");
+    let s = Scratch::new();
+    let dir = fixture_copy(&s);
+    s.build(&[&dir], &[]);
+    let paused = s.dir.path().join("paused");
+    let first = s
+        .cmd()
+        .args(["push", &url, "--as", "h", "--json", "--index"])
+        .arg(s.index())
+        .env("PI_INDEX_TEST_PUSH_PAUSE", &paused)
+        .env("PI_INDEX_TEST_PUSH_BATCH", "2000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    util::pg::eventually(60, || paused.exists().then_some(()));
+    let mut second = s
+        .cmd()
+        .args(["push", &url, "--as", "h", "--json", "--index"])
+        .arg(s.index())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(second.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(
+        line,
+        "pi-index: another push of h is running: waiting for it to end\n"
+    );
+    std::fs::remove_file(&paused).unwrap();
+    let a = first.wait_with_output().unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let b = second.wait_with_output().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(b.status.success(), "{rest}");
+    assert_eq!(rest, "");
+    let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&b.stdout).unwrap();
+    assert!(a["sessions_new"].as_u64().unwrap() > 0, "{a}");
+    assert_eq!(b["sessions_new"], 0, "{b}");
+    assert_eq!(b["sessions_unchanged"], a["sessions_new"], "{b}");
+    util::pg::fresh_like(&c, &s, "fresh", "h", "twice");
+    assert_eq!(util::pg::dump(&c, "twice"), util::pg::dump(&c, "fresh"));
+}
+
 /// A watch whose event queue overflowed (the kernel drops events then,
 /// and says so) falls back to checking every file: what was written
 /// while its events were lost is found all the same, and the refresh says
@@ -634,4 +691,300 @@ fn a_watched_refresh_that_planned_before_another_build_committed_indexes_nothing
     drop(raw);
     let (code, report) = util::concurrent::check(&t.s, &[&t.sessions], &[]);
     assert_eq!(code, 0, "{report}");
+}
+
+/// While the first build of an index runs (it has committed nothing
+/// yet), the readers and `check --repair` say a build is writing it, and
+/// what to do; never that the index is someone else's (whose advice,
+/// `build --full`, would destroy the build in progress).
+#[test]
+fn readers_during_an_index_s_first_build_say_a_build_is_writing_it() {
+    let s = Scratch::new();
+    let dir = fixture_copy(&s);
+    let flag = s.dir.path().join("go");
+    let child = s
+        .build_cmd(&[&dir])
+        .env(
+            "PI_INDEX_TEST_PAUSE_AT",
+            format!("after-first-file:{}", flag.display()),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&s.dir.path().join("go.reached"));
+    let said = format!(
+        "pi-index: error: a `pi-index build` is writing the index at {}, its first: wait for it to finish (nothing is searchable before it commits)\n",
+        s.index().display()
+    );
+    let dir_arg = dir.to_string_lossy().into_owned();
+    for args in [
+        &["search", "notify"][..],
+        &["sessions"],
+        &["stats"],
+        &["check", &dir_arg, "--repair"],
+    ] {
+        let out = run(s.cmd().args(args).arg("--index").arg(s.index()));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{args:?}");
+    }
+    std::fs::write(&flag, b"").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!hits(&s, "notify").is_empty());
+    // A first build that stopped before its commit is said as such.
+    let t = Scratch::new();
+    let dir = fixture_copy(&t);
+    let out = run(t
+        .build_cmd(&[&dir])
+        .env("PI_INDEX_CRASH_AT", "after-first-file"));
+    assert_eq!(out.status.code(), None);
+    let out = run(t.cmd().args(["search", "notify", "--index"]).arg(t.index()));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "pi-index: error: the index at {} was never committed (the build that created it stopped): run `pi-index build`\n",
+            t.index().display()
+        )
+    );
+    t.build(&[&dir], &[]);
+    assert!(!hits(&t, "notify").is_empty());
+}
+
+/// A file system mounted by a test, unmounted when dropped.
+struct Mounted(PathBuf);
+
+impl Mounted {
+    /// A tmpfs of `size` at `at`, or why not (not root, no
+    /// CAP_SYS_ADMIN).
+    fn tmpfs(at: &std::path::Path, size: &str) -> Result<Mounted, String> {
+        std::fs::create_dir_all(at).unwrap();
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Mounted(at.to_owned()))
+    }
+
+    /// `dir` made read-only where it is (a read-only bind mount over it):
+    /// what the build opens there from now on cannot be written.
+    fn read_only(dir: &std::path::Path) -> Mounted {
+        for args in [&["--bind"][..], &["-o", "remount,bind,ro"][..]] {
+            let out = std::process::Command::new("mount")
+                .args(args)
+                .args(if args[0] == "--bind" {
+                    vec![dir, dir]
+                } else {
+                    vec![dir]
+                })
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Mounted(dir.to_owned())
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// Every byte left on the file system of `dir` taken by a file, removed
+/// when dropped.
+struct Filled(PathBuf);
+
+impl Filled {
+    fn at(dir: &std::path::Path) -> Filled {
+        use std::io::Write;
+        let path = dir.join("filler");
+        let mut f = std::fs::File::create(&path).unwrap();
+        let block = vec![0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        while f.write_all(&block[..1]).is_ok() {}
+        Filled(path)
+    }
+}
+
+impl Drop for Filled {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A build (fresh, incremental, or `check --repair`'s) whose index
+/// directory fills up, turns read-only or is removed at each point a
+/// build passes: never a panic; exit 2 with the system's words and what
+/// to do, and the index as it was (after the commit: the new one); and
+/// once the disk is back, the next build completes the work.
+#[test]
+fn a_full_read_only_or_vanished_index_directory_at_any_phase_is_exit_2_and_the_index_as_it_was() {
+    let root = tempfile::tempdir().unwrap();
+    let mnt = root.path().join("small-disk");
+    let _disk = match Mounted::tmpfs(&mnt, "8m") {
+        Ok(m) => m,
+        Err(why) => return util::cannot_run(&why),
+    };
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Kind {
+        Fresh,
+        Incremental,
+        Repair,
+    }
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Fault {
+        Full,
+        ReadOnly,
+        Vanished,
+    }
+    for kind in [Kind::Fresh, Kind::Incremental, Kind::Repair] {
+        for point in [
+            "before-writer",
+            "after-first-file",
+            "before-commit",
+            "after-prepare-commit",
+            "after-commit",
+        ] {
+            for fault in [Fault::Full, Fault::ReadOnly, Fault::Vanished] {
+                let case = format!("{kind:?} {point} {fault:?}");
+                // The sessions stay on the big disk; the index (and HOME)
+                // on the small one.
+                let s = Scratch {
+                    dir: tempfile::tempdir_in(&mnt).unwrap(),
+                };
+                let big = Scratch::new();
+                let dir = fixture_copy(&big);
+                let mut before = None;
+                match kind {
+                    Kind::Fresh => change(&dir),
+                    Kind::Incremental => {
+                        s.build(&[&dir], &[]);
+                        before = Some((hits(&s, "notify"), total_messages(&s)));
+                        change(&dir);
+                    }
+                    Kind::Repair => {
+                        change(&dir);
+                        // The damage `check --repair` mends: the probe's
+                        // document left out.
+                        s.report(
+                            s.build_cmd(&[&dir])
+                                .env("PI_INDEX_TEST_DROP_LAST", "branch-abandoned.jsonl"),
+                        );
+                        before = Some((hits(&s, "notify"), total_messages(&s)));
+                    }
+                }
+                let flag = big.dir.path().join("go");
+                let mut cmd = s.cmd();
+                if kind == Kind::Repair {
+                    cmd.arg("check").arg(&dir).arg("--repair");
+                } else {
+                    cmd.arg("build").arg(&dir).arg("-q");
+                }
+                cmd.arg("--index")
+                    .arg(s.index())
+                    .env(
+                        "PI_INDEX_TEST_PAUSE_AT",
+                        format!("{point}:{}", flag.display()),
+                    )
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                let child = cmd.spawn().unwrap();
+                wait_for(&big.dir.path().join("go.reached"));
+                let held: (Option<Filled>, Option<Mounted>) = match fault {
+                    Fault::Full => (Some(Filled::at(&mnt)), None),
+                    Fault::ReadOnly => (None, Some(Mounted::read_only(&s.index()))),
+                    Fault::Vanished => {
+                        std::fs::remove_dir_all(s.index()).unwrap();
+                        (None, None)
+                    }
+                };
+                std::fs::write(&flag, b"").unwrap();
+                let out = child.wait_with_output().unwrap();
+                drop(held);
+                let err = String::from_utf8_lossy(&out.stderr).into_owned();
+                assert!(!err.contains("panicked"), "{case}: {err}");
+                let committed = point == "after-commit" && fault != Fault::Vanished;
+                if committed {
+                    assert_eq!(out.status.code(), Some(0), "{case}: {err}");
+                } else {
+                    assert_eq!(out.status.code(), Some(2), "{case}: {err}");
+                    assert_eq!(err.lines().count(), 1, "{case}: {err}");
+                    let said = match fault {
+                        Fault::Full => "No space left on device (os error 28): free some space on that disk, or choose another with --index (the index as it was is kept)",
+                        Fault::ReadOnly => "Read-only file system (os error 30): the disk is read-only: choose another with --index",
+                        Fault::Vanished => "was removed while pi-index used it: run `pi-index build` to create it again",
+                    };
+                    assert!(err.contains(said), "{case}: {err}");
+                }
+                // The index as it was: the last commit, whole.
+                match (fault, before) {
+                    (Fault::Vanished, _) => assert!(!s.index().exists(), "{case}"),
+                    (_, _) if committed => {
+                        assert_eq!(hits(&s, "zqcrashprobe").len(), 1, "{case}")
+                    }
+                    (_, Some((notify, total))) => {
+                        assert_eq!(hits(&s, "notify"), notify, "{case}");
+                        assert_eq!(total_messages(&s), total, "{case}");
+                        assert!(hits(&s, "zqcrashprobe").is_empty(), "{case}");
+                    }
+                    (_, None) => {
+                        let out = run(s.cmd().args(["search", "notify", "--index"]).arg(s.index()));
+                        assert_eq!(out.status.code(), Some(2), "{case}");
+                        assert!(
+                            String::from_utf8_lossy(&out.stderr).contains("was never committed"),
+                            "{case}: {}",
+                            String::from_utf8_lossy(&out.stderr)
+                        );
+                    }
+                }
+                // The disk back: the next build (or repair) completes the
+                // work.
+                if kind == Kind::Repair && !matches!(fault, Fault::Vanished) {
+                    let out = run(s
+                        .cmd()
+                        .arg("check")
+                        .arg(&dir)
+                        .arg("--repair")
+                        .arg("--index")
+                        .arg(s.index()));
+                    assert_eq!(
+                        out.status.code(),
+                        Some(0),
+                        "{case}: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                } else {
+                    s.build(&[&dir], &[]);
+                }
+                assert_eq!(
+                    hits(&s, "zqcrashprobe"),
+                    vec![("branch-abandoned.jsonl".to_owned(), 8)],
+                    "{case}"
+                );
+                let fresh = Scratch::new();
+                fresh.build(&[&dir], &[]);
+                assert_eq!(total_messages(&s), total_messages(&fresh), "{case}");
+            }
+        }
+    }
 }

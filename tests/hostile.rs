@@ -64,7 +64,7 @@ fn counts_and_offsets_past_any_index_are_clamped_never_a_crash() {
         assert_eq!(json_hits(&out), expected, "-n {n}");
     }
     // Past the last hit: nothing, exit 1, and a word saying why.
-    for offset in ["4294967296", "18446744073709551615"] {
+    for offset in ["1000", "20"] {
         for n in ["20", "18446744073709551615"] {
             let out = pi(&s, &["search", "tokio", "--offset", offset, "-n", n]);
             assert_eq!(
@@ -80,6 +80,20 @@ fn counts_and_offsets_past_any_index_are_clamped_never_a_crash() {
                 "{err}"
             );
         }
+    }
+    // Deeper than any front end pages (the limit they share): refused
+    // before anything is read, with what to do.
+    for offset in ["1001", "4294967296", "18446744073709551615"] {
+        let out = pi(&s, &["search", "tokio", "--offset", offset]);
+        assert_eq!(out.status.code(), Some(2), "--offset {offset}");
+        assert_eq!(text(&out.stdout), "");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "offset {offset} is more than 1000, the deepest a search pages: narrow the query instead"
+            )),
+            "{err}"
+        );
     }
 
     // show: more context than the session has is the whole session.
@@ -473,6 +487,120 @@ fn a_full_disk_is_named_and_costs_nothing_tmpfs() {
         },
         &|| fs::remove_file(&filler).unwrap(),
     );
+}
+
+/// A file name holding a newline (or any control character) cannot
+/// forge a line of output: every path printed for a person shows it
+/// escaped, and the resume command quotes it for the shell.
+#[test]
+fn a_newline_in_a_file_name_is_escaped_wherever_a_path_is_printed() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    crate::util::copy_dir(&corpus(), &dir);
+    let file = dir.join(
+        "--home-u-alpha--/2026-01-10T09-00-00-000Z_aaaa0001-0000-4000-8000-000000000001.jsonl",
+    );
+    let evil = dir.join("--home-u-alpha--/evil\npi-index: forged line\x1b[2J.jsonl");
+    fs::rename(&file, &evil).unwrap();
+    let built = run(s
+        .cmd()
+        .arg("build")
+        .arg(&dir)
+        .arg("-v")
+        .arg("--index")
+        .arg(s.index()));
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+    let shown = format!(
+        "{}/--home-u-alpha--/evil\\npi-index: forged line\\u{{1b}}[2J.jsonl",
+        dir.display()
+    );
+    for args in [
+        &["search", "tokio"][..],
+        &["show", "aaaa0001-0000-4000-8000-000000000001"],
+        &["sessions"],
+    ] {
+        let out = pi(&s, args);
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert!(
+            !all.lines().any(|l| l.starts_with("pi-index: forged line")),
+            "{args:?}: {all}"
+        );
+        assert!(!all.contains('\x1b'), "{args:?}");
+        if args[0] != "sessions" {
+            assert!(all.contains(&shown), "{args:?}: {all}");
+        }
+    }
+    let out = pi(&s, &["search", "tokio"]);
+    assert!(
+        text(&out.stdout).contains("resume: pi --session $'"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// A fresh build much larger than its disk, on every thread: the writes
+/// fail while documents are being added to segments (not only at the
+/// commit). One error line, exit 2, no panic, and no index committed; the
+/// build on a disk with room afterwards is whole.
+#[test]
+fn a_fresh_build_larger_than_its_disk_is_one_error_and_no_panic() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let gen = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-corpus.py"))
+        .arg("--out")
+        .arg(&corpus)
+        .args(["--size", "12MB", "--seed", "5"])
+        .output()
+        .unwrap();
+    assert!(gen.status.success(), "{}", text(&gen.stderr));
+    let mnt = s.dir.path().join("small-disk");
+    fs::create_dir_all(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&mnt)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        return cannot_run("cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN)");
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let unmount = Unmount(mnt.clone());
+    let index = mnt.join("index");
+    for threads in ["1", "4"] {
+        let out = run(s
+            .cmd()
+            .arg("build")
+            .arg(&corpus)
+            .args(["-j", threads, "--index"])
+            .arg(&index));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "-j {threads}: {err}");
+        assert!(!err.contains("panicked"), "-j {threads}: {err}");
+        assert_eq!(err.lines().count(), 1, "-j {threads}: {err}");
+        assert!(
+            err.contains("No space left on device (os error 28): free some space on that disk"),
+            "-j {threads}: {err}"
+        );
+        let search = run(s.cmd().args(["search", "tokio", "--index"]).arg(&index));
+        assert_eq!(search.status.code(), Some(2), "-j {threads}");
+        assert!(
+            text(&search.stderr).contains("was never committed"),
+            "{}",
+            text(&search.stderr)
+        );
+    }
+    // Room again: the build is whole.
+    let elsewhere = Scratch::new();
+    let whole = elsewhere.build(&[&corpus], &[]);
+    drop(unmount);
+    let r = s.build(&[&corpus], &[]);
+    assert_eq!(r["messages_indexed"], whole["messages_indexed"], "{r}");
 }
 
 // ---------------------------------------------------------------------

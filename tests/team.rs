@@ -631,7 +631,8 @@ fn a_pushing_role_touches_only_its_own_host_s_rows_and_a_reader_only_reads() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("row-level security"), "{err}");
-    // She sees and deletes only her own rows.
+    // She sees only her own rows, and removes sessions only through the
+    // owner's function, only her own.
     assert_eq!(
         c.sql_as(
             "alice",
@@ -641,12 +642,62 @@ fn a_pushing_role_touches_only_its_own_host_s_rows_and_a_reader_only_reads() {
         .unwrap(),
         "1"
     );
-    c.sql_as(
-        "alice",
+    assert!(c
+        .sql_as(
+            "alice",
+            "roles",
+            "DELETE FROM pi_messages WHERE host = 'bob'",
+        )
+        .unwrap_err()
+        .contains("permission denied"));
+    let bob_sid = c.sql(
         "roles",
-        "DELETE FROM pi_messages WHERE host = 'bob'",
-    )
-    .unwrap();
+        "SELECT min(sid) FROM pi_sessions WHERE host = 'bob'",
+    );
+    let err = c
+        .sql_as(
+            "alice",
+            "roles",
+            &format!("SELECT pi_remove_sessions('bob', ARRAY[{bob_sid}]::bigint[])"),
+        )
+        .unwrap_err();
+    assert!(
+        err.contains(
+            "a pushing role removes only the sessions of its own host (alice), not those of bob"
+        ),
+        "{err}"
+    );
+    // No lock beyond what her statements take, and none at all for a
+    // reader beyond reading: neither can stall the others.
+    for table in [
+        "pi_sessions",
+        "pi_messages",
+        "pi_terms",
+        "pi_hosts",
+        "pi_windows",
+    ] {
+        for mode in [
+            "ACCESS EXCLUSIVE",
+            "EXCLUSIVE",
+            "SHARE ROW EXCLUSIVE",
+            "SHARE",
+            "SHARE UPDATE EXCLUSIVE",
+        ] {
+            for role in ["alice", "carol"] {
+                let err = c
+                    .sql_as(
+                        role,
+                        "roles",
+                        &format!("BEGIN; LOCK TABLE {table} IN {mode} MODE; COMMIT"),
+                    )
+                    .unwrap_err();
+                assert!(
+                    err.contains("permission denied"),
+                    "{role} {table} {mode}: {err}"
+                );
+            }
+        }
+    }
     assert!(c
         .sql_as(
             "alice",
@@ -676,9 +727,29 @@ fn a_pushing_role_touches_only_its_own_host_s_rows_and_a_reader_only_reads() {
         ),
         "0"
     );
+    // Her own sessions she removes (through the owner's function), and
+    // their terms with them; bob's stay.
+    std::fs::remove_file(dir.join("--home-u-proj--/2026-05-01T10-00-00-000Z_same.jsonl")).unwrap();
+    s.build(&[&dir], &[]);
+    let r = push_ok(&s, &c.url_as("alice", "roles"), "alice");
+    assert_eq!(r["sessions_deleted"], 1, "{r}");
+    assert_eq!(
+        c.sql(
+            "roles",
+            "SELECT count(*) FROM pi_sessions WHERE host = 'alice'"
+        ),
+        "1"
+    );
+    assert_eq!(
+        c.sql(
+            "roles",
+            "SELECT count(*) FROM pi_terms WHERE host = 'alice' AND term = 'zqroles'"
+        ),
+        "0"
+    );
     // The reader searches everything and writes nothing.
     let hits = db_search(&s, &c.url_as("carol", "roles"), "zqroles");
-    assert_eq!(hits.len(), 4);
+    assert_eq!(hits.len(), 2);
     assert!(c
         .sql_as("carol", "roles", "DELETE FROM pi_messages")
         .unwrap_err()
@@ -1561,7 +1632,10 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // The next push migrates, and replaces the rows pushed under 1.
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_replaced"], 5, "{r}");
-    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "5");
+    assert_eq!(
+        c.sql("migrate", "SELECT version FROM pi_index_schema"),
+        pi_index::team::schema::VERSION.to_string()
+    );
     assert_eq!(
         dump(c, "migrate"),
         fresh_dump(&s, "migrate_fresh", "h", "migrate")
@@ -1691,7 +1765,7 @@ fn a_version_2_database_is_migrated_to_the_recency_index_the_terms_and_the_pairs
     assert_eq!(r["sessions_replaced"], 5, "{r}");
     assert_eq!(
         c.sql("migrate2", "SELECT version FROM pi_index_schema"),
-        "5"
+        pi_index::team::schema::VERSION.to_string()
     );
     assert_eq!(
         c.sql(
@@ -1907,7 +1981,10 @@ fn roles_made_before_the_dictionary_are_given_it_by_the_migration() {
     );
     // The owner's next push migrates and gives the roles the tables.
     push_ok(&s, &url, "bob");
-    assert_eq!(c.sql("roles4", "SELECT version FROM pi_index_schema"), "5");
+    assert_eq!(
+        c.sql("roles4", "SELECT version FROM pi_index_schema"),
+        pi_index::team::schema::VERSION.to_string()
+    );
     let hits = db_search(&s, &c.url_as("carol4", "roles4"), "isfinished");
     assert_eq!(hits.len(), 1, "{hits:?}");
     // The pusher counts its own terms and sees only them.

@@ -35,6 +35,7 @@ mod query;
 mod recall;
 mod search;
 mod serve;
+mod serve_hostile;
 mod sessions_limit;
 mod sessions_search;
 mod team;

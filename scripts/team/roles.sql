@@ -10,8 +10,29 @@ CREATE ROLE pi_pusher NOLOGIN;
 CREATE ROLE pi_reader NOLOGIN;
 
 GRANT SELECT ON pi_index_schema, pi_pair_words TO pi_pusher, pi_reader;
-GRANT SELECT, INSERT, UPDATE, DELETE ON pi_hosts, pi_sessions, pi_messages, pi_windows, pi_terms TO pi_pusher;
 GRANT USAGE ON SEQUENCE pi_sessions_sid_seq TO pi_pusher;
+-- A pusher reads, adds and changes rows (every column but host, each one
+-- granted alone: a table-level UPDATE or DELETE would let it LOCK a table
+-- against every reader), and removes its sessions only through
+-- pi_remove_sessions (the same block as src/team/schema.rs PUSHER_GRANTS).
+DO $$
+DECLARE t text;
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pi_pusher') THEN
+        FOREACH t IN ARRAY ARRAY['pi_hosts', 'pi_sessions', 'pi_messages', 'pi_windows', 'pi_terms'] LOOP
+            EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON %I FROM pi_pusher', t);
+            EXECUTE format('GRANT SELECT, INSERT ON %I TO pi_pusher', t);
+            EXECUTE (SELECT format('GRANT UPDATE (%s) ON %I TO pi_pusher',
+                        string_agg(quote_ident(attname::text), ', '), t)
+                     FROM pg_attribute
+                     WHERE attrelid = t::regclass AND attnum > 0 AND NOT attisdropped
+                       AND attname <> 'host');
+        END LOOP;
+        GRANT EXECUTE ON FUNCTION pi_remove_sessions(text, bigint[]) TO pi_pusher;
+    END IF;
+END
+$$;
+
 GRANT SELECT ON pi_hosts, pi_sessions, pi_messages, pi_windows, pi_terms TO pi_reader;
 
 -- A pusher sees, writes and deletes only the rows of the host its role is

@@ -1,6 +1,7 @@
 //! `pi-index build`: index session files, with a progress bar on a
 //! terminal and a one-line summary (or one JSON object) at the end.
 
+use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -200,23 +201,24 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         }
     }
     for e in &report.errors {
-        writeln!(err, "pi-index: warning: {}: {}", e.path, e.reason)?;
+        writeln!(err, "pi-index: warning: {}: {}", OneLine(&e.path), e.reason)?;
     }
     if !args.quiet {
         for s in &report.skipped {
-            writeln!(err, "pi-index: warning: {}: {}", s.path, s.reason)?;
+            writeln!(err, "pi-index: warning: {}: {}", OneLine(&s.path), s.reason)?;
         }
         if let Some(why) = report.rebuilt.as_ref().filter(|r| !r.expected()) {
             writeln!(err, "pi-index: rebuilding the whole index: {why}")?;
         }
         for n in &report.newer_versions {
-            writeln!(err, "pi-index: note: {}: {}", n.path, n.reason)?;
+            writeln!(err, "pi-index: note: {}: {}", OneLine(&n.path), n.reason)?;
         }
         for m in &report.moved {
             writeln!(
                 err,
                 "pi-index: note: moved: {} is now {} (indexed there)",
-                m.from, m.to
+                OneLine(&m.from),
+                OneLine(&m.to)
             )?;
         }
         for st in &report.stale_roots {
@@ -225,13 +227,13 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
                 writeln!(
                     err,
                     "pi-index: note: {n} indexed from {}, which this build does not read: removed (--prune)",
-                    st.root
+                    OneLine(&st.root)
                 )?;
             } else {
                 writeln!(
                     err,
                     "pi-index: note: {n} indexed from {}, which this build does not read: kept, still searchable (`pi-index build --prune` removes them)",
-                    st.root
+                    OneLine(&st.root)
                 )?;
             }
         }
@@ -239,21 +241,27 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     if args.verbose {
         for l in &report.roots {
             match &l.note {
-                None => writeln!(err, "read {} ({})", l.path, l.why)?,
-                Some(n) => writeln!(err, "not read {} ({}): {n}", l.path, l.why)?,
+                None => writeln!(err, "read {} ({})", OneLine(&l.path), l.why)?,
+                Some(n) => writeln!(err, "not read {} ({}): {n}", OneLine(&l.path), l.why)?,
             }
         }
         for r in &report.rejected {
-            writeln!(err, "rejected {}: {}", r.path, r.reason)?;
+            writeln!(err, "rejected {}: {}", OneLine(&r.path), r.reason)?;
         }
         for d in &report.damaged {
-            writeln!(err, "damaged {}:{}: {}", d.path, d.line, d.error)?;
+            writeln!(err, "damaged {}:{}: {}", OneLine(&d.path), d.line, d.error)?;
         }
         if report.damaged_more > 0 {
             writeln!(err, "… and {} more damaged lines", report.damaged_more)?;
         }
         for d in &report.recovered {
-            writeln!(err, "recovered {}:{}: {}", d.path, d.line, d.error)?;
+            writeln!(
+                err,
+                "recovered {}:{}: {}",
+                OneLine(&d.path),
+                d.line,
+                d.error
+            )?;
         }
         if report.recovered_more > 0 {
             writeln!(err, "… and {} more recovered lines", report.recovered_more)?;

@@ -1,6 +1,7 @@
 //! `pi-index check`: compare the index with the session files, and with
 //! `--repair` mend what differs, incrementally.
 
+use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,7 +89,7 @@ pub fn run(args: CheckArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
             if let Some(r) = &d.record {
                 what.push(r.clone());
             }
-            writeln!(out, "{}: {}", d.path, what.join(", "))?;
+            writeln!(out, "{}: {}", OneLine(&d.path), what.join(", "))?;
         }
         if found.defects_more > 0 {
             writeln!(out, "… and {} more files with defects", found.defects_more)?;

@@ -115,7 +115,18 @@ fn push_once(
             bar.set_position(done);
         }
     };
-    let r = push(db, pi, host, &progress);
+    let waiting = || {
+        if let Some(bar) = &bar {
+            bar.suspend(|| ());
+        }
+        if !args.quiet {
+            let _ = writeln!(
+                output::stderr(),
+                "pi-index: another push of {host} is running: waiting for it to end"
+            );
+        }
+    };
+    let r = push(db, pi, host, &progress, &waiting);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

@@ -1,6 +1,7 @@
 //! `pi-index search QUERY`: ranked hits, grouped by session like ripgrep
 //! groups by file, or JSON Lines for scripts.
 
+use pi_index::output::OneLine;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -8,7 +9,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
-use pi_index::output::{Paint, Screen, Untrusted};
+use pi_index::output::{Paint, Screen};
 use pi_index::search::query::{Filters, Key, Warning};
 use pi_index::search::{SearchRequest, SearchResult, Sort};
 
@@ -75,8 +76,9 @@ pub struct SearchArgs {
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N", value_parser = at_least_one)]
     pub limit: usize,
 
-    /// Skip this many hits first (past the last hit: nothing, exit 1).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// Skip this many hits first, at most 1000 (past the last hit:
+    /// nothing, exit 1).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = within_reach)]
     pub offset: usize,
 
     /// Print JSON Lines: one hit per line, nothing else on stdout.
@@ -108,6 +110,15 @@ fn at_least_one(s: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// An offset a search pages to: at most the limit every front end
+/// shares ([`pi_index::search::query::MAX_OFFSET`]).
+fn within_reach(s: &str) -> Result<usize, String> {
+    let n: u64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a whole number of hits to skip"))?;
+    pi_index::search::query::limits::check_offset(n).map_err(|e| e.to_string())
 }
 
 /// Run `search`.
@@ -150,7 +161,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         filters,
         sort,
         limit: args.limit.min(docs),
-        offset: args.offset.min(docs),
+        offset: args.offset,
         snippet_chars: 160,
         now,
         copies: args.copies,
@@ -234,7 +245,7 @@ fn team(
     let db = pi_index::team::Db::connect(url)?;
     // Counts past what a database can page through are clamped.
     let limit = args.limit.min(i64::MAX as usize / 2);
-    let offset = args.offset.min(i64::MAX as usize / 2);
+    let offset = args.offset;
     let query = args.query.join(" ");
     let result = pi_index::team::search::search(
         &db,
@@ -275,9 +286,9 @@ fn team(
                     Paint::Dim,
                     &format!(
                         "{}  {}  {}",
-                        Untrusted(&h.host),
-                        Untrusted(d.cwd.as_deref().unwrap_or("?")),
-                        Untrusted(&d.path)
+                        OneLine(&h.host),
+                        OneLine(d.cwd.as_deref().unwrap_or("?")),
+                        OneLine(&d.path)
                     ),
                 )?;
             }
@@ -363,9 +374,9 @@ fn print_grouped<W: Write>(
             Paint::Dim,
             &format!(
                 "{}  {}  {}",
-                Untrusted(first.cwd.as_deref().unwrap_or("?")),
+                OneLine(first.cwd.as_deref().unwrap_or("?")),
                 short_time(date.as_deref()),
-                Untrusted(path)
+                OneLine(path)
             ),
         )?;
         out.paint_line(

@@ -97,6 +97,11 @@ pub fn run_serve(args: ServeArgs, index_dir: &Path) -> anyhow::Result<std::proce
             format!("http://{a}/{t}")
         };
         let mut err = super::output::stderr();
+        // Listening on every address: the URLs name this machine's own.
+        let addrs: Vec<std::net::SocketAddr> = addrs
+            .iter()
+            .flat_map(|a| pi_index::serve::reachable(*a))
+            .collect();
         if let Some(first) = addrs.first() {
             let others: Vec<String> = addrs[1..].iter().map(url).collect();
             let _ = writeln!(

@@ -3,6 +3,7 @@
 //! and matching messages: see `pi_index::search::sessions`), each with its
 //! best hit's snippet.
 
+use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::Path;
 
@@ -137,9 +138,12 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
             };
             out.paint(Paint::Heading, &format!("{:<60}", cut(&label, 60)))?;
             write!(out, "  ")?;
-            out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
+            out.paint(
+                Paint::Dim,
+                &OneLine(s.cwd.as_deref().unwrap_or("?")).to_string(),
+            )?;
             write!(out, "  {} messages  ", s.messages)?;
-            out.paint_line(Paint::Dim, &s.session_id)?;
+            out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())?;
         }
     }
     if let Some(json) = &mut json {
@@ -163,6 +167,7 @@ fn found(
         filters: Filters::default(),
         // --cwd and --since are applied to the rows: ask for them all.
         limit: sessions,
+        offset: 0,
         snippet_chars: 160,
         now,
     };
@@ -199,7 +204,10 @@ fn found(
             write!(out, "{}  ", short_time(s.last.as_deref()))?;
             out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
             write!(out, "  ")?;
-            out.paint(Paint::Dim, s.cwd.as_deref().unwrap_or("?"))?;
+            out.paint(
+                Paint::Dim,
+                &OneLine(s.cwd.as_deref().unwrap_or("?")).to_string(),
+            )?;
             // What it was found by: its name, its first message, or
             // messages alone; and how many messages match.
             write!(out, "  [{}] ", matched_by(h.matched))?;
@@ -320,7 +328,11 @@ fn team(
                 write!(out, "  ")?;
                 out.paint(
                     Paint::Dim,
-                    &format!("{}  {}", t.host, s.cwd.as_deref().unwrap_or("?")),
+                    &format!(
+                        "{}  {}",
+                        OneLine(&t.host),
+                        OneLine(s.cwd.as_deref().unwrap_or("?"))
+                    ),
                 )?;
                 write!(out, "  {} messages  ", s.messages)?;
                 out.paint_line(Paint::Dim, &s.session_id)?;
@@ -333,15 +345,17 @@ fn team(
         return Ok(EXIT_OK);
     }
     let now = pi_index::search::query::Now::system();
-    let (hits, warnings) = pi_index::team::search::find_sessions(
-        &db,
-        &args.query.join(" "),
-        &Filters::default(),
-        &now,
-        dir,
-        since,
-        args.shown(),
-    )?;
+    let pi_index::team::search::FoundSessions { hits, warnings, .. } =
+        pi_index::team::search::find_sessions(
+            &db,
+            &args.query.join(" "),
+            &Filters::default(),
+            &now,
+            dir,
+            since,
+            0,
+            args.shown(),
+        )?;
     let mut err = output::stderr();
     for w in warnings.iter().take(20) {
         writeln!(
@@ -362,7 +376,11 @@ fn team(
         write!(out, "  ")?;
         out.paint(
             Paint::Dim,
-            &format!("{}  {}", h.host, s.cwd.as_deref().unwrap_or("?")),
+            &format!(
+                "{}  {}",
+                OneLine(&h.host),
+                OneLine(s.cwd.as_deref().unwrap_or("?"))
+            ),
         )?;
         write!(out, "  [{}] ", matched_by(h.matched))?;
         write_matches(&mut out, h.matches)?;

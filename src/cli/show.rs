@@ -1,5 +1,6 @@
 //! `pi-index show SESSION`: the indexed documents of one session.
 
+use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::Path;
 
@@ -185,10 +186,10 @@ fn print(
                 writeln!(
                     out,
                     "session {}  cwd {}",
-                    first.session_id,
-                    first.cwd.as_deref().unwrap_or("?")
+                    OneLine(&first.session_id),
+                    OneLine(first.cwd.as_deref().unwrap_or("?"))
                 )?;
-                writeln!(out, "file {}", first.path)?;
+                writeln!(out, "file {}", OneLine(&first.path))?;
                 let family = match source {
                     Source::Local(pi, searcher) => match pi.lineage(searcher, &first.path)? {
                         Some(lineage) => {
@@ -252,9 +253,14 @@ fn family_header(
         match &p.session {
             Some(id) => {
                 let at = at.map_or(String::new(), |e| format!(" at entry {e}"));
-                writeln!(out, "forked from {id}{at}{how}  file {}", p.path)?;
+                writeln!(
+                    out,
+                    "forked from {}{at}{how}  file {}",
+                    OneLine(id),
+                    OneLine(&p.path)
+                )?;
             }
-            None => writeln!(out, "forked from {} (not indexed){how}", p.path)?,
+            None => writeln!(out, "forked from {} (not indexed){how}", OneLine(&p.path))?,
         }
     }
     if !lineage.forks.is_empty() {

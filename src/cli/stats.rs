@@ -1,5 +1,6 @@
 //! `pi-index stats`: what the index holds.
 
+use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::Path;
 
@@ -69,7 +70,7 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
                 .note
                 .as_deref()
                 .map_or(String::new(), |n| format!(": {n}"));
-            writeln!(out, "  {} ({}; {state}{note})", r.path, r.why)?;
+            writeln!(out, "  {} ({}; {state}{note})", OneLine(&r.path), r.why)?;
         }
     }
     writeln!(out, "top projects")?;

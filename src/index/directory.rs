@@ -225,6 +225,38 @@ fn read_only_lock(path: &Path, blocking: bool) -> Result<DirectoryLock, LockErro
     }
 }
 
+/// Whether a build holds the index's write lock in `dir` (tantivy's
+/// writer lock file, locked exclusively while a build writes). Asked by
+/// taking a shared lock without waiting and giving it back at once; a
+/// build that tries to lock in that instant waits for it
+/// ([`super::writer::IndexStore::writer`]).
+#[cfg(unix)]
+pub(crate) fn writer_lock_held(dir: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let Ok(file) = File::open(dir.join(tantivy::directory::INDEX_WRITER_LOCK.filepath.as_path()))
+    else {
+        return false;
+    };
+    loop {
+        // SAFETY: flock on a descriptor this function owns; closing it
+        // releases the lock.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+            return false;
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return e.kind() == io::ErrorKind::WouldBlock;
+        }
+    }
+}
+
+/// Elsewhere the lock is not asked: a first build in progress reads as
+/// one that stopped.
+#[cfg(not(unix))]
+pub(crate) fn writer_lock_held(_dir: &Path) -> bool {
+    false
+}
+
 #[cfg(not(unix))]
 fn read_only_lock(_path: &Path, _blocking: bool) -> Result<DirectoryLock, LockError> {
     Err(LockError::wrap_io_error(

@@ -91,6 +91,18 @@ pub enum IndexError {
     /// Another build holds the index's write lock.
     #[error("another `pi-index build` is writing the index at {0}: wait for it to finish")]
     Busy(PathBuf),
+    /// A build is creating the index and has committed nothing yet.
+    #[error("a `pi-index build` is writing the index at {0}, its first: wait for it to finish (nothing is searchable before it commits)")]
+    FirstBuild(PathBuf),
+    /// The index directory was removed while it was written or read.
+    #[error("the index directory {0} was removed while pi-index used it: run `pi-index build` to create it again")]
+    Vanished(PathBuf),
+    /// A segment writer of a build panicked: the build was given up.
+    #[error("a segment writer of this build failed (an internal error): nothing was committed, the index at {0} is as it was; run the build again, and please report it")]
+    WriterFailed(PathBuf),
+    /// A build created the index and stopped before its first commit.
+    #[error("the index at {0} was never committed (the build that created it stopped): run `pi-index build`")]
+    NeverCommitted(PathBuf),
     /// tantivy failed on the index itself: damaged or missing files, which
     /// `build --full` replaces (the message includes tantivy's, so it is
     /// not also chained as a source). A failure of the file system under
@@ -224,6 +236,15 @@ impl PiIndex {
         let fields = match (ours, fields, info) {
             (true, Some(fields), Some(info)) if info.schema_version == SCHEMA_VERSION => fields,
             (true, _, _) => return Err(IndexError::OldSchema(dir.to_owned())),
+            // Our schema and no commit yet: a first build creates it (or
+            // stopped before it committed), not another program.
+            (false, Some(_), None) if index.schema() == Fields::build().0 => {
+                return Err(if directory::writer_lock_held(dir) {
+                    IndexError::FirstBuild(dir.to_owned())
+                } else {
+                    IndexError::NeverCommitted(dir.to_owned())
+                })
+            }
             _ => return Err(IndexError::ForeignIndex(dir.to_owned())),
         };
         let pi = PiIndex {
@@ -441,6 +462,11 @@ pub(crate) fn tantivy_err(dir: &Path, e: tantivy::TantivyError) -> IndexError {
             error,
         };
     }
+    // Whatever failed, the directory went (removed under the build): not
+    // damage, and nothing of it is left to rebuild.
+    if !dir.exists() {
+        return IndexError::Vanished(dir.to_owned());
+    }
     IndexError::Tantivy {
         path: dir.to_owned(),
         error: e,
@@ -514,7 +540,8 @@ mod tests {
 
     #[test]
     fn the_file_system_s_failures_are_told_apart_from_damage() {
-        let dir = Path::new("/i");
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
         let enospc = || std::io::Error::from_raw_os_error(libc::ENOSPC);
         let says = |e: tantivy::TantivyError| tantivy_err(dir, e).to_string();
         for e in [
@@ -533,6 +560,18 @@ mod tests {
         }
         let damaged = says(tantivy::TantivyError::InternalError("Footer magic".into()));
         assert!(damaged.contains("--full"), "{damaged}");
+        // Whatever failed, a directory that is gone is said as such.
+        let gone = tantivy_err(
+            &dir.join("gone"),
+            tantivy::TantivyError::InternalError("Footer magic".into()),
+        )
+        .to_string();
+        assert!(
+            gone.ends_with(
+                "gone was removed while pi-index used it: run `pi-index build` to create it again"
+            ),
+            "{gone}"
+        );
         let busy = tantivy::TantivyError::LockFailure(
             tantivy::directory::error::LockError::LockBusy,
             None,

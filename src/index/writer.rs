@@ -346,11 +346,22 @@ impl IndexStore {
             .memory_budget_per_thread(MIN_THREAD_BUDGET)
             .num_merge_threads(FewSegments::groups(threads))
             .build();
-        let writer: IndexWriter<PiDoc> = self
-            .pi
-            .index
-            .writer_with_options(options)
-            .map_err(|e| tantivy_err(&self.pi.dir, e))?;
+        // A reader asking whether a build writes ([`super::directory::writer_lock_held`])
+        // holds the lock for an instant: the lock is tried again for a
+        // moment before another build is said to hold it.
+        let mut tries = 0;
+        let writer: IndexWriter<PiDoc> = loop {
+            match self.pi.index.writer_with_options(options.clone()) {
+                Ok(w) => break w,
+                Err(e) => match tantivy_err(&self.pi.dir, e) {
+                    IndexError::Busy(_) if tries < 20 => {
+                        tries += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    e => return Err(e),
+                },
+            }
+        };
         // Read under the lock: the segments of the commit this build's
         // will replace.
         let committed = self
@@ -606,6 +617,11 @@ impl IndexBuilder {
         tantivy_err(&self.pi.dir, e)
     }
 
+    /// The error of a build one of whose segment writers panicked.
+    fn broken(&self) -> IndexError {
+        IndexError::WriterFailed(self.pi.dir.clone())
+    }
+
     /// Merge only the small segments this and earlier incremental builds
     /// wrote, never the large ones of a full build: merging a few thousand
     /// documents took 0.2-1.1 s and made appending one message (otherwise
@@ -651,7 +667,7 @@ impl IndexBuilder {
     pub fn withdraw_path(&self, path: &str) {
         self.withdrawn
             .lock()
-            .expect("withdrawn lock")
+            .unwrap_or_else(|p| p.into_inner())
             .push(session_key(path));
     }
 
@@ -682,10 +698,22 @@ impl IndexBuilder {
     /// is full.
     fn add(&self, doc: PiDoc) -> Result<(), IndexError> {
         let slot = rayon::current_thread_index().unwrap_or(0) % self.slots.len();
-        let mut slot = self.slots[slot].lock().expect("segment slot lock");
+        // A panic while a slot was held (inside the indexer) left its
+        // writer half-written: the build cannot commit it.
+        let mut slot = self.slots[slot].lock().map_err(|_| self.broken())?;
         let held = match &mut *slot {
             Slot::Open(open) => {
-                if !self.put(open, doc)? {
+                let full = match self.put(open, doc) {
+                    Ok(full) => full,
+                    Err(e) => {
+                        // A document half-added (a write failed midway)
+                        // leaves the writer unusable: drop it; the build
+                        // is abandoned with this error.
+                        *slot = Slot::default();
+                        return Err(e);
+                    }
+                };
+                if !full {
                     return Ok(());
                 }
                 let Slot::Open(full) = std::mem::take(&mut *slot) else {
@@ -710,6 +738,8 @@ impl IndexBuilder {
                 break;
             }
         }
+        // (On an error the new writer is dropped here, the slot left
+        // empty, and the build abandoned.)
         // Held documents never fill a writer (they are a sixteenth of its
         // budget) unless their index outgrows their text sixteenfold; what
         // is left then is held again.
@@ -829,7 +859,9 @@ impl IndexBuilder {
         // a fresh writer (the same lock) on the last commit, whose garbage
         // collection removes every file no commit names.
         for slot in &mut self.slots {
-            std::mem::take(slot.get_mut().expect("segment slot lock"));
+            drop(std::mem::take(
+                slot.get_mut().unwrap_or_else(|p| p.into_inner()),
+            ));
         }
         if self.writer.rollback().is_ok() {
             let _ = self.writer.garbage_collect_files().wait();
@@ -851,11 +883,24 @@ impl IndexBuilder {
     ) -> Result<BuildInfo, IndexError> {
         let mut open: Vec<Open> = Vec::new();
         let mut held: Vec<PiDoc> = Vec::new();
+        let mut poisoned = false;
         for slot in &mut self.slots {
-            match std::mem::take(slot.get_mut().expect("segment slot lock")) {
+            let slot = match slot.get_mut() {
+                Ok(slot) => slot,
+                Err(p) => {
+                    poisoned = true;
+                    p.into_inner()
+                }
+            };
+            match std::mem::take(slot) {
                 Slot::Open(o) => open.push(*o),
                 Slot::Held { docs, .. } => held.extend(docs),
             }
+        }
+        if poisoned {
+            drop(open);
+            let e = self.broken();
+            return Err(self.abandon(e));
         }
         // Held documents join the open writer with the fewest documents
         // (past its budget by at most what they are), or one of their own.
@@ -884,17 +929,22 @@ impl IndexBuilder {
                 .collect();
             running
                 .into_iter()
-                .try_for_each(|r| r.join().expect("a segment writer thread panicked"))
+                .map(|r| r.join().unwrap_or_else(|_| Err(self.broken())))
+                .fold(Ok(()), Result::and)
         });
         if let Err(e) = written {
             return Err(self.abandon(e));
         }
         let dir = self.pi.dir.clone();
         let err = |e| tantivy_err(&dir, e);
-        for key in std::mem::take(self.withdrawn.get_mut().expect("withdrawn lock")) {
-            self.writer
+        let withdrawn = self.withdrawn.get_mut().unwrap_or_else(|p| p.into_inner());
+        for key in std::mem::take(withdrawn) {
+            if let Err(e) = self
+                .writer
                 .delete_query(Box::new(sess_query(&self.fields, key)))
-                .map_err(err)?;
+            {
+                return Err(self.abandon(err(e)));
+            }
         }
         // The counts are only known after the commit; the payload records
         // the build, and `stats` counts the index itself.
@@ -923,7 +973,10 @@ impl IndexBuilder {
             return Err(self.abandon(err(e)));
         }
         crate::failpoint::point("after-commit");
-        self.writer.wait_merging_threads().map_err(err)?;
+        // The commit holds every document; a merge that fails after it
+        // (a disk that filled up) only leaves its segments unmerged, for
+        // the next build's merges.
+        let _ = self.writer.wait_merging_threads();
         let searcher = self.pi.searcher()?;
         // What the caller derives from the commit (the copy groups),
         // while the write lock is still held.
@@ -1103,6 +1156,48 @@ impl PiIndex {
             Some(states) => (states, None),
             None => (self.file_states_in(searcher)?, Some(mark)),
         })
+    }
+
+    /// The indexed state of the session file at `path` in the state
+    /// `searcher` shows, if the index holds it: its record found by its
+    /// path, its columns read for that one document.
+    pub fn file_state(
+        &self,
+        searcher: &tantivy::Searcher,
+        path: &str,
+    ) -> Result<Option<FileState>, IndexError> {
+        let err = |e| tantivy_err(&self.dir, e);
+        let f = &self.fields;
+        let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
+        let found = searcher
+            .search(&query, &tantivy::collector::DocSetCollector)
+            .map_err(err)?;
+        // The later record wins, as in `file_states_in`.
+        let Some(addr) = found.into_iter().max() else {
+            return Ok(None);
+        };
+        let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+        let mut v = [0u64; 7];
+        for (slot, name) in v.iter_mut().zip([
+            "file_dev",
+            "file_ino",
+            "file_size",
+            "file_mtime_ns",
+            "indexed_to",
+            "head_hash",
+            "tail_hash",
+        ]) {
+            *slot = ff.u64(name).map_err(err)?.first(addr.doc_id).unwrap_or(0);
+        }
+        Ok(Some(FileState {
+            dev: v[0],
+            ino: v[1],
+            size: v[2],
+            mtime_ns: v[3],
+            indexed_to: v[4],
+            head_hash: v[5],
+            tail_hash: v[6],
+        }))
     }
 
     /// [`PiIndex::file_states`] of the state `searcher` shows.

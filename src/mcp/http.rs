@@ -11,7 +11,8 @@
 //!   No `Origin` (every non-browser client) is accepted.
 //! - **Whole requests, in time**: once the first byte of a request has
 //!   come, its headers must follow within [`Limits::request_timeout`]
-//!   ([`Watch`], a watchdog per connection) and a POST body within the
+//!   ([`Watch`], a watchdog per connection, [`crate::http`]'s accept
+//!   loop, which also caps connections at [`MAX_CONNECTIONS`]) and a POST body within the
 //!   same time again, at most [`MAX_MESSAGE_BYTES`]; else the connection
 //!   is closed (a body answered `408` or `413` first). A kept-alive
 //!   connection may wait [`KEEP_ALIVE`] for its next request (hyper's
@@ -30,7 +31,6 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -51,6 +51,7 @@ use rmcp::transport::WorkerTransport;
 
 use super::message::{self, MAX_MESSAGE_BYTES};
 use super::{ServeError, Server};
+use crate::http::Watch;
 
 /// What one client may hold of the HTTP server.
 #[derive(Clone, Copy, Debug)]
@@ -77,93 +78,8 @@ impl Default for Limits {
 /// How long a kept-alive connection may wait for its next request.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(60);
 
-/// Where a connection is in its request: whether bytes of a request have
-/// come that were not served yet, and since when.
-#[derive(Default)]
-pub struct Watch {
-    /// Since when bytes of a request not yet served have come, and
-    /// whether its body is being read (timed by the service itself,
-    /// which answers `408`).
-    state: Mutex<(Option<Instant>, bool)>,
-}
-
-impl Watch {
-    fn state(&self) -> std::sync::MutexGuard<'_, (Option<Instant>, bool)> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Bytes came: a request has begun, if none had.
-    fn read(&self) {
-        let mut s = self.state();
-        if !s.1 {
-            s.0.get_or_insert_with(Instant::now);
-        }
-    }
-
-    /// The headers are in; the service reads the body (`true`) or has
-    /// read it whole (`false`).
-    fn served(&self, body: bool) {
-        *self.state() = (None, body);
-    }
-
-    /// Resolves once a request has been arriving for longer than `limit`.
-    async fn overdue(&self, limit: Duration) {
-        loop {
-            let since = self.state().0;
-            let wait = match since {
-                Some(since) if since.elapsed() >= limit => return,
-                Some(since) => limit - since.elapsed(),
-                None => limit,
-            };
-            tokio::time::sleep(wait.max(Duration::from_millis(10))).await;
-        }
-    }
-}
-
-/// A connection's stream, telling its [`Watch`] when bytes come.
-struct Watched<S> {
-    io: S,
-    watch: Arc<Watch>,
-}
-
-impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<S> {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = std::pin::Pin::new(&mut self.io).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.watch.read();
-        }
-        poll
-    }
-}
-
-impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Watched<S> {
-    fn poll_write(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-}
+/// Connections open at once (more are answered `503` and closed).
+pub const MAX_CONNECTIONS: usize = 256;
 
 /// rmcp's in-memory sessions, expired when idle and capped in number.
 pub struct Sessions {
@@ -502,8 +418,6 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     limits: Limits,
 ) -> Result<(), ServeError> {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-
     let sessions = Arc::new(Sessions::new(limits));
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
@@ -526,37 +440,17 @@ pub async fn serve(
             sweep.expire().await;
         }
     });
-    loop {
-        let (stream, _): (_, SocketAddr) = match listener.accept().await {
-            Ok(s) => s,
-            // A connection that failed before it was accepted (reset, too
-            // many open files) costs only itself.
-            Err(_) => {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-        };
+    let accepting = crate::http::Limits {
+        max_connections: MAX_CONNECTIONS,
+        head_timeout: limits.request_timeout,
+        keep_alive: KEEP_ALIVE,
+    };
+    crate::http::accept(listener, accepting, move |_peer, watch| {
         let (rmcp, sessions) = (rmcp.clone(), sessions.clone());
-        tokio::spawn(async move {
-            let watch = Arc::new(Watch::default());
-            let io = Watched {
-                io: stream,
-                watch: watch.clone(),
-            };
-            let serving = watch.clone();
-            let service = hyper::service::service_fn(move |req| {
-                answer(req, rmcp.clone(), sessions.clone(), limits, serving.clone())
-            });
-            let conn = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(KEEP_ALIVE.max(limits.request_timeout))
-                .serve_connection(TokioIo::new(io), service);
-            // A request begun and not whole in time: the connection is
-            // dropped, and its descriptor with it.
-            tokio::select! {
-                _ = conn => {}
-                _ = watch.overdue(limits.request_timeout) => {}
-            }
-        });
-    }
+        hyper::service::service_fn(move |req| {
+            answer(req, rmcp.clone(), sessions.clone(), limits, watch.clone())
+        })
+    })
+    .await;
+    Ok(())
 }

@@ -24,8 +24,9 @@ use crate::search::{
 pub const MAX_LIMIT: u64 = 50;
 /// Hits or sessions returned when no limit is given.
 pub const DEFAULT_LIMIT: u64 = 10;
-/// Deepest offset for paging (the top `offset + limit` matches are ranked).
-pub const MAX_OFFSET: u64 = 1000;
+/// Deepest offset for paging (the top `offset + limit` matches are
+/// ranked): the limit every front end shares.
+pub const MAX_OFFSET: u64 = crate::search::query::MAX_OFFSET as u64;
 /// Most messages one `show` call returns.
 pub const MAX_MESSAGES: usize = 50;
 /// Most messages `show` gives on each side of `around`.
@@ -622,6 +623,7 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
                 filters: Filters::default(),
                 // `keep` selects among the rows: ask for them all.
                 limit: usize::try_from(snap.searcher.num_docs()).unwrap_or(usize::MAX),
+                offset: 0,
                 snippet_chars: SNIPPET_CHARS,
                 now,
             };

@@ -7,7 +7,8 @@
 //!
 //! - [`sanitize`](mod@sanitize): the one function that makes text safe to
 //!   show ([`sanitize()`](sanitize::sanitize), and [`Untrusted`] to format
-//!   a field with it). The picker draws with it too.
+//!   a field with it; [`OneLine`] for a path or name inside a line, its
+//!   newlines escaped too). The picker draws with it too.
 //! - [`screen`]: [`Screen`], the writer for human output: everything
 //!   written through it is sanitized, and its [`Paint`]s are the only
 //!   colour. The command line reaches standard output and error only
@@ -26,6 +27,6 @@ pub mod screen;
 pub mod shell;
 
 pub use json::JsonLines;
-pub use sanitize::{sanitize, Untrusted};
+pub use sanitize::{sanitize, OneLine, Untrusted};
 pub use screen::{Paint, Screen};
 pub use shell::shell_quote;

@@ -134,9 +134,53 @@ impl fmt::Display for Untrusted<'_> {
     }
 }
 
+/// A name printed inside a line for a person: a path, a directory, a
+/// host or an id. Every control character is shown escaped, a newline
+/// as `\n` and a tab as `\t` too, so a file name cannot forge lines of
+/// output nor act on the terminal.
+#[derive(Clone, Copy, Debug)]
+pub struct OneLine<'a>(pub &'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        let plain = !s.chars().any(|c| c.is_control());
+        if plain {
+            return f.pad(s);
+        }
+        let mut out = String::with_capacity(s.len() + 8);
+        for c in s.chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() => {
+                    use fmt::Write;
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        f.pad(&out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_on_one_line_escapes_every_control_newlines_included() {
+        let shown = |s: &str| OneLine(s).to_string();
+        assert_eq!(shown("/home/u/a.jsonl"), "/home/u/a.jsonl");
+        assert_eq!(
+            shown("/s/evil\nline: forged.jsonl"),
+            "/s/evil\\nline: forged.jsonl"
+        );
+        assert_eq!(shown("a\tb\rc"), "a\\tb\\rc");
+        assert_eq!(shown("\x1b]0;t\x07x\u{85}"), "\\u{1b}]0;t\\u{7}x\\u{85}");
+        assert!(!shown("\x1b[2J\n").chars().any(char::is_control));
+    }
 
     fn s(input: &str) -> String {
         sanitize(input).into_owned()

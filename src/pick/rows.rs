@@ -119,6 +119,7 @@ pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, 
         query: query.text.clone(),
         filters: query.filters(&now)?,
         limit,
+        offset: 0,
         snippet_chars: SNIPPET_CHARS,
         now,
     };

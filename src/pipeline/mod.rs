@@ -139,7 +139,6 @@ fn run(
     }
 
     crate::failpoint::point("before-writer");
-    crate::failpoint::pause("before-writer");
     let index = store.writer(opts.threads.max(1), opts.memory_budget)?;
     if store.committed_opstamp()? != plan.seen && !crate::failpoint::no_replan() {
         // Another build committed between our plan and our lock: what it
@@ -290,6 +289,15 @@ fn parse_and_index(
     pool.install(|| {
         order.par_iter().with_max_len(1).for_each(|&i| {
             let c = &found.files[i];
+            // An error of the index (a full disk) ends the build: the
+            // files not yet read are left for the next one.
+            if first_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some()
+            {
+                return;
+            }
             // A bug in reading one file must not take the build down: the
             // file's queued documents are withdrawn and it is reported.
             let outcome =
@@ -307,23 +315,26 @@ fn parse_and_index(
                     });
             match outcome {
                 Ok(o) => {
-                    let mut r = results.lock().expect("results lock");
+                    let mut r = results.lock().unwrap_or_else(|p| p.into_inner());
                     r.push((i, o));
                     if r.len() == 1 {
                         crate::failpoint::point("after-first-file");
                     }
                 }
                 Err(e) => {
-                    first_error.lock().expect("error lock").get_or_insert(e);
+                    first_error
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
                 }
             }
             progress(c.len);
         });
     });
-    if let Some(e) = first_error.into_inner().expect("error lock") {
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    let mut results = results.into_inner().expect("results lock");
+    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
     results.sort_unstable_by(|(a, _), (b, _)| read_order(a, b));
     Ok(results)
 }

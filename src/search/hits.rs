@@ -86,6 +86,10 @@ pub enum SearchError {
     /// ([`super::query::limits`]).
     #[error(transparent)]
     TooLong(#[from] super::query::TooLong),
+    /// The page starts deeper than a search pages
+    /// ([`super::query::MAX_OFFSET`]).
+    #[error(transparent)]
+    TooDeep(#[from] super::query::TooDeep),
 }
 
 impl From<FilterError> for SearchError {
@@ -171,6 +175,14 @@ impl PiIndex {
         req: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
         super::query::limits::check(&req.query)?;
+        super::query::limits::check_offset(req.offset as u64)?;
+        // No page is longer than the index has documents: nothing is
+        // allocated for a count a client chose past that.
+        let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+        let req = &SearchRequest {
+            limit: req.limit.min(docs),
+            ..req.clone()
+        };
         let mut map = FieldMap::new(self, searcher)?;
         let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
         let query = compiled.query;

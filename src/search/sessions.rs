@@ -55,6 +55,9 @@ pub struct SessionQuery {
     pub filters: Filters,
     /// Sessions to return.
     pub limit: usize,
+    /// Sessions to skip first, in rank order (at most
+    /// [`super::query::MAX_OFFSET`]).
+    pub offset: usize,
     /// Snippet length in characters.
     pub snippet_chars: usize,
     /// Now, as for [`super::SearchRequest::now`].
@@ -121,6 +124,9 @@ impl PiIndex {
         req: &SessionQuery,
     ) -> Result<SessionSearch, SearchError> {
         super::query::limits::check(&req.query)?;
+        let offset = super::query::limits::check_offset(req.offset as u64)?;
+        // The rows ranked: the page and every one before it.
+        let want = offset.saturating_add(req.limit);
         let f = &self.fields;
         let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
         let mut map = FieldMap::new(self, searcher)?;
@@ -172,9 +178,9 @@ impl PiIndex {
         // nearly every session, and reading all their summaries was two
         // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
         scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
-        let mut rows = Vec::with_capacity(req.limit.min(total));
+        let mut rows = Vec::with_capacity(want.min(total));
         let mut at = 0;
-        while at < scored.len() && rows.len() < req.limit {
+        while at < scored.len() && rows.len() < want {
             let (group, score) = (scored[at].0, scored[at].1);
             let tied = scored[at..]
                 .iter()
@@ -193,7 +199,8 @@ impl PiIndex {
             });
             at += tied;
         }
-        rows.truncate(req.limit);
+        rows.truncate(want);
+        rows.drain(..offset.min(rows.len()));
 
         let mut snippets = HitMaker::new(self, searcher, &*compiled.query, req.snippet_chars)?;
         let mut reader = MessageReader::new(self, searcher);

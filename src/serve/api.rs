@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,7 @@ use crate::search::{
     SearchError, SearchRequest, SearchResult, SessionQuery, SessionRow, SessionSearch, Sort,
 };
 
+use super::extract::{Args, Id};
 use super::{App, MAX_PAGE};
 
 /// Query-string parameters of the API and the pages.
@@ -81,6 +82,7 @@ impl From<SearchError> for Failure {
             SearchError::Query(q) => Failure::Bad(q.to_string()),
             SearchError::Index(i) => Failure::Unavailable(i.to_string()),
             SearchError::TooLong(t) => Failure::Bad(t.to_string()),
+            SearchError::TooDeep(t) => Failure::Bad(t.to_string()),
         }
     }
 }
@@ -161,7 +163,7 @@ pub fn search_hits(snap: &Snapshot, params: &Params) -> Result<SearchResult, Fai
         filters: Filters::default(),
         sort: params.sort()?,
         limit: params.limit(20)?,
-        offset: params.offset.unwrap_or(0).min(usize::MAX / 2),
+        offset: params.offset.unwrap_or(0),
         snippet_chars: 160,
         now: Now::system(),
         copies: false,
@@ -180,13 +182,12 @@ pub fn search_sessions(
     let req = SessionQuery {
         query: query.to_owned(),
         filters: Filters::default(),
-        limit: offset.saturating_add(limit),
+        limit,
+        offset,
         snippet_chars: 160,
         now: Now::system(),
     };
-    let mut found = snap.pi.search_sessions(&snap.searcher, &req)?;
-    found.hits.drain(..offset.min(found.hits.len()));
-    Ok(found)
+    Ok(snap.pi.search_sessions(&snap.searcher, &req)?)
 }
 
 /// The indexed session with this id (the newest file, when copies share
@@ -288,7 +289,7 @@ pub(super) fn answer(result: Result<Result<Response, Failure>, String>) -> Respo
 
 /// `GET /api/search?q=&sort=&limit=&offset=`: `{total, hits, warnings,
 /// index}`, each hit a line of `search --json`.
-pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+pub async fn search(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
             let snap = snapshot(app)?;
@@ -307,7 +308,7 @@ pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Res
 /// `GET /api/sessions?q=&limit=&offset=`: without a query every session,
 /// newest first (lines of `sessions --json`); with one, the sessions it
 /// finds, best first (lines of `sessions QUERY --json`).
-pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+pub async fn sessions(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
             let snap = snapshot(app)?;
@@ -358,11 +359,7 @@ pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> R
 /// (a line of `sessions --json`) and its indexed documents in file order
 /// (lines of `show --format json`), `limit` (at most [`MAX_PAGE`]) after
 /// `offset`.
-pub async fn session(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-    Query(p): Query<Params>,
-) -> Response {
+pub async fn session(State(app): State<Arc<App>>, Id(id): Id, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
             let snap = snapshot(app)?;

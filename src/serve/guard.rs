@@ -4,29 +4,42 @@
 //! The server serves a person's private conversations, so:
 //!
 //! - `Host` must name the address the server listens on (DNS rebinding:
-//!   another site's name pointed at 127.0.0.1 carries its own Host);
-//! - an `Origin`, when sent, must be the server's own, and a request
-//!   another site made (`Sec-Fetch-Site: cross-site` or `same-site`) is
-//!   refused unless it is a navigation (following a link is harmless, a
-//!   page reading the answer is not);
-//! - only `GET` and `HEAD`: nothing changes anything;
-//! - with a token, every request carries it;
+//!   another site's name pointed at 127.0.0.1 carries its own Host),
+//!   unless the server listens beyond loopback with a token (`--bind`):
+//!   then any name of the machine is served to a request carrying it;
+//! - an `Origin`, when sent, must be the server's own;
+//! - a request a browser marks as another site's (`Sec-Fetch-Site:
+//!   cross-site` or `same-site`: a page on another port of this machine
+//!   is the same site) is refused, unless it is a top-level navigation
+//!   to a page (a link followed in the address bar): that gets the page,
+//!   which changes nothing, and the search page then runs no search
+//!   ([`CrossSite`]) until the person presses Enter. A frame, a script,
+//!   an image or a fetch of another site never reaches a handler;
+//! - only `GET` and `HEAD`, with no body: nothing changes anything;
+//! - with a token, every request carries it (the `Bearer` scheme read as
+//!   HTTP says, in any case);
 //! - limits: requests in flight at once, per client address and in all,
-//!   and a timeout per request;
+//!   counted until their answer is sent, a timeout for the work and
+//!   another for sending the answer (connections are bounded below, by
+//!   [`crate::http`]);
 //! - every response carries a Content-Security-Policy without inline
 //!   script, `frame-ancestors 'none'`, nosniff and no-referrer.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::{App, MAX_IN_FLIGHT, MAX_PER_CLIENT, REQUEST_TIMEOUT};
+use super::{App, MAX_IN_FLIGHT, MAX_PER_CLIENT, REQUEST_TIMEOUT, RESPONSE_TIMEOUT};
 
 /// The policy: scripts and styles from the server only (no inline
 /// script), images also inline (a user message's pasted screenshot),
@@ -35,15 +48,35 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
 
 const TOKEN_COOKIE: &str = "pi_index_token";
 
+/// Marks a request that another site's page navigated to (a link
+/// followed): its page is drawn, but nothing is searched on its behalf.
+#[derive(Clone, Copy, Debug)]
+pub struct CrossSite;
+
 pub(crate) struct Guard {
     hosts: Vec<String>,
+    /// Whether any `Host` is served: a token guards a server listening
+    /// beyond loopback, which other machines reach by names and
+    /// addresses it cannot know.
+    any_host: bool,
     token: Option<String>,
     in_flight: Arc<Semaphore>,
-    per_client: Mutex<HashMap<IpAddr, usize>>,
+    per_client: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// What a request that passed may do.
+struct Admitted {
+    /// The token came in the query: set it as a cookie, so the page's own
+    /// requests carry it.
+    set_cookie: bool,
+    /// Another site's page navigated here ([`CrossSite`]).
+    cross_site: bool,
 }
 
 impl Guard {
-    pub(crate) fn new(addrs: &[SocketAddr], token: Option<String>) -> Guard {
+    /// The rules for a server listening on `addrs`; `bound` when the
+    /// person chose the address (`--bind`).
+    pub(crate) fn new(addrs: &[SocketAddr], token: Option<String>, bound: bool) -> Guard {
         let mut hosts = Vec::new();
         for a in addrs {
             let p = a.port();
@@ -55,18 +88,18 @@ impl Guard {
                 IpAddr::V6(ip) => format!("[{ip}]:{p}"),
             });
         }
+        let token = token.filter(|t| !t.is_empty());
         Guard {
             hosts,
-            token: token.filter(|t| !t.is_empty()),
+            any_host: bound && token.is_some() && addrs.iter().any(|a| !a.ip().is_loopback()),
+            token,
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
-            per_client: Mutex::new(HashMap::new()),
+            per_client: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
-    /// Why `req` is refused, if it is; else whether the token came in the
-    /// query (then it is set as a cookie, so the page's own requests carry
-    /// it).
-    fn admit(&self, req: &Request) -> Result<bool, Refusal> {
+    /// Why `req` is refused, if it is; else what it may do.
+    fn admit(&self, req: &Request) -> Result<Admitted, Refusal> {
         let h = req.headers();
         if !matches!(*req.method(), Method::GET | Method::HEAD) {
             return Err(Refusal::new(
@@ -74,8 +107,15 @@ impl Guard {
                 "the web view is read-only: only GET and HEAD",
             ));
         }
+        let sized = text(h, header::CONTENT_LENGTH).is_some_and(|n| n.trim() != "0");
+        if sized || h.contains_key(header::TRANSFER_ENCODING) {
+            return Err(Refusal::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the web view takes no request body",
+            ));
+        }
         let host = text(h, header::HOST).map(str::to_ascii_lowercase);
-        if !host.as_ref().is_some_and(|v| self.hosts.contains(v)) {
+        if !self.any_host && !host.as_ref().is_some_and(|v| self.hosts.contains(v)) {
             return Err(Refusal::new(
                 StatusCode::FORBIDDEN,
                 &format!(
@@ -89,9 +129,10 @@ impl Guard {
             ));
         }
         if let Some(origin) = text(h, header::ORIGIN) {
-            let own = origin
-                .strip_prefix("http://")
-                .is_some_and(|o| self.hosts.iter().any(|h| h.eq_ignore_ascii_case(o)));
+            let own = origin.strip_prefix("http://").is_some_and(|o| {
+                self.hosts.iter().any(|h| h.eq_ignore_ascii_case(o))
+                    || (self.any_host && host.as_deref() == Some(o.to_ascii_lowercase().as_str()))
+            });
             if !own {
                 return Err(Refusal::new(
                     StatusCode::FORBIDDEN,
@@ -99,18 +140,23 @@ impl Guard {
                 ));
             }
         }
-        let site = text(h, "sec-fetch-site");
-        let navigate = text(h, "sec-fetch-mode") == Some("navigate");
-        if matches!(site, Some("cross-site" | "same-site")) && !navigate {
+        let cross_site = matches!(text(h, "sec-fetch-site"), Some("cross-site" | "same-site"));
+        if cross_site && !(top_level(h) && page(req.uri())) {
             return Err(Refusal::new(
                 StatusCode::FORBIDDEN,
-                "refused: a request another site's page made (Sec-Fetch-Site)",
+                "refused: a request another site's page made (Sec-Fetch-Site); only a link to a page may be followed from another site",
             ));
         }
         let Some(token) = &self.token else {
-            return Ok(false);
+            return Ok(Admitted {
+                set_cookie: false,
+                cross_site,
+            });
         };
-        let bearer = text(h, header::AUTHORIZATION).and_then(|a| a.strip_prefix("Bearer "));
+        let bearer = text(h, header::AUTHORIZATION).and_then(|a| {
+            let (scheme, value) = a.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| value.trim())
+        });
         let cookie = h
             .get_all(header::COOKIE)
             .iter()
@@ -124,9 +170,15 @@ impl Guard {
                 .find(|t| same(t, token))
         });
         if bearer.is_some_and(|b| same(b, token)) || cookie.is_some() {
-            Ok(false)
+            Ok(Admitted {
+                set_cookie: false,
+                cross_site,
+            })
         } else if query.is_some() {
-            Ok(true)
+            Ok(Admitted {
+                set_cookie: true,
+                cross_site,
+            })
         } else {
             Err(Refusal::new(
                 StatusCode::UNAUTHORIZED,
@@ -134,6 +186,23 @@ impl Guard {
             ))
         }
     }
+}
+
+/// Whether the browser says the request is a top-level navigation (the
+/// address bar's, not a frame's).
+fn top_level(h: &HeaderMap) -> bool {
+    text(h, "sec-fetch-mode") == Some("navigate") && text(h, "sec-fetch-dest") == Some("document")
+}
+
+/// Whether `path` is a page a person may be sent to by a link: not the
+/// API, an asset or a download.
+fn page(uri: &axum::http::Uri) -> bool {
+    let path = uri.path();
+    let raw = path.ends_with("/raw")
+        || uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|kv| kv.starts_with("raw=")));
+    !path.starts_with("/api/") && !path.starts_with("/assets/") && !raw
 }
 
 fn text<K: header::AsHeaderName>(h: &HeaderMap, key: K) -> Option<&str> {
@@ -159,18 +228,14 @@ fn refuse(status: StatusCode, message: &str) -> Response {
 }
 
 /// One request in flight from a client: counted until dropped.
-struct InFlight<'a> {
-    guard: &'a Guard,
+struct InFlight {
+    per_client: Arc<Mutex<HashMap<IpAddr, usize>>>,
     ip: IpAddr,
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
-        let mut map = self
-            .guard
-            .per_client
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut map = self.per_client.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(n) = map.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -180,18 +245,61 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// An answer's body, holding its request's places in the limits until
+/// it is sent whole (or dropped), and cut once [`RESPONSE_TIMEOUT`] has
+/// passed.
+struct Counted {
+    inner: Body,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    _held: (InFlight, OwnedSemaphorePermit),
+}
+
+impl HttpBody for Counted {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(axum::Error::new(
+                "the answer took too long to send: cut",
+            ))));
+        }
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// The middleware: refuse, limit, time out, and set the headers.
 pub(crate) async fn check(
     State(app): State<Arc<App>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    req: Request,
+    mut req: Request,
     next: Next,
 ) -> Response {
     let mut resp = match app.guard.admit(&req) {
-        Err(Refusal(status, message)) => refuse(status, &message),
-        Ok(set_cookie) => {
+        Err(Refusal(status, message)) => {
+            let mut r = refuse(status, &message);
+            // What was sent of the request is not read further.
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            r
+        }
+        Ok(admitted) => {
+            if admitted.cross_site {
+                req.extensions_mut().insert(CrossSite);
+            }
             let mut resp = limited(&app, peer.ip(), req, next).await;
-            if set_cookie {
+            if admitted.set_cookie {
                 if let Some(t) = &app.guard.token {
                     if let Ok(v) = HeaderValue::from_str(&format!(
                         "{TOKEN_COOKIE}={t}; Path=/; HttpOnly; SameSite=Strict"
@@ -235,15 +343,24 @@ async fn limited(app: &Arc<App>, ip: IpAddr, req: Request, next: Next) -> Respon
         }
         *n += 1;
     }
-    let _counted = InFlight { guard: g, ip };
-    let Ok(_permit) = g.in_flight.clone().try_acquire_owned() else {
+    let counted = InFlight {
+        per_client: g.per_client.clone(),
+        ip,
+    };
+    let Ok(permit) = g.in_flight.clone().try_acquire_owned() else {
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             &format!("the server is answering {MAX_IN_FLIGHT} requests already: retry in a moment"),
         );
     };
     match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
-        Ok(resp) => resp,
+        Ok(resp) => resp.map(|inner| {
+            Body::new(Counted {
+                inner,
+                deadline: Box::pin(tokio::time::sleep(RESPONSE_TIMEOUT)),
+                _held: (counted, permit),
+            })
+        }),
         Err(_) => refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             &format!(

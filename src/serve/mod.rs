@@ -35,7 +35,8 @@
 pub mod api;
 pub mod assets;
 pub mod charts;
-mod guard;
+pub mod extract;
+pub(crate) mod guard;
 pub mod markdown;
 pub mod pages;
 pub mod session;
@@ -64,6 +65,16 @@ pub const MAX_PER_CLIENT: usize = 8;
 pub const MAX_MAPPED: u64 = 64 << 20;
 /// A request that takes longer is answered 503 (its work is dropped).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// An answer still being sent after this long is cut (the raw download
+/// of a session file is the only long one).
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Connections open at once, and how long a connection may take to send
+/// a request's head or stay idle ([`crate::http`]).
+pub const CONNECTIONS: crate::http::Limits = crate::http::Limits {
+    max_connections: 256,
+    head_timeout: Duration::from_secs(5),
+    keep_alive: Duration::from_secs(30),
+};
 
 /// How to serve.
 #[derive(Clone, Debug)]
@@ -156,6 +167,74 @@ pub fn addresses(opts: &Options) -> Result<Vec<IpAddr>, ServeError> {
     }
 }
 
+/// The addresses other machines reach a server listening on `addr` at:
+/// this machine's own addresses (but loopback and link-local ones) when
+/// it listens on every one (`0.0.0.0`, `::`), IPv4 first; else `addr`.
+/// A URL naming `0.0.0.0` opens nothing on another machine.
+pub fn reachable(addr: SocketAddr) -> Vec<SocketAddr> {
+    if !addr.ip().is_unspecified() {
+        return vec![addr];
+    }
+    let mut out: Vec<SocketAddr> = interface_addresses()
+        .into_iter()
+        .filter(|ip| !ip.is_loopback() && !ip.is_unspecified())
+        .filter(|ip| match ip {
+            IpAddr::V4(v4) => !v4.is_link_local(),
+            // Link-local IPv6 needs a zone a URL cannot carry.
+            IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) != 0xfe80 && addr.is_ipv6(),
+        })
+        .map(|ip| SocketAddr::new(ip, addr.port()))
+        .collect();
+    out.sort_by_key(|a| (a.is_ipv6(), *a));
+    out.dedup();
+    if out.is_empty() {
+        out.push(addr);
+    }
+    out
+}
+
+/// Every address of this machine's network interfaces.
+#[cfg(unix)]
+fn interface_addresses() -> Vec<IpAddr> {
+    let mut out = Vec::new();
+    let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs fills `list` with a linked list that stays valid
+    // until freeifaddrs; each node's ifa_addr is null or points to a
+    // sockaddr of the family it names.
+    unsafe {
+        if libc::getifaddrs(&mut list) != 0 {
+            return out;
+        }
+        let mut node = list;
+        while !node.is_null() {
+            let a = (*node).ifa_addr;
+            if !a.is_null() {
+                match i32::from((*a).sa_family) {
+                    libc::AF_INET => {
+                        let v4 = &*(a as *const libc::sockaddr_in);
+                        out.push(IpAddr::V4(Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr))));
+                    }
+                    libc::AF_INET6 => {
+                        let v6 = &*(a as *const libc::sockaddr_in6);
+                        out.push(IpAddr::V6(Ipv6Addr::from(v6.sin6_addr.s6_addr)));
+                    }
+                    _ => {}
+                }
+            }
+            node = (*node).ifa_next;
+        }
+        libc::freeifaddrs(list);
+    }
+    out
+}
+
+/// Elsewhere the addresses are not read: the URL names the address
+/// listened on.
+#[cfg(not(unix))]
+fn interface_addresses() -> Vec<IpAddr> {
+    Vec::new()
+}
+
 /// Serve until the process is stopped. `listening` is told the
 /// addresses once bound (the first is the one to print). With a
 /// database, it is connected to (and its tables checked) before anything
@@ -219,7 +298,7 @@ async fn serve(
     let app = Arc::new(App {
         source,
         sessions: session::Cache::default(),
-        guard: guard::Guard::new(&addrs, opts.token.clone()),
+        guard: guard::Guard::new(&addrs, opts.token.clone(), opts.bind.is_some()),
     });
     if opts.live.refresh && matches!(*app.source, Source::Local(_)) {
         refresher(app.clone(), opts.refresh_every);
@@ -228,16 +307,27 @@ async fn serve(
     let router = router(app);
     let mut tasks = Vec::new();
     for l in listeners {
-        let svc = router
-            .clone()
-            .into_make_service_with_connect_info::<SocketAddr>();
-        tasks.push(tokio::spawn(async move { axum::serve(l, svc).await }));
+        let router = router.clone();
+        tasks.push(tokio::spawn(crate::http::accept(
+            l,
+            CONNECTIONS,
+            move |peer, watch| {
+                let router = router.clone();
+                hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    // The head is in; a request with a body is refused
+                    // (by the guard) without reading it.
+                    watch.served(false);
+                    req.extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    let mut router = router.clone();
+                    tower_service::Service::call(&mut router, req)
+                })
+            },
+        )));
     }
     for t in tasks {
-        match t.await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(ServeError(format!("the server stopped: {e}"))),
-            Err(e) => return Err(ServeError(format!("the server stopped: {e}"))),
+        if let Err(e) = t.await {
+            return Err(ServeError(format!("the server stopped: {e}")));
         }
     }
     Ok(())
@@ -271,6 +361,7 @@ fn refresher(app: Arc<App>, every: Duration) {
 pub fn router(app: Arc<App>) -> Router {
     let routes = match &*app.source {
         Source::Local(_) => Router::new()
+            .route("/session/", get(session::by_query))
             .route("/session/{id}", get(session::page))
             .route("/session/{id}/raw", get(session::raw))
             .route("/api/search", get(api::search))
@@ -281,6 +372,7 @@ pub fn router(app: Arc<App>) -> Router {
             .route("/", get(pages::search))
             .route("/stats", get(pages::stats)),
         Source::Team(_) => Router::new()
+            .route("/session/", get(team::page_by_query))
             .route("/session/{id}", get(team::page))
             .route("/session/{id}/raw", get(team::raw))
             .route("/api/search", get(team::search))

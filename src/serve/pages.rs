@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use axum::Extension;
 use maud::{html, Markup, DOCTYPE};
 
 use crate::live::{Refresh, RefreshStatus};
@@ -15,6 +16,8 @@ use crate::search::family::Families;
 use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
 
 use super::api::{self, Failure, Params};
+use super::extract::Args;
+use super::guard::CrossSite;
 use super::{charts, App, Source};
 
 /// A page: its HTTP status and its HTML.
@@ -106,13 +109,35 @@ pub fn respond(page: Result<Page, String>) -> Response {
 
 /// `GET /?q=&sort=`: the search page (with `fragment=1`, only its
 /// results).
-pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+pub async fn search(
+    State(app): State<Arc<App>>,
+    cross_site: Option<Extension<CrossSite>>,
+    Args(p): Args<Params>,
+) -> Response {
+    if cross_site.is_some() {
+        return respond(Ok(not_searched(&app, &p)));
+    }
     respond(app.blocking(move |app| search_page(app, &p)).await)
 }
 
 fn search_page(app: &App, p: &Params) -> Page {
     let found = api::snapshot(app).and_then(|snap| results(&snap, p));
     search_frame(app, p, found)
+}
+
+/// The search page that another site's link opened: the query in the
+/// box, not run (a link must not make the server search, nor show what
+/// a search finds to whoever chose its words).
+pub fn not_searched(app: &App, p: &Params) -> Page {
+    let note = html! {
+        p.notice {
+            "This page was opened from another site, so nothing was searched. "
+            "Press Enter in the box to search."
+        }
+    };
+    let mut p = p.clone();
+    p.fragment = None;
+    search_frame(app, &p, Ok(note))
 }
 
 /// The search page around `found`, the results of the query of `p` (with
@@ -288,9 +313,13 @@ pub(super) fn more(
     total: usize,
 ) -> Markup {
     let next = offset + shown;
+    // A query's results page no deeper than every front end does.
+    let reach = q.is_empty() || next <= crate::search::query::MAX_OFFSET;
     html! {
-        @if shown > 0 && next < total {
+        @if shown > 0 && next < total && reach {
             a.next href={"/?q=" (enc(q)) (sort.map_or(String::new(), |s| format!("&sort={}", enc(s)))) "&offset=" (next)} { "more" }
+        } @else if shown > 0 && next < total {
+            p.dim { "More match: narrow the query to reach them (more words, cwd:, after:, role:)." }
         }
     }
 }
@@ -408,11 +437,33 @@ pub fn doc_href(d: &StoredDoc, host: Option<&str>) -> String {
 
 /// A session's page.
 pub fn session_href(id: &str, query: Option<&str>) -> String {
+    if dot_segment(id) {
+        return format!(
+            "/session/?id={}{}",
+            enc(id),
+            query.map_or(String::new(), |q| format!("&{q}"))
+        );
+    }
     format!(
         "/session/{}{}",
         enc(id),
         query.map_or(String::new(), |q| format!("?{q}"))
     )
+}
+
+/// The address of a session's raw file.
+pub fn raw_href(id: &str) -> String {
+    if dot_segment(id) {
+        return format!("/session/?id={}&raw=1", enc(id));
+    }
+    format!("/session/{}/raw", enc(id))
+}
+
+/// Whether an id in a path would be read by a browser as `.` or `..`
+/// (which it removes, even percent-encoded): such an id goes in the
+/// query string instead.
+fn dot_segment(id: &str) -> bool {
+    matches!(id, "." | "..")
 }
 
 /// Percent-encoding of everything but unreserved characters: safe in a

@@ -26,7 +26,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup, PreEscaped};
@@ -40,6 +40,7 @@ use crate::search::SessionRow;
 use crate::source::{complete_len, Lines, MappedFile};
 
 use super::api::{self, Failure};
+use super::extract::{Args, Id};
 use super::markdown::to_html;
 use super::pages::{self, anchor, enc, layout, short, Page};
 use super::App;
@@ -90,9 +91,8 @@ pub struct Skeleton {
 
 impl Skeleton {
     /// Read the tree of the file at `path`.
-    pub fn read(path: &std::path::Path) -> std::io::Result<Skeleton> {
-        let file = File::open(path)?;
-        let map = MappedFile::from_file(&file)?;
+    pub fn read(file: &File) -> std::io::Result<Skeleton> {
+        let map = MappedFile::from_file(file)?;
         let bytes = map.bytes();
         let complete = &bytes[..complete_len(bytes)];
         let release = |s: usize, e: usize| map.release(s, e);
@@ -244,9 +244,9 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The tree of `path` as it is now.
-    pub fn get(&self, path: &str) -> std::io::Result<Arc<Skeleton>> {
-        let meta = std::fs::metadata(path)?;
+    /// The tree of the file at `path`, opened as `file`, as it is now.
+    pub fn get(&self, path: &str, file: &File) -> std::io::Result<Arc<Skeleton>> {
+        let meta = file.metadata()?;
         let (len, mtime) = (meta.len(), meta.modified()?);
         {
             let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
@@ -257,7 +257,7 @@ impl Cache {
                 return Ok(s.3.clone());
             }
         }
-        let sk = Arc::new(Skeleton::read(std::path::Path::new(path))?);
+        let sk = Arc::new(Skeleton::read(file)?);
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         held.retain(|h| h.0 != path);
         held.insert(0, (path.to_owned(), len, mtime, sk.clone()));
@@ -281,14 +281,31 @@ pub struct SessionParams {
     pub fragment: Option<String>,
     /// With `--db`: the host whose session it is.
     pub host: Option<String>,
+    /// `/session/?id=`: the session (an id a path cannot carry, see
+    /// [`pages::session_href`]).
+    pub id: Option<String>,
+    /// `/session/?id=&raw=1`: its raw file.
+    pub raw: Option<String>,
 }
 
 /// `GET /session/ID`.
 pub async fn page(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-    Query(p): Query<SessionParams>,
+    Id(id): Id,
+    Args(p): Args<SessionParams>,
 ) -> Response {
+    pages::respond(app.blocking(move |app| session_page(app, &id, &p)).await)
+}
+
+/// `GET /session/?id=ID` (and `&raw=1`): the session page (or its raw
+/// file) of an id given in the query string.
+pub async fn by_query(State(app): State<Arc<App>>, Args(p): Args<SessionParams>) -> Response {
+    let Some(id) = p.id.clone() else {
+        return super::extract::bad_request("/session/", "give the session's id: /session/?id=ID");
+    };
+    if p.raw.is_some() {
+        return raw(State(app), Id(id)).await;
+    }
     pages::respond(app.blocking(move |app| session_page(app, &id, &p)).await)
 }
 
@@ -297,13 +314,14 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
         let snap = api::snapshot(app)?;
         let row = api::session_row(&snap, id)?;
         let lineage = lineage_of(&snap, &row)?;
-        Ok((row, lineage))
+        let (file, _) = open_indexed(&snap, &row.path)?;
+        Ok((row, lineage, file))
     })();
-    let (row, lineage) = match found {
+    let (row, lineage, file) = match found {
         Ok(f) => f,
         Err(f) => return pages::failure_page(app, &f),
     };
-    let sk = match app.sessions.get(&row.path) {
+    let sk = match app.sessions.get(&row.path, &file) {
         Ok(s) => s,
         Err(e) => {
             return pages::failure_page(
@@ -334,7 +352,7 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
     };
     let to = (from + WINDOW).min(order.len());
     let base = view_query(&view, &sk);
-    let entries = window(&sk, &row, &view, &order[from..to]);
+    let entries = window(&sk, &file, &view, &order[from..to]);
     let next = (to < order.len()).then(|| {
         let q = join_query(&base, &format!("from={to}"));
         html! {
@@ -456,7 +474,7 @@ fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Mark
             div.actions {
                 button.copy type="button" data-copy=(resume) title="copy the command" { "Resume in Pi" }
                 code.resume { (resume) }
-                a.raw href=(format!("{}/raw", pages::session_href(&row.session_id, None))) download=(file_name) { "Raw JSONL" }
+                a.raw href=(pages::raw_href(&row.session_id)) download=(file_name) { "Raw JSONL" }
             }
             div.actions {
                 @if *view == View::Active {
@@ -491,13 +509,12 @@ fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Mark
 }
 
 /// One window of entries, drawn.
-fn window(sk: &Skeleton, row: &SessionRow, view: &View, ids: &[u32]) -> Markup {
-    let file = File::open(&row.path).ok();
+fn window(sk: &Skeleton, file: &File, view: &View, ids: &[u32]) -> Markup {
     let parsed: Vec<(&Entry, Option<Value>)> = ids
         .iter()
         .map(|&i| {
             let e = &sk.entries[i as usize];
-            let v = file.as_ref().and_then(|f| read_entry(f, e));
+            let v = read_entry(file, e);
             (e, v)
         })
         .collect();
@@ -918,28 +935,62 @@ fn image(b: &Value) -> Markup {
     }
 }
 
-/// `GET /session/ID/raw`: the session's file as it is, to download.
-pub async fn raw(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    let row = app
-        .blocking(move |app| api::snapshot(app).and_then(|s| api::session_row(&s, &id)))
+/// The session file the index read at `path`, opened for reading, and
+/// its length when indexed: never through a link (the last part of the
+/// path), and only while it is the regular file the index read (the same
+/// device and inode). A file swapped for a link to another file, a
+/// device or a pipe since is refused: what the server reads is what the
+/// index was given.
+pub fn open_indexed(snap: &crate::live::Snapshot, path: &str) -> Result<(File, u64), Failure> {
+    let gone = |why: String| {
+        Failure::NotFound(format!(
+            "the session's file {path} cannot be read ({why}): it may have moved; the next refresh of the index finds it"
+        ))
+    };
+    let state = snap
+        .pi
+        .file_state(&snap.searcher, path)?
+        .ok_or_else(|| gone("the index holds no record of it".into()))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // No link followed; a pipe is opened without waiting for a writer.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| gone(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| gone(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(gone("it is no longer a regular file".into()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (meta.dev(), meta.ino()) != (state.dev, state.ino) {
+            return Err(gone(
+                "it is another file than the one indexed (it was replaced)".into(),
+            ));
+        }
+    }
+    Ok((file, state.size))
+}
+
+/// `GET /session/ID/raw`: the session's file as the index read it, to
+/// download: at most the length it had then.
+pub async fn raw(State(app): State<Arc<App>>, Id(id): Id) -> Response {
+    let opened = app
+        .blocking(move |app| {
+            let snap = api::snapshot(app)?;
+            let row = api::session_row(&snap, &id)?;
+            let (file, len) = open_indexed(&snap, &row.path)?;
+            Ok::<_, Failure>((row, file, len))
+        })
         .await;
-    let row = match row {
+    let (row, file, len) = match opened {
         Ok(Ok(r)) => r,
         Ok(Err(f)) => return (f.status(), format!("pi-index: {}\n", f.message())).into_response(),
         Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
-    };
-    let file = match tokio::fs::File::open(&row.path).await {
-        Ok(f) => f,
-        Err(e) => {
-            return (
-                StatusCode::NOT_FOUND,
-                format!(
-                    "pi-index: the session's file {} cannot be read ({e})\n",
-                    row.path
-                ),
-            )
-                .into_response()
-        }
     };
     let name: String = std::path::Path::new(&row.path)
         .file_name()
@@ -954,7 +1005,10 @@ pub async fn raw(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respons
             }
         })
         .collect();
-    let body = Body::from_stream(tokio_util::io::ReaderStream::new(file));
+    use tokio::io::AsyncReadExt;
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(
+        tokio::fs::File::from_std(file).take(len),
+    ));
     (
         [
             (header::CONTENT_TYPE, "application/x-ndjson".to_owned()),

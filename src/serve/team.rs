@@ -29,7 +29,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup, PreEscaped};
@@ -38,10 +38,11 @@ use serde_json::{json, Value};
 
 use crate::search::query::{Filters, Now};
 use crate::team::browse::{self, HostStats, Window};
-use crate::team::search::{TeamDoc, TeamHit, TeamSession, TeamSessionHit};
+use crate::team::search::{TeamDoc, TeamHit, TeamSession};
 use crate::team::{schema, Db, TeamError};
 
 use super::api::{self, answer, Failure, Params};
+use super::extract::{Args, Id};
 use super::markdown::to_html;
 use super::pages::{self, anchor, enc, layout, short, Page, FOUND, RECENT};
 use super::{charts, session, App, MAX_IN_FLIGHT, MAX_PAGE, REQUEST_TIMEOUT};
@@ -56,7 +57,9 @@ pub struct Team {
 impl From<TeamError> for Failure {
     fn from(e: TeamError) -> Failure {
         match e {
-            TeamError::Query(_) | TeamError::TooLong(_) => Failure::Bad(e.to_string()),
+            TeamError::Query(_) | TeamError::TooLong(_) | TeamError::TooDeep(_) => {
+                Failure::Bad(e.to_string())
+            }
             TeamError::Lookup(_) => Failure::NotFound(e.to_string()),
             _ => Failure::Unavailable(e.to_string()),
         }
@@ -155,7 +158,7 @@ fn hits(team: &Team, p: &Params, limit: usize) -> Result<crate::team::search::Te
         q => q,
     };
     let sort = p.sort()?;
-    let offset = p.offset.unwrap_or(0).min(i64::MAX as usize / 2);
+    let offset = p.offset.unwrap_or(0);
     let now = Now::system();
     team.with(|db| {
         crate::team::search::search(
@@ -179,23 +182,20 @@ fn found_sessions(
     query: &str,
     offset: usize,
     limit: usize,
-) -> Result<
-    (
-        Vec<TeamSessionHit>,
-        bool,
-        Vec<crate::search::query::Warning>,
-    ),
-    Failure,
-> {
+) -> Result<crate::team::search::FoundSessions, Failure> {
     let now = Now::system();
-    let want = offset.saturating_add(limit).saturating_add(1);
-    let (mut found, warnings) = team.with(|db| {
-        crate::team::search::find_sessions(db, query, &Filters::default(), &now, None, None, want)
-    })?;
-    let more = found.len() == want;
-    found.truncate(want - 1);
-    found.drain(..offset.min(found.len()));
-    Ok((found, more, warnings))
+    team.with(|db| {
+        crate::team::search::find_sessions(
+            db,
+            query,
+            &Filters::default(),
+            &now,
+            None,
+            None,
+            offset,
+            limit,
+        )
+    })
 }
 
 /// The session `id` of `host` (its newest file), or why not: none has
@@ -224,7 +224,7 @@ fn session_of(team: &Team, id: &str, host: Option<&str>) -> Result<TeamSession, 
 
 /// `GET /api/search?q=&sort=&limit=&offset=`: `{total, more, hits,
 /// warnings, database}`, each hit a line of `search --db URL --json`.
-pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+pub async fn search(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
             let team = team(app);
@@ -245,7 +245,7 @@ pub async fn search(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Res
 /// sessions (of `host`), newest first (lines of `sessions --db URL
 /// --json`); with one, those it finds, best first (lines of `sessions
 /// --db URL QUERY --json`; `more` says whether more were found).
-pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+pub async fn sessions(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
             let team = team(app);
@@ -268,13 +268,15 @@ pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> R
                     Some(json!([])),
                 ));
             }
-            let (found, more, warnings) = found_sessions(team, q, offset, limit)?;
+            let found = found_sessions(team, q, offset, limit)?;
             Ok(json_of(
                 team,
-                Some(offset + found.len()),
-                Some(more),
-                SessionsBody { sessions: &found },
-                Some(api::warnings(&warnings)),
+                Some(found.total),
+                Some(offset + found.hits.len() < found.total),
+                SessionsBody {
+                    sessions: &found.hits,
+                },
+                Some(api::warnings(&found.warnings)),
             ))
         })
         .await,
@@ -285,11 +287,7 @@ pub async fn sessions(State(app): State<Arc<App>>, Query(p): Query<Params>) -> R
 /// session (a line of `sessions --db URL --json`) and its messages in
 /// file order (lines of `show --db URL --format json`), `limit` (at most
 /// [`MAX_PAGE`]) after `offset`.
-pub async fn session(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-    Query(p): Query<Params>,
-) -> Response {
+pub async fn session(State(app): State<Arc<App>>, Id(id): Id, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
             let team = team(app);
@@ -347,7 +345,7 @@ pub async fn status(State(app): State<Arc<App>>) -> Response {
 }
 
 /// `GET /session/ID/raw`: the file is not in the database.
-pub async fn raw(Path(_): Path<String>) -> Response {
+pub async fn raw(Id(_): Id) -> Response {
     (
         StatusCode::NOT_FOUND,
         "the team database holds the sessions' indexed text, not their files: the raw file is on the host that pushed it (the session page names it)",
@@ -381,7 +379,14 @@ struct StatsBody<'a> {
 
 /// `GET /?q=&sort=`: the search page (with `fragment=1`, only its
 /// results).
-pub async fn search_page(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Response {
+pub async fn search_page(
+    State(app): State<Arc<App>>,
+    cross_site: Option<axum::Extension<super::guard::CrossSite>>,
+    Args(p): Args<Params>,
+) -> Response {
+    if cross_site.is_some() {
+        return pages::respond(Ok(pages::not_searched(&app, &p)));
+    }
     pages::respond(
         app.blocking(move |app| pages::search_frame(app, &p, results(team(app), &p)))
             .await,
@@ -484,9 +489,24 @@ fn recent(team: &Team, offset: usize) -> Result<Markup, Failure> {
 /// in file order, a window at a time.
 pub async fn page(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-    Query(p): Query<session::SessionParams>,
+    Id(id): Id,
+    Args(p): Args<session::SessionParams>,
 ) -> Response {
+    pages::respond(app.blocking(move |app| session_page(app, &id, &p)).await)
+}
+
+/// `GET /session/?id=ID&host=` (and `&raw=1`): the session page of an id
+/// given in the query string (see [`pages::session_href`]).
+pub async fn page_by_query(
+    State(app): State<Arc<App>>,
+    Args(p): Args<session::SessionParams>,
+) -> Response {
+    let Some(id) = p.id.clone() else {
+        return super::extract::bad_request("/session/", "give the session's id: /session/?id=ID");
+    };
+    if p.raw.is_some() {
+        return raw(Id(id)).await;
+    }
     pages::respond(app.blocking(move |app| session_page(app, &id, &p)).await)
 }
 

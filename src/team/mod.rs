@@ -111,6 +111,10 @@ pub enum TeamError {
     /// [`crate::search::query::limits`]).
     #[error(transparent)]
     TooLong(#[from] crate::search::query::TooLong),
+    /// The page starts deeper than a search pages (the local limit:
+    /// [`crate::search::query::MAX_OFFSET`]).
+    #[error(transparent)]
+    TooDeep(#[from] crate::search::query::TooDeep),
     /// A session lookup failed.
     #[error("{0}")]
     Lookup(String),

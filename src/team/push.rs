@@ -694,31 +694,12 @@ async fn delete_sessions(
     if sids.is_empty() {
         return Ok(());
     }
-    let params: [(&(dyn tokio_postgres::types::ToSql + Sync), Type); 2] =
-        [(&host, Type::TEXT), (&sids, Type::INT8_ARRAY)];
+    // The one way rows go (see `schema`, version 6).
     tx.execute_typed(
-        &format!(
-            "CREATE TEMP TABLE pi_gone_terms ON COMMIT DROP AS {}",
-            schema::terms_of("host = $1 AND sid = ANY($2)")
-        ),
-        &params,
+        "SELECT pi_remove_sessions($1, $2)",
+        &[(&host, Type::TEXT), (&sids, Type::INT8_ARRAY)],
     )
     .await?;
-    tx.batch_execute(
-        "DELETE FROM pi_terms t USING pi_gone_terms g \
-         WHERE t.term = g.term AND t.host = g.host AND t.docs <= g.docs; \
-         UPDATE pi_terms t SET docs = t.docs - g.docs FROM pi_gone_terms g \
-         WHERE t.term = g.term AND t.host = g.host; \
-         DROP TABLE pi_gone_terms",
-    )
-    .await?;
-    for table in ["pi_windows", "pi_messages", "pi_sessions"] {
-        tx.execute_typed(
-            &format!("DELETE FROM {table} WHERE host = $1 AND sid = ANY($2)"),
-            &params,
-        )
-        .await?;
-    }
     Ok(())
 }
 
@@ -960,17 +941,53 @@ async fn new_sids(client: &Client, n: i64) -> Result<Vec<i64>, tokio_postgres::E
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
+/// The first key of the advisory lock a push holds for its host (the
+/// second is the host's `hashtext`): `pi-i` in ASCII.
+const PUSH_LOCK: i32 = 0x7069_2d69;
+
 /// Push what changed in the local index `pi` since `host`'s last push.
 /// `progress` is told (sessions done, sessions to send) as batches
-/// commit.
+/// commit; `waiting`, before the push waits for another push of the
+/// same host to end (one host's pushes run one at a time, each reading
+/// what the one before committed).
 pub fn push(
+    db: &mut Db,
+    pi: &PiIndex,
+    host: &str,
+    progress: &dyn Fn(u64, u64),
+    waiting: &dyn Fn(),
+) -> Result<PushReport, TeamError> {
+    let host = pg_text(host).into_owned();
+    let lock = |db: &Db, sql: &str| {
+        db.rt
+            .block_on(db.client.query_typed_one(
+                sql,
+                &[(&PUSH_LOCK, Type::INT4), (&host.as_str(), Type::TEXT)],
+            ))
+            .map(|r| r.try_get::<_, bool>(0).unwrap_or(true))
+    };
+    let locked = lock(db, "SELECT pg_try_advisory_lock($1, hashtext($2))")
+        .map_err(|e| db.error("taking this host's push lock", &e))?;
+    if !locked {
+        waiting();
+        lock(db, "SELECT pg_advisory_lock($1, hashtext($2)) IS NULL")
+            .map_err(|e| db.error("waiting for another push of this host", &e))?;
+    }
+    let pushed = push_locked(db, pi, &host, progress);
+    // Given back on the same connection (a `push --watch` keeps it); a
+    // connection that is gone took the lock with it.
+    let _ = lock(db, "SELECT pg_advisory_unlock($1, hashtext($2))");
+    pushed
+}
+
+fn push_locked(
     db: &mut Db,
     pi: &PiIndex,
     host: &str,
     progress: &dyn Fn(u64, u64),
 ) -> Result<PushReport, TeamError> {
     let started = std::time::Instant::now();
-    let host = pg_text(host).into_owned();
+    let host = host.to_owned();
     // The files and every session's place in its family, read from one
     // state of the index (the files' states saved beside it by a build
     // with nothing to do, when it saved them for this state).

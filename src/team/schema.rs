@@ -60,13 +60,19 @@
 //!   (the index `pi_sessions_unpaired` finds them). `rank_len` on
 //!   messages and windows: the length a score is normalized by, without
 //!   the pairs (0 on rows pushed before: their `tsvector`'s own length).
+//! - 6: `pi_remove_sessions(host, sids)`, the one way rows are deleted: a
+//!   function run with its owner's rights, so that a pushing role
+//!   (`scripts/team/roles.sql`) needs no `DELETE` on the tables, and with
+//!   `UPDATE` granted column by column no table-level right that would let
+//!   it `LOCK` a table against every reader. It removes only the caller's
+//!   own host's rows when the caller is a pushing role. No row changes.
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 5;
+pub const VERSION: i32 = 6;
 
 /// The last version that changed what a row holds: rows pushed under it
 /// or later are as this pi-index pushes them (`pushed_schema`); rows
@@ -90,9 +96,36 @@ pub fn rows(paired: bool) -> i32 {
     }
 }
 
+/// What a pushing role (`pi_pusher`) may do with the tables, given by
+/// version 6 to roles made before it and by `scripts/team/roles.sql`
+/// (which holds the same block): read them, add rows, and change any
+/// column but `host`, each column granted alone (a table-level `UPDATE`
+/// or `DELETE` would let the role `LOCK` the table in any mode); rows
+/// go only through `pi_remove_sessions`. A migration that adds a column
+/// a push updates grants it the same way.
+pub const PUSHER_GRANTS: &str = r#"
+DO $$
+DECLARE t text;
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pi_pusher') THEN
+        FOREACH t IN ARRAY ARRAY['pi_hosts', 'pi_sessions', 'pi_messages', 'pi_windows', 'pi_terms'] LOOP
+            EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON %I FROM pi_pusher', t);
+            EXECUTE format('GRANT SELECT, INSERT ON %I TO pi_pusher', t);
+            EXECUTE (SELECT format('GRANT UPDATE (%s) ON %I TO pi_pusher',
+                        string_agg(quote_ident(attname::text), ', '), t)
+                     FROM pg_attribute
+                     WHERE attrelid = t::regclass AND attnum > 0 AND NOT attisdropped
+                       AND attname <> 'host');
+        END LOOP;
+        GRANT EXECUTE ON FUNCTION pi_remove_sessions(text, bigint[]) TO pi_pusher;
+    END IF;
+END
+$$;
+"#;
+
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -234,6 +267,42 @@ BEGIN
 END
 $$;
 "#,
+    // Version 6: the sessions' rows removed by a function of the owner's
+    // (`terms_of` of the removed sessions taken off `pi_terms`, which a
+    // test holds to it), and the pushing role's rights narrowed to what
+    // its statements take (`PUSHER_GRANTS`, run after this by `migrate`).
+    r#"
+CREATE OR REPLACE FUNCTION pi_remove_sessions(p_host text, p_sids bigint[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $f$
+BEGIN
+    -- A pushing role (a superuser counts as a member of every role: not
+    -- one) removes its own host's rows alone.
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'pi_pusher')
+       AND NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = session_user) THEN
+        IF pg_catalog.pg_has_role(session_user, 'pi_pusher', 'MEMBER') AND p_host <> session_user THEN
+            RAISE EXCEPTION 'permission denied: a pushing role removes only the sessions of its own host (%), not those of %', session_user, p_host
+                USING ERRCODE = '42501';
+        END IF;
+    END IF;
+    WITH g AS (SELECT host, term, count(*) AS docs FROM (SELECT m.host, u.lexeme AS term FROM pi_messages m CROSS JOIN LATERAL unnest(m.tsv) u WHERE host = p_host AND sid = ANY(p_sids) AND NOT m.windowed AND strpos(u.lexeme, ' ') = 0 UNION ALL SELECT host, term FROM (SELECT DISTINCT w.host, w.sid, w.ord, u.lexeme AS term FROM pi_windows w CROSS JOIN LATERAL unnest(w.tsv) u WHERE host = p_host AND sid = ANY(p_sids) AND strpos(u.lexeme, ' ') = 0) d UNION ALL SELECT host, '' FROM pi_messages WHERE host = p_host AND sid = ANY(p_sids)) t GROUP BY host, term),
+         gone AS (DELETE FROM pi_terms t USING g WHERE t.term = g.term AND t.host = g.host AND t.docs <= g.docs)
+    UPDATE pi_terms t SET docs = t.docs - g.docs FROM g
+        WHERE t.term = g.term AND t.host = g.host AND t.docs > g.docs;
+    DELETE FROM pi_windows WHERE host = p_host AND sid = ANY(p_sids);
+    DELETE FROM pi_messages WHERE host = p_host AND sid = ANY(p_sids);
+    DELETE FROM pi_sessions WHERE host = p_host AND sid = ANY(p_sids);
+END
+$f$;
+-- The tables where the migration found them, never a caller's own
+-- (a temporary table of the same name is not read).
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION pi_remove_sessions(text, bigint[]) SET search_path = %I, pg_temp',
+                   current_schema());
+END
+$$;
+REVOKE ALL ON FUNCTION pi_remove_sessions(text, bigint[]) FROM PUBLIC;
+"#,
 ];
 
 /// The condition of [`terms_of`] that leaves pair lexemes out (they
@@ -311,6 +380,11 @@ pub async fn migrate(client: &mut Client, target: &str) -> Result<(), TeamError>
         tx.batch_execute(sql)
             .await
             .map_err(|e| err("creating pi-index's tables", e))?;
+        if n + 1 == 6 {
+            tx.batch_execute(PUSHER_GRANTS)
+                .await
+                .map_err(|e| err("narrowing the pushing role's rights", e))?;
+        }
         tx.execute(
             "UPDATE pi_index_schema SET version = $1",
             &[&(n as i32 + 1)],
@@ -353,6 +427,16 @@ pub async fn check(client: &Client, target: &str) -> Result<(), TeamError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn removing_sessions_takes_their_terms_down_as_a_push_counts_them() {
+        let filter = "host = p_host AND sid = ANY(p_sids)";
+        assert!(
+            MIGRATIONS[5].contains(&terms_of(filter)),
+            "{}",
+            terms_of(filter)
+        );
+    }
 
     #[test]
     fn the_migration_counts_the_terms_as_a_push_takes_them_down() {

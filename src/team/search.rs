@@ -451,6 +451,7 @@ pub fn search(
 ) -> Result<TeamResult, TeamError> {
     // The local limits, before the database is asked anything.
     crate::search::query::limits::check(query)?;
+    crate::search::query::limits::check_offset(offset as u64)?;
     db.run(schema::check(&db.client, &db.target))?;
     let facts = facts(db)?;
     let (known, pairs) = known(db, query)?;
@@ -904,9 +905,21 @@ pub struct TeamSessionHit {
     pub highlights: Vec<std::ops::Range<usize>>,
 }
 
+/// What [`find_sessions`] found: a page of sessions, how many were
+/// found in all, and what was repaired in the query.
+#[derive(Debug)]
+pub struct FoundSessions {
+    /// The page, best first.
+    pub hits: Vec<TeamSessionHit>,
+    /// Sessions found in all (every page).
+    pub total: usize,
+    /// What was repaired or ignored in the query.
+    pub warnings: Vec<Warning>,
+}
+
 /// The sessions `query` finds, best first (see the [module
 /// documentation](self)), at or below `dir` and active at or after
-/// `since`, at most `limit`.
+/// `since`: `limit` of them after `offset`, and how many in all.
 #[allow(clippy::too_many_arguments)]
 pub fn find_sessions(
     db: &Db,
@@ -915,10 +928,12 @@ pub fn find_sessions(
     now: &Now,
     dir: Option<&str>,
     since: Option<i64>,
+    offset: usize,
     limit: usize,
-) -> Result<(Vec<TeamSessionHit>, Vec<Warning>), TeamError> {
+) -> Result<FoundSessions, TeamError> {
     // The local limits, before the database is asked anything.
     crate::search::query::limits::check(query)?;
+    let offset = crate::search::query::limits::check_offset(offset as u64)?;
     db.run(schema::check(&db.client, &db.target))?;
     let (known, pairs) = known(db, query)?;
     let q = query::compile(query, filters, now, &known, &pairs)?;
@@ -952,6 +967,7 @@ pub fn find_sessions(
     params.push(below.map_or(Param::NullText, Param::Text));
     params.push(since.map_or(Param::NullInt, Param::Int));
     params.push(Param::Int(i64::try_from(limit).unwrap_or(i64::MAX)));
+    params.push(Param::Int(offset as i64));
     let weight = crate::search::sessions::MATCHES_WEIGHT;
     let sql = format!(
         "WITH hits AS (SELECT m.host, m.sid, m.ord, m.ts_ms, {score} AS score {FROM} WHERE {cond}), \
@@ -970,21 +986,41 @@ pub fn find_sessions(
          LEFT JOIN names n ON n.host = f.host AND n.sid = f.sid \
          LEFT JOIN titles t ON t.host = f.host AND t.sid = f.sid) \
          SELECT {SESSION_COLUMNS}, r.grp, r.score, coalesce(r.n_score, 0)::real, \
-         coalesce(r.t_score, 0)::real, r.matches, s.family, m.copy, r.m_score, {DOC_COLUMNS} \
+         coalesce(r.t_score, 0)::real, r.matches, s.family, m.copy, r.m_score, {DOC_COLUMNS}, \
+         count(*) OVER () \
          FROM ranked r JOIN pi_sessions s ON s.host = r.host AND s.sid = r.sid \
          LEFT JOIN pi_messages m ON m.host = r.host AND m.sid = r.sid AND m.ord = r.ord \
          WHERE {selected} \
-         ORDER BY r.grp, r.score DESC, s.last_ms DESC NULLS LAST, s.path, s.host LIMIT ${lim}",
+         ORDER BY r.grp, r.score DESC, s.last_ms DESC NULLS LAST, s.path, s.host \
+         LIMIT ${lim} OFFSET ${off}",
         cond = q.condition,
         names = parts[0],
         titles = parts[1],
         selected = selected(n + 1, n + 2, n + 3),
         lim = n + 4,
+        off = n + 5,
     );
     let typed: Vec<_> = params.iter().map(|p| p.typed()).collect();
     let rows = db
         .run(db.client.query_typed(&sql, &typed))
         .map_err(|e| db.error("finding sessions", &e))?;
+    // Every row carries the count of all; a page past the last has none,
+    // and the count is asked for alone.
+    let total = match rows.first() {
+        Some(r) => r.get::<_, i64>(r.len() - 1) as usize,
+        None if offset > 0 => {
+            let mut params = params.clone();
+            let at = params.len();
+            params[at - 2] = Param::Int(1);
+            params[at - 1] = Param::Int(0);
+            let typed: Vec<_> = params.iter().map(|p| p.typed()).collect();
+            db.run(db.client.query_typed(&sql, &typed))
+                .map_err(|e| db.error("finding sessions", &e))?
+                .first()
+                .map_or(0, |r| r.get::<_, i64>(r.len() - 1) as usize)
+        }
+        None => 0,
+    };
     let snipper = Snipper::new(&q, 160);
     let width = SESSION_COLUMNS.split(',').count();
     let mut out = Vec::with_capacity(rows.len());
@@ -1043,7 +1079,11 @@ pub fn find_sessions(
         });
     }
     fill_copies(db, &mut out, &copied)?;
-    Ok((out, q.warnings))
+    Ok(FoundSessions {
+        hits: out,
+        total,
+        warnings: q.warnings,
+    })
 }
 
 /// Fill in the copies of the shown messages `copied` (each: the row of

@@ -183,6 +183,7 @@ pub mod pg;
 pub mod raw;
 pub mod reference;
 pub mod tmux;
+pub mod web;
 
 /// Run a command, killing it if it has not ended after `secs` seconds (a
 /// hang is a failure, not a stuck test run).

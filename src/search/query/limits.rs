@@ -13,6 +13,13 @@
 //!
 //! A value a request carries may be anything, a 100,000-character word
 //! too: [`shown`] is how an error message quotes one, cut short.
+//!
+//! How deep a ranked list is paged is bounded the same way, for every
+//! front end: a search ranks the first `offset + limit` matches, so an
+//! offset is work and memory a client chooses. [`check_offset`] refuses
+//! one past [`MAX_OFFSET`]; the library's searches call it, and clamp the
+//! rest of a page to the documents the index holds, so no allocation is
+//! sized by a number a client sent.
 
 /// The most bytes a query may have (UTF-8). A question pasted whole, an
 /// error line and a path or two fit many times over.
@@ -26,6 +33,39 @@ pub const MAX_QUERY_WORDS: usize = 256;
 
 /// Characters of a value quoted in an error message before it is cut.
 pub const SHOWN_CHARS: usize = 60;
+
+/// The most results skipped before a page of a ranked list (hits, or
+/// sessions found by a query): the command line's `--offset`, MCP's and
+/// the web API's `offset`. Deeper pages are a narrower query's job.
+pub const MAX_OFFSET: usize = 1000;
+
+/// An offset past [`MAX_OFFSET`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    /// The offset asked for.
+    pub offset: u64,
+}
+
+impl std::fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "offset {} is more than {MAX_OFFSET}, the deepest a search pages: narrow the query \
+             instead (more words, `cwd:`, `after:`, `role:`)",
+            self.offset
+        )
+    }
+}
+
+impl std::error::Error for TooDeep {}
+
+/// `offset` if it is at most [`MAX_OFFSET`].
+pub fn check_offset(offset: u64) -> Result<usize, TooDeep> {
+    match usize::try_from(offset) {
+        Ok(o) if o <= MAX_OFFSET => Ok(o),
+        _ => Err(TooDeep { offset }),
+    }
+}
 
 /// A query over [`MAX_QUERY_BYTES`] or [`MAX_QUERY_WORDS`]. The message
 /// gives the limits and the query's size, never the query.
@@ -110,6 +150,20 @@ pub fn shown(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_offset_past_the_deepest_page_is_refused_with_the_limit() {
+        assert_eq!(check_offset(0), Ok(0));
+        assert_eq!(check_offset(MAX_OFFSET as u64), Ok(MAX_OFFSET));
+        for deep in [1001, 1_000_000_000, u64::MAX] {
+            assert_eq!(check_offset(deep), Err(TooDeep { offset: deep }));
+        }
+        assert_eq!(
+            TooDeep { offset: u64::MAX }.to_string(),
+            "offset 18446744073709551615 is more than 1000, the deepest a search pages: narrow \
+             the query instead (more words, `cwd:`, `after:`, `role:`)"
+        );
+    }
 
     #[test]
     fn a_query_within_the_limits_passes() {

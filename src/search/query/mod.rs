@@ -35,7 +35,7 @@ pub use filters::{
     normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key, Now,
 };
 pub use grammar::{Warning, MAX_DEPTH};
-pub use limits::{shown, TooLong, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
+pub use limits::{shown, TooDeep, TooLong, MAX_OFFSET, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
 
 /// How hits are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
