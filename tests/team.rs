@@ -14,14 +14,15 @@ use crate::util::{fixtures, json_lines, run, Scratch};
 /// once; a failure under CI).
 /// SQL that makes the rows as a version before 5 pushed them: no pair
 /// lexemes, `pushed_schema` 2 (the row version of 2 to 4), no pair words,
-/// no `rank_len`.
+/// no `rank_len` (and no `agent`, which version 6 added).
 const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
      FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
      UPDATE pi_windows SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
      FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
      UPDATE pi_sessions SET pushed_schema = 2; \
      DROP TABLE pi_pair_words; DROP INDEX pi_sessions_unpaired; \
-     ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; ";
+     ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; \
+     ALTER TABLE pi_sessions DROP COLUMN agent; ";
 
 pub fn cluster() -> Option<&'static Cluster> {
     static C: OnceLock<Option<Cluster>> = OnceLock::new();
@@ -1561,7 +1562,7 @@ fn a_version_1_database_is_migrated_and_its_rows_pushed_again() {
     // The next push migrates, and replaces the rows pushed under 1.
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_replaced"], 5, "{r}");
-    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "5");
+    assert_eq!(c.sql("migrate", "SELECT version FROM pi_index_schema"), "6");
     assert_eq!(
         dump(c, "migrate"),
         fresh_dump(&s, "migrate_fresh", "h", "migrate")
@@ -1691,7 +1692,7 @@ fn a_version_2_database_is_migrated_to_the_recency_index_the_terms_and_the_pairs
     assert_eq!(r["sessions_replaced"], 5, "{r}");
     assert_eq!(
         c.sql("migrate2", "SELECT version FROM pi_index_schema"),
-        "5"
+        "6"
     );
     assert_eq!(
         c.sql(
@@ -1907,7 +1908,7 @@ fn roles_made_before_the_dictionary_are_given_it_by_the_migration() {
     );
     // The owner's next push migrates and gives the roles the tables.
     push_ok(&s, &url, "bob");
-    assert_eq!(c.sql("roles4", "SELECT version FROM pi_index_schema"), "5");
+    assert_eq!(c.sql("roles4", "SELECT version FROM pi_index_schema"), "6");
     let hits = db_search(&s, &c.url_as("carol4", "roles4"), "isfinished");
     assert_eq!(hits.len(), 1, "{hits:?}");
     // The pusher counts its own terms and sees only them.
@@ -2065,5 +2066,81 @@ fn phrases_of_the_team_s_pair_words_ask_for_their_pairs_and_find_what_the_local_
     assert_eq!(
         dump(c, "pairs"),
         fresh_dump(&s, "pairs_fresh", "h", "pairs")
+    );
+}
+
+#[test]
+fn an_omp_session_is_pushed_with_its_agent_into_a_version_5_database() {
+    let Some(url) = database("agents") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        fixtures().join("branch-abandoned.jsonl"),
+        dir.join("branch-abandoned.jsonl"),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    push_ok(&s, &url, "h");
+    // The database as version 5 left it: no agent column. The next push
+    // adds it (Pi's on the rows there) and pushes Oh My Pi's session with
+    // its own.
+    c.sql(
+        "agents",
+        "ALTER TABLE pi_sessions DROP COLUMN agent; UPDATE pi_index_schema SET version = 5",
+    );
+    std::fs::copy(
+        fixtures().join("omp-header-title-no-slot.jsonl"),
+        dir.join("omp.jsonl"),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    let r = push_ok(&s, &url, "h");
+    assert_eq!(r["sessions_new"], 1, "{r}");
+    assert_eq!(c.sql("agents", "SELECT version FROM pi_index_schema"), "6");
+    assert_eq!(
+        c.sql(
+            "agents",
+            "SELECT string_agg(agent || ' ' || session_id, ',' ORDER BY agent) FROM pi_sessions"
+        ),
+        "omp 0198c0de-7a11-7000-8000-0000000000a4,pi 4f8a2b6c-0d4e-4f8a-ab6c-0d4e8f2a6b0c"
+    );
+    assert_eq!(
+        dump(c, "agents"),
+        fresh_dump(&s, "agents_fresh", "h", "agents")
+    );
+    // Hits say which agent wrote them, in JSON and in words.
+    let hits = db_search(&s, &url, "legacy");
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits.iter().all(|h| h["agent"] == "omp"), "{hits:?}");
+    let out = run(s.cmd().args(["search", "legacy", "--db", &url]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "Oh My Pi  h  /home/u/proj  {}",
+            std::fs::canonicalize(dir.join("omp.jsonl"))
+                .unwrap()
+                .display()
+        )),
+        "{text}"
+    );
+    let out = run(s.cmd().args(["sessions", "--json", "--db", &url]));
+    let rows = json_lines(&out);
+    let agents: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["session_id"].as_str().unwrap(),
+                r["agent"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        agents.contains(&("0198c0de-7a11-7000-8000-0000000000a4", "omp"))
+            && agents.contains(&("4f8a2b6c-0d4e-4f8a-ab6c-0d4e8f2a6b0c", "pi")),
+        "{agents:?}"
     );
 }
