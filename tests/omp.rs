@@ -3,16 +3,26 @@
 //! - A title renamed in place (Oh My Pi rewrites its 256-byte title slot,
 //!   the file's first line) and a message appended are one grown file and
 //!   one new message, not a rewrite; a change anywhere else still is one.
-//! - Hits say that Oh My Pi wrote the session, and resume it in `omp`.
+//!   Hand-made from a fixture: runs everywhere.
+//! - Sessions written by Oh My Pi 18.2.3's own `SessionManager`
+//!   (`scripts/omp/write-sessions.mjs`, into `~/.omp/agent/sessions` of
+//!   a scratch HOME) are found by a build with no PATH and indexed exactly
+//!   as its own loader reads them back (`scripts/omp/omp-view.mjs`): every
+//!   message, its line, entry, branch, the session's name, its forks; and
+//!   a rename done by Oh My Pi itself (`scripts/omp/rename-append.mjs`)
+//!   is read as an append. Oh My Pi is installed by `scripts/omp/setup.sh`
+//!   on first use; without npm's registry these tests say why and pass,
+//!   except under CI.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, OpenOptions};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::util::reference::{self, Omp};
 use crate::util::{fixture, run, Scratch};
 
 const OMP_FIRST: &str = "-proj/2026-07-01T10-00-00-000Z_0198c0de-7a11-7000-8000-0000000000a1.jsonl";
@@ -170,6 +180,390 @@ fn a_title_renamed_in_place_and_a_message_appended_are_one_grown_file_and_one_ne
     assert_eq!(
         names(&s, "name:zqompwider"),
         ["Wider zqompwider".to_owned()].into()
+    );
+}
+
+/// The sessions Oh My Pi wrote into `s`'s HOME, its view of them, and an
+/// index of them built with no PATH.
+struct Written {
+    s: Scratch,
+    manifest: Value,
+    files: Vec<PathBuf>,
+    views: Vec<Value>,
+    omp: &'static Omp,
+}
+
+fn written(kinds: &[&str]) -> Option<Written> {
+    let omp = reference::omp()?;
+    let s = Scratch::new();
+    let manifest = omp.write_sessions(&s.dir.path().join("cwds"), &s.home());
+    let files: Vec<PathBuf> = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| PathBuf::from(f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(files.len(), 7, "{manifest}");
+    let sessions = fs::canonicalize(s.home().join(".omp/agent/sessions")).unwrap();
+    for f in &files {
+        assert!(
+            fs::canonicalize(f).unwrap().starts_with(&sessions),
+            "{}",
+            f.display()
+        );
+    }
+    let views = omp.view(&files, &s.home());
+    // No PATH: Oh My Pi's session dir of this HOME.
+    let r = s.report(
+        s.cmd()
+            .arg("build")
+            .arg("--index")
+            .arg(s.index())
+            .args(kinds),
+    );
+    assert_eq!(r["files_indexed"], 7, "{r}");
+    assert_eq!(r["files_rejected"], 0, "{r}");
+    assert_eq!(r["lines_damaged"], 0, "{r}");
+    let read: Vec<&Value> = r["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["read"] == true)
+        .collect();
+    assert_eq!(read.len(), 1, "{r}");
+    assert_eq!(
+        read[0]["path"],
+        s.home().join(".omp/agent/sessions").to_str().unwrap()
+    );
+    assert_eq!(read[0]["agents"], json!(["omp"]), "{r}");
+    Some(Written {
+        s,
+        manifest,
+        files,
+        views,
+        omp,
+    })
+}
+
+/// Oh My Pi's view of a file's documents, as pi-index indexes them by
+/// default: user and assistant messages with text, trimmed.
+type DocView = (u64, String, String, String, bool);
+
+fn want_docs(view: &Value) -> Vec<DocView> {
+    view["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "message" && (e["role"] == "user" || e["role"] == "assistant"))
+        .filter(|e| !e["text"].as_str().unwrap().trim().is_empty())
+        .map(|e| {
+            (
+                e["line"].as_u64().unwrap(),
+                e["id"].as_str().unwrap().to_owned(),
+                e["role"].as_str().unwrap().to_owned(),
+                e["text"].as_str().unwrap().trim().to_owned(),
+                e["active"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn got_docs(s: &Scratch, file: &Path) -> Vec<Value> {
+    s.show_json(file.to_str().unwrap(), &[])
+}
+
+fn as_views(docs: &[Value]) -> Vec<DocView> {
+    docs.iter()
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["entry_id"].as_str().unwrap().to_owned(),
+                d["role"].as_str().unwrap().to_owned(),
+                d["text"].as_str().unwrap().to_owned(),
+                d["active"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn omp_sessions_are_found_with_no_path_and_read_as_omp_reads_them() {
+    let Some(w) = written(&[]) else { return };
+    let mut named = 0;
+    for (file, view) in w.files.iter().zip(&w.views) {
+        assert!(view.get("error").is_none(), "{view}");
+        let docs = got_docs(&w.s, file);
+        assert_eq!(as_views(&docs), want_docs(view), "{}", file.display());
+        // The active branch is Oh My Pi's: its getBranch() from the leaf.
+        let branch: BTreeSet<&str> = view["activeBranch"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        for d in &docs {
+            assert_eq!(
+                d["active"].as_bool().unwrap(),
+                branch.contains(d["entry_id"].as_str().unwrap()),
+                "{d}"
+            );
+            // Its name as Oh My Pi shows it (the title slot), its id, and
+            // the agent that wrote it.
+            assert_eq!(d["session_name"], view["name"], "{d}");
+            assert_eq!(d["session_id"], view["sessionId"], "{d}");
+            assert_eq!(d["agent"], "omp", "{d}");
+            assert_eq!(d["cwd"], view["header"]["cwd"], "{d}");
+        }
+        // The model of a user message is the last default model_change
+        // before it, as Oh My Pi's context takes it.
+        let mut model: Option<&str> = None;
+        let by_line: BTreeMap<u64, &Value> = docs
+            .iter()
+            .map(|d| (d["line"].as_u64().unwrap(), d))
+            .collect();
+        for e in view["entries"].as_array().unwrap() {
+            if e["type"] == "model_change" && e["role"].is_null() {
+                model = e["model"].as_str();
+            }
+            if e["type"] == "message" && e["role"] == "user" {
+                if let Some(d) = by_line.get(&e["line"].as_u64().unwrap()) {
+                    assert_eq!(d["model"].as_str(), model, "{d}");
+                }
+            }
+            if e["type"] == "message" && e["role"] == "assistant" {
+                if let Some(d) = by_line.get(&e["line"].as_u64().unwrap()) {
+                    assert_eq!(d["model"], e["model"], "{d}");
+                }
+            }
+        }
+        if !view["name"].is_null() {
+            named += 1;
+        }
+    }
+    // alpha, gamma, and the fork base with its three forks (which carry
+    // its name); beta was never named.
+    assert_eq!(named, 6);
+    let unnamed: Vec<&Value> = w.views.iter().filter(|v| v["name"].is_null()).collect();
+    assert_eq!(unnamed.len(), 1);
+    assert!(unnamed[0]["titleSlot"]["title"] == "", "{}", unnamed[0]);
+}
+
+/// Where Oh My Pi put each planted word: (file, entry id, line, active).
+fn planted(manifest: &Value) -> BTreeMap<String, Vec<(String, Value)>> {
+    let mut out: BTreeMap<String, Vec<(String, Value)>> = BTreeMap::new();
+    for f in manifest["files"].as_array().unwrap() {
+        for w in f["words"].as_array().unwrap() {
+            out.entry(w["word"].as_str().unwrap().to_owned())
+                .or_default()
+                .push((f["path"].as_str().unwrap().to_owned(), w.clone()));
+        }
+    }
+    out
+}
+
+#[test]
+fn planted_words_are_found_where_omp_put_them_and_nowhere_else() {
+    let Some(w) = written(&[]) else { return };
+    let words = planted(&w.manifest);
+    let mut checked = 0;
+    for (word, places) in &words {
+        let hits = w.s.search_json(word, &[]);
+        if word.starts_with("ompplant") {
+            // One hit: the first place (forks hold copies of it, listed
+            // with the hit, never hits of their own).
+            assert_eq!(hits.len(), 1, "{word}: {hits:?}");
+            let h = &hits[0];
+            let found: Vec<(String, u64)> = std::iter::once(&h)
+                .map(|h| {
+                    (
+                        h["path"].as_str().unwrap().to_owned(),
+                        h["line"].as_u64().unwrap(),
+                    )
+                })
+                .chain(h["copies"].as_array().unwrap().iter().map(|c| {
+                    (
+                        c["path"].as_str().unwrap().to_owned(),
+                        c["line"].as_u64().unwrap(),
+                    )
+                }))
+                .collect();
+            let mut found: Vec<(String, u64)> = found
+                .into_iter()
+                .map(|(p, l)| {
+                    (
+                        fs::canonicalize(p).unwrap().to_string_lossy().into_owned(),
+                        l,
+                    )
+                })
+                .collect();
+            found.sort();
+            let mut want: Vec<(String, u64)> = places
+                .iter()
+                .map(|(p, info)| {
+                    (
+                        fs::canonicalize(p).unwrap().to_string_lossy().into_owned(),
+                        info["line"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            want.sort();
+            assert_eq!(found, want, "{word}");
+            assert_eq!(h["agent"], "omp", "{word}");
+            if places.len() == 1 {
+                let info = &places[0].1;
+                assert_eq!(h["entry_id"], info["entryId"], "{word}");
+                assert_eq!(h["role"], info["role"], "{word}");
+                assert_eq!(h["active"], info["active"], "{word}");
+            }
+            checked += 1;
+        } else {
+            // Names are not message text; the rest is found only with
+            // --include (next test).
+            assert!(hits.is_empty(), "{word}: {hits:?}");
+        }
+    }
+    // alpha 7, beta 10, gamma 2, delta and its forks 10.
+    assert_eq!(checked, 29);
+    // Names: the title slot's, by `name:`; never one a rename replaced.
+    for (word, name) in [
+        ("ompname01", "Renamed ompname01"),
+        ("ompname02", "Scout ompname02"),
+        ("ompname03", "Fork base ompname03"),
+    ] {
+        assert_eq!(
+            names(&w.s, &format!("name:{word}")),
+            [name.to_owned()].into(),
+            "{word}"
+        );
+    }
+    assert!(w.s.search_json("name:omphide04", &[]).is_empty());
+}
+
+#[test]
+fn omp_message_kinds_and_entry_types_are_found_with_their_kinds() {
+    let Some(w) = written(&["--include", "all"]) else {
+        return;
+    };
+    let role_of = |word: &str| -> Vec<String> {
+        w.s.search_json(word, &[])
+            .iter()
+            .map(|h| h["role"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (word, role) in [
+        ("omphide01", "thinking"), // thinking block
+        ("omphide02", "tool"),     // tool call arguments
+        ("omphide03", "tool"),     // tool result
+        ("omphide05", "tool"),     // bashExecution
+        ("omphide06", "tool"),     // pythonExecution
+        ("omphide07", "tool"),     // fileMention
+        ("omphide08", "custom"),   // developer message
+        ("omphide09", "custom"),   // custom_message
+        ("omphide12", "summary"),  // branch_summary
+        ("omphide13", "summary"),  // compaction
+        ("omphide15", "system"),   // session_init's prompt
+        ("omphide16", "system"),   // session_init's task
+    ] {
+        assert_eq!(role_of(word), [role], "{word}");
+    }
+    // Never indexed: a name a rename replaced (title_change), a label,
+    // ttsr rule names, a compaction's short summary.
+    for word in ["omphide04", "omphide10", "omphide11", "omphide14"] {
+        assert!(role_of(word).is_empty(), "{word}");
+    }
+}
+
+#[test]
+fn forks_written_by_omp_know_their_parent() {
+    let Some(w) = written(&[]) else { return };
+    let forks = &w.manifest["forks"];
+    let id_of = |path: &Value| -> String {
+        let p = fs::canonicalize(path.as_str().unwrap()).unwrap();
+        w.files
+            .iter()
+            .zip(&w.views)
+            .find(|(f, _)| fs::canonicalize(f).unwrap() == p)
+            .map(|(_, v)| v["sessionId"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    let (base, branched, forked, clone) = (
+        id_of(&forks["base"]),
+        id_of(&forks["branched"]),
+        id_of(&forks["forked"]),
+        id_of(&forks["clone"]),
+    );
+    let out = run(w
+        .s
+        .cmd()
+        .args(["sessions", "--all", "--json", "--index"])
+        .arg(w.s.index()));
+    let rows = crate::util::json_lines(&out);
+    let row = |id: &str| rows.iter().find(|r| r["session_id"] == id).unwrap().clone();
+    // /branch names its parent by path, fork() and forkFrom by id: each
+    // is the stated fork of its parent.
+    for (child, parent) in [(&branched, &base), (&forked, &branched), (&clone, &base)] {
+        let r = row(child);
+        assert_eq!(r["parent"]["session"], json!(parent), "{r}");
+        assert_eq!(r["parent"]["how"], "stated", "{r}");
+        assert_eq!(r["agent"], "omp", "{r}");
+    }
+    let kids: BTreeSet<String> = row(&base)["forks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["session"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(kids, [branched.clone(), clone.clone()].into());
+    // The base's first message, copied into all three: one hit.
+    let hits = w.s.search_json("ompplant30", &[]);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["session_id"], json!(base));
+    assert_eq!(hits[0]["copies"].as_array().unwrap().len(), 3, "{hits:?}");
+}
+
+#[test]
+fn a_rename_by_omp_itself_is_read_as_an_append() {
+    let Some(w) = written(&[]) else { return };
+    let alpha = w
+        .files
+        .iter()
+        .zip(&w.views)
+        .find(|(_, v)| v["name"] == "Renamed ompname01")
+        .map(|(f, _)| f.clone())
+        .unwrap();
+    let before = w.s.show_json(alpha.to_str().unwrap(), &[]).len();
+    let done = w.omp.rename_append(
+        &alpha,
+        "New name ompname09",
+        "appended ompplant99",
+        &w.s.home(),
+    );
+    // Oh My Pi changed the slot in place, and appended: the bytes between
+    // them are as they were.
+    assert!(done["after"].as_u64() > done["before"].as_u64(), "{done}");
+    let r =
+        w.s.report(w.s.cmd().arg("build").arg("--index").arg(w.s.index()));
+    assert_eq!(r["files_grown"], 1, "{r}");
+    assert_eq!(r["files_replaced"], 0, "{r}");
+    assert_eq!(r["files_unchanged"], 6, "{r}");
+    assert_eq!(r["messages_indexed"], 1, "{r}");
+    let view = &w.omp.view(std::slice::from_ref(&alpha), &w.s.home())[0];
+    assert_eq!(view["name"], "New name ompname09");
+    let docs = got_docs(&w.s, &alpha);
+    assert_eq!(docs.len(), before + 1);
+    assert_eq!(as_views(&docs), want_docs(view));
+    assert!(docs
+        .iter()
+        .all(|d| d["session_name"] == "New name ompname09"));
+    assert_eq!(
+        names(&w.s, "name:ompname09"),
+        ["New name ompname09".to_owned()].into()
+    );
+    assert!(w.s.search_json("name:ompname01", &[]).is_empty());
+    let hit = &w.s.search_json("ompplant99", &[])[0];
+    assert_eq!(
+        hit["line"],
+        view["entries"].as_array().unwrap().last().unwrap()["line"]
     );
 }
 
