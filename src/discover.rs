@@ -10,6 +10,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::pi::Agent;
+
 /// The hasher of the maps and sets keyed by files (their paths, or
 /// device and inode) that a build fills and compares: foldhash, seeded
 /// afresh in each process (the keys are the user's own files, not data a
@@ -134,10 +136,45 @@ pub struct Location {
     /// Why not, when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The agents whose session directory it is (both, for a setting Pi
+    /// and Oh My Pi share; none for a path named on the command line
+    /// that is not one of theirs). A file found here that does not say
+    /// which agent wrote it is the agent's, when there is one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<Agent>,
 }
 
-/// Where `build` with no PATH looks, in Pi 1.6's precedence (see
-/// [`default_locations`]).
+impl Location {
+    /// ` for Pi`, ` for Pi and Oh My Pi`, or nothing: how `build -v` and
+    /// `stats` say whose directory it is.
+    pub fn for_agents(&self) -> String {
+        let names: Vec<&str> = self.agents.iter().map(|a| a.name()).collect();
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" for {}", names.join(" and "))
+        }
+    }
+}
+
+/// The agent of each root of `locations` that belongs to exactly one
+/// (canonical paths, as discovery names the roots it found files under):
+/// the agent of a file found there that does not say itself.
+pub fn root_agents(locations: &[Location]) -> HashMap<PathBuf, Agent> {
+    locations
+        .iter()
+        .filter_map(|l| match l.agents.as_slice() {
+            [one] => {
+                let p = PathBuf::from(&l.path);
+                Some((std::fs::canonicalize(&p).unwrap_or(p), *one))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Where `build` with no PATH looks, in Pi 1.6's precedence then Oh My
+/// Pi's (see [`default_locations`]).
 #[derive(Clone, Debug, Default)]
 pub struct Defaults {
     /// Every place looked at, in precedence order, read or not.
@@ -172,39 +209,30 @@ impl Defaults {
 /// 3. `<agent dir>/sessions`, the agent dir being `$PI_CODING_AGENT_DIR`
 ///    (`~` expanded) or `~/.pi/agent`;
 /// 4. `~/.pi/agent/sessions` when the agent dir is elsewhere;
-/// 5. `~/.config/pi/agent/sessions`, where MemPalace's Pi importer looks.
+/// 5. `~/.config/pi/agent/sessions`, where MemPalace's Pi importer looks;
 ///
-/// A directory named twice is listed once, under its first reason. A
-/// missing settings.json is a note; one that is not valid JSON, or whose
-/// `sessionDir` is not a usable string, is a warning; neither stops a
-/// build. Project settings (`<cwd>/.pi/settings.json`, which Pi also
-/// reads) are not: a build does not know the directories Pi ran in.
+/// then every one Oh My Pi may have written to, in its own precedence:
+///
+/// 1. `$PI_CODING_AGENT_SESSION_DIR` (its `--session-dir` default);
+/// 2. its profile's sessions (`$OMP_PROFILE`, else `$PI_PROFILE`), else
+///    `$PI_CODING_AGENT_DIR/sessions`, else `$XDG_DATA_HOME/omp/sessions`
+///    when that dir exists, else `~/$PI_CONFIG_DIR/agent/sessions`
+///    (`~/.omp/agent/sessions`);
+/// 3. `~/.omp/agent/sessions` when that was elsewhere.
+///
+/// A directory named twice is listed once, under its first reason, with
+/// every agent that names it. A missing settings.json is a note; one that
+/// is not valid JSON, or whose `sessionDir` is not a usable string, is a
+/// warning; neither stops a build. Project settings
+/// (`<cwd>/.pi/settings.json`, which Pi also reads) are not: a build does
+/// not know the directories Pi ran in.
 pub fn default_locations() -> Defaults {
     let home = directories::BaseDirs::new().map(|b| b.home_dir().to_owned());
     let home = home.as_deref();
     let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let mut out = Defaults::default();
     let add = |out: &mut Defaults, path: PathBuf, why: String, note: Option<String>| {
-        let path_s = path.to_string_lossy().into_owned();
-        let canon = std::fs::canonicalize(&path).ok();
-        let same = out.locations.iter().any(|l| {
-            l.path == path_s || (canon.is_some() && std::fs::canonicalize(&l.path).ok() == canon)
-        });
-        if same {
-            return;
-        }
-        let (read, note) = match note {
-            Some(n) => (false, Some(n)),
-            None if path.is_dir() => (true, None),
-            None if path.exists() => (false, Some("not a directory".to_owned())),
-            None => (false, Some("does not exist".to_owned())),
-        };
-        out.locations.push(Location {
-            path: path_s,
-            why,
-            read,
-            note,
-        });
+        add_location(out, path, why, note, Agent::Pi);
     };
 
     let default_agent = home.map_or_else(|| PathBuf::from(".pi/agent"), |h| h.join(".pi/agent"));
@@ -283,7 +311,200 @@ pub fn default_locations() -> Defaults {
             None,
         );
     }
+    omp_locations(&mut out, home);
     out
+}
+
+/// Add a place to `out` for `agent`: a directory already there (by its
+/// path, or the same directory by another path) only gains the agent.
+fn add_location(
+    out: &mut Defaults,
+    path: PathBuf,
+    why: String,
+    note: Option<String>,
+    agent: Agent,
+) {
+    let path_s = path.to_string_lossy().into_owned();
+    let canon = std::fs::canonicalize(&path).ok();
+    let same = out.locations.iter_mut().find(|l| {
+        l.path == path_s || (canon.is_some() && std::fs::canonicalize(&l.path).ok() == canon)
+    });
+    if let Some(l) = same {
+        if !l.agents.contains(&agent) {
+            l.agents.push(agent);
+        }
+        return;
+    }
+    let (read, note) = match note {
+        Some(n) => (false, Some(n)),
+        None if path.is_dir() => (true, None),
+        None if path.exists() => (false, Some("not a directory".to_owned())),
+        None => (false, Some("does not exist".to_owned())),
+    };
+    out.locations.push(Location {
+        path: path_s,
+        why,
+        read,
+        note,
+        agents: vec![agent],
+    });
+}
+
+/// Every session directory Oh My Pi may have written to, in its own
+/// precedence (`getSessionsDir` in `@oh-my-pi/pi-utils`' `dirs.ts`, and
+/// its CLI's `--session-dir`), added to `out` after Pi's:
+///
+/// 1. `$PI_CODING_AGENT_SESSION_DIR`, the default of its `--session-dir`
+///    (Pi's too);
+/// 2. the sessions of its active profile and agent dir:
+///    - a named profile (`$OMP_PROFILE`, else `$PI_PROFILE`; empty or
+///      `default` is the default one): `<config dir>/profiles/<name>/agent/sessions`,
+///      or `$XDG_DATA_HOME/omp/profiles/<name>/sessions` when that
+///      directory exists (Linux and macOS);
+///    - else `$PI_CODING_AGENT_DIR/sessions` (Pi's agent dir too; `~`
+///      expanded as Pi does);
+///    - else `$XDG_DATA_HOME/omp/sessions` when `$XDG_DATA_HOME/omp`
+///      exists (Linux and macOS: `omp config migrate` moved its data
+///      there), else `<config dir>/agent/sessions`,
+///
+///    the config dir being `~/$PI_CONFIG_DIR`, or `~/.omp`;
+/// 3. `~/.omp/agent/sessions`, its default, when the active one is
+///    elsewhere (older sessions stay where they were written).
+///
+/// An invalid profile name (Oh My Pi refuses to start with one) is a
+/// warning, and the default profile's directories are read. The `.env`
+/// files Oh My Pi loads into its environment (`~/.env`,
+/// `~/.omp/agent/.env`, ...) are not read.
+fn omp_locations(out: &mut Defaults, home: Option<&Path>) {
+    let omp = Agent::Omp;
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = env("PI_CODING_AGENT_SESSION_DIR") {
+        // Pi's list named it already (and warned when it cannot be read).
+        let why = "$PI_CODING_AGENT_SESSION_DIR".to_owned();
+        match pi_path(&dir.to_string_lossy(), home) {
+            Ok(p) => add_location(out, p, why, None, omp),
+            Err(note) => add_location(out, PathBuf::from(&dir), why, Some(note), omp),
+        }
+    }
+    let Some(home) = home else {
+        return;
+    };
+    // `path.join(home, name)`: an absolute name stays below home.
+    let config_name = env("PI_CONFIG_DIR").map(PathBuf::from);
+    let config_root = match &config_name {
+        Some(name) => home.join(name.strip_prefix("/").unwrap_or(name)),
+        None => home.join(".omp"),
+    };
+    let xdg_data = env("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|_| cfg!(any(target_os = "linux", target_os = "macos")));
+    // OMP_PROFILE when set at all (empty: the default profile), else
+    // PI_PROFILE.
+    let (profile_var, profile) = match std::env::var_os("OMP_PROFILE") {
+        Some(v) => ("OMP_PROFILE", Some(v)),
+        None => ("PI_PROFILE", std::env::var_os("PI_PROFILE")),
+    };
+    let profile = match profile.map(|p| p.to_string_lossy().into_owned()) {
+        None => None,
+        Some(p) => match omp_profile(&p) {
+            Ok(p) => p,
+            Err(why) => {
+                out.warnings.push(format!(
+                    "${profile_var}={p}: {why} (Oh My Pi refuses to start with it): its default profile's sessions are read"
+                ));
+                None
+            }
+        },
+    };
+    let default_sessions = config_root.join("agent/sessions");
+    let config_shown = match &config_name {
+        Some(n) => format!("~/{}", n.to_string_lossy().trim_start_matches('/')),
+        None => "~/.omp".to_owned(),
+    };
+    if let Some(p) = profile {
+        let xdg = xdg_data
+            .map(|x| x.join("omp/profiles").join(&p))
+            .filter(|d| d.exists());
+        match xdg {
+            Some(dir) => add_location(
+                out,
+                dir.join("sessions"),
+                format!("Oh My Pi's profile {p} (${profile_var}), under $XDG_DATA_HOME"),
+                None,
+                omp,
+            ),
+            None => add_location(
+                out,
+                config_root.join("profiles").join(&p).join("agent/sessions"),
+                format!("Oh My Pi's profile {p} (${profile_var})"),
+                None,
+                omp,
+            ),
+        }
+    } else if let Some(dir) = env("PI_CODING_AGENT_DIR").filter(|d| {
+        // A value a parent's profile put there is that profile's, which
+        // the default profile does not use.
+        let derived = std::env::var_os("PI_PROFILE")
+            .and_then(|p| omp_profile(&p.to_string_lossy()).ok().flatten())
+            .map(|p| config_root.join("profiles").join(p).join("agent"));
+        derived.as_deref() != Some(Path::new(d))
+    }) {
+        let agent = expand_tilde(Path::new(&dir), Some(home));
+        add_location(
+            out,
+            agent.join("sessions"),
+            "the agent dir's sessions ($PI_CODING_AGENT_DIR/sessions)".into(),
+            None,
+            omp,
+        );
+    } else {
+        match xdg_data.map(|x| x.join("omp")).filter(|d| d.exists()) {
+            Some(dir) => add_location(
+                out,
+                dir.join("sessions"),
+                "Oh My Pi's session dir under $XDG_DATA_HOME ($XDG_DATA_HOME/omp/sessions)".into(),
+                None,
+                omp,
+            ),
+            None => add_location(
+                out,
+                default_sessions,
+                format!("Oh My Pi's default session dir ({config_shown}/agent/sessions)"),
+                None,
+                omp,
+            ),
+        }
+    }
+    add_location(
+        out,
+        home.join(".omp/agent/sessions"),
+        "Oh My Pi's default session dir (~/.omp/agent/sessions)".into(),
+        None,
+        omp,
+    );
+}
+
+/// A profile name as Oh My Pi reads one (`normalizeProfileName`):
+/// trimmed; empty or `default` is the default profile (`None`); else
+/// lowercase letters, digits, `.`, `_` and `-`, at most 64, starting with
+/// a letter or digit, not ending with `.`, and no Windows device name.
+fn omp_profile(name: &str) -> Result<Option<String>, String> {
+    let name = name.trim();
+    if name.is_empty() || name == "default" {
+        return Ok(None);
+    }
+    let b = name.as_bytes();
+    let allowed = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._-".contains(c);
+    let first_ok = b[0].is_ascii_lowercase() || b[0].is_ascii_digit();
+    let stem = name.split('.').next().unwrap_or("").to_ascii_uppercase();
+    let device = matches!(stem.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || (stem.len() == 4
+            && (stem.starts_with("COM") || stem.starts_with("LPT"))
+            && stem.as_bytes()[3].is_ascii_digit());
+    if b.len() > 64 || !first_ok || !b.iter().all(allowed) || name.ends_with('.') || device {
+        return Err("not a profile name Oh My Pi accepts".into());
+    }
+    Ok(Some(name.to_owned()))
 }
 
 /// A session dir as Pi 1.6 reads one (its `normalizePath`): `~` and a
@@ -332,18 +553,36 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// The [`Location`]s of paths named on a command line (canonical where
-/// they exist), as a build records them.
+/// they exist), as a build records them: each with the agents of the
+/// default session directory it lies in, if any (see
+/// [`default_locations`]).
 pub fn named_locations(paths: &[PathBuf]) -> Vec<Location> {
+    let defaults: Vec<(PathBuf, Vec<Agent>)> = default_locations()
+        .locations
+        .into_iter()
+        .map(|l| {
+            let p = PathBuf::from(&l.path);
+            (std::fs::canonicalize(&p).unwrap_or(p), l.agents)
+        })
+        .collect();
     paths
         .iter()
-        .map(|p| Location {
-            path: std::fs::canonicalize(p)
-                .unwrap_or_else(|_| p.clone())
-                .to_string_lossy()
-                .into_owned(),
-            why: "named on the command line".into(),
-            read: true,
-            note: None,
+        .map(|p| {
+            let path = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            // The deepest default directory the path lies in.
+            let agents = defaults
+                .iter()
+                .filter(|(d, _)| path.starts_with(d))
+                .max_by_key(|(d, _)| d.components().count())
+                .map(|(_, a)| a.clone())
+                .unwrap_or_default();
+            Location {
+                path: path.to_string_lossy().into_owned(),
+                why: "named on the command line".into(),
+                read: true,
+                note: None,
+                agents,
+            }
         })
         .collect()
 }

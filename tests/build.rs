@@ -31,10 +31,10 @@ fn summary_line_names_every_count() {
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "one summary line: {text}");
     for part in [
-        "indexed 49 sessions",
-        "61 files seen",
-        "12 rejected",
-        "171 messages",
+        "indexed 53 sessions",
+        "68 files seen",
+        "15 rejected",
+        "183 messages",
         "6 damaged lines",
         "MB/s",
     ] {
@@ -198,17 +198,17 @@ fn a_second_build_reads_nothing_that_did_not_change() {
     let s = Scratch::new();
     let r1 = s.build(&[&fixtures()], &[]);
     let r2 = s.build(&[&fixtures()], &[]);
-    assert_eq!(r1["messages_indexed"], 171);
+    assert_eq!(r1["messages_indexed"], 183);
     assert_eq!(r2["messages_indexed"], 0);
-    assert_eq!(r2["files_unchanged"], 49);
+    assert_eq!(r2["files_unchanged"], 53);
     assert_eq!(r2["files_indexed"], 0);
     assert_eq!(r2["bytes_read"], 0);
-    assert_eq!(r2["sessions"], 49);
+    assert_eq!(r2["sessions"], 53);
     assert_eq!(r2["rebuilt"], serde_json::Value::Null);
     let docs = s.show_json(fixture("branch-abandoned.jsonl").to_str().unwrap(), &[]);
     assert_eq!(docs.len(), 6, "no duplicates after a second build");
     let r3 = s.build(&[&fixtures()], &["--full"]);
-    assert_eq!(r3["messages_indexed"], 171);
+    assert_eq!(r3["messages_indexed"], 183);
     assert_eq!(r3["rebuilt"], "--full");
     assert_eq!(
         s.show_json(fixture("branch-abandoned.jsonl").to_str().unwrap(), &[])

@@ -17,6 +17,8 @@ struct Session {
     id: &'static str,
     cwd: Option<&'static str>,
     name: Option<&'static str>,
+    /// The agent that wrote it: `pi`, or `omp` for Oh My Pi's files.
+    agent: &'static str,
 }
 
 fn session(id: &'static str) -> Session {
@@ -24,6 +26,16 @@ fn session(id: &'static str) -> Session {
         id,
         cwd: Some("/home/u/proj"),
         name: None,
+        agent: "pi",
+    }
+}
+
+/// An Oh My Pi session's fields.
+fn omp_session(id: &'static str, name: Option<&'static str>) -> Session {
+    Session {
+        name,
+        agent: "omp",
+        ..session(id)
     }
 }
 
@@ -124,6 +136,7 @@ fn assert_docs(path: &Path, got: &[Value], s: &Session, expected: &[Doc]) {
             "timestamp": w.timestamp,
             "cwd": s.cwd,
             "session_name": s.name,
+            "agent": s.agent,
             "model": w.model,
             "active": w.active,
             "edited": w.edited,
@@ -276,6 +289,7 @@ fn cwd_comes_from_the_header_not_the_folder_name() {
         id: "019c4a1b-2e3f-7a40-8b51-c6d7e8f9a0b1",
         cwd: Some("C:\\Users\\u\\proj"),
         name: None,
+        agent: "pi",
     };
     let gemini = Some("google/gemini-2.5-pro");
     check(
@@ -301,6 +315,7 @@ fn v1_no_version_linear_no_entry_ids_header_model() {
         id: "8d3f1c2a-6b4e-4f9a-b1c7-2e5d8a9f0b3c",
         cwd: Some("/home/u/old-proj"),
         name: None,
+        agent: "pi",
     };
     let header_model = Some("anthropic/claude-sonnet-4-20250514");
     let gpt41 = Some("openai/gpt-4.1");
@@ -327,6 +342,7 @@ fn v1_migrated_file_saying_version_3_uses_the_tree() {
         id: "2c7e9a41-8f3b-4d6c-a5e2-7b1f0d9c8e36",
         cwd: Some("/home/u/old-proj"),
         name: None,
+        agent: "pi",
     };
     let m = Some("anthropic/claude-sonnet-4-20250514");
     check(
@@ -376,6 +392,7 @@ fn header_without_cwd_gives_null_cwd() {
         id: "0d9c8b7a-6f5e-4d3c-b2a1-098f7e6d5c4b",
         cwd: None,
         name: None,
+        agent: "pi",
     };
     check(
         "header-no-cwd.jsonl",
@@ -719,6 +736,7 @@ fn session_info_last_name_wins_for_every_document() {
         id: "7f1a5b9c-3d7e-4f1a-9b5c-3d7e1f5a9b3c",
         cwd: Some("/home/u/proj"),
         name: Some("Flaky socket test: fixed"),
+        agent: "pi",
     };
     check(
         "session-info-renamed.jsonl",
@@ -901,6 +919,7 @@ fn branch_leaf_is_a_trailing_session_info_entry() {
         id: "8d2e6f0a-4b8c-4d2e-9f0a-4b8c2d6e0f4b",
         cwd: Some("/home/u/proj"),
         name: Some("Port scanner"),
+        agent: "pi",
     };
     check(
         "branch-leaf-is-session-info.jsonl",
@@ -1337,6 +1356,7 @@ fn crlf_line_endings() {
         id: "3d7e1f5a-9b3c-4d7e-8f5a-9b3c7d1e5f9b",
         cwd: Some("C:\\Users\\u\\proj"),
         name: None,
+        agent: "pi",
     };
     check(
         "crlf-line-endings.jsonl",
@@ -1478,7 +1498,7 @@ fn glued_objects_whose_last_is_cut_short() {
 #[test]
 #[rustfmt::skip]
 fn glued_objects_in_a_version_1_file() {
-    let s = Session { id: "21829304-b5c6-4d7e-8f01-6c7d8e9f0a1b", cwd: Some("/home/u/old-proj"), name: None };
+    let s = Session { id: "21829304-b5c6-4d7e-8f01-6c7d8e9f0a1b", cwd: Some("/home/u/old-proj"), name: None, agent: "pi" };
     let header = Some("anthropic/claude-sonnet-4-20250514");
     check_glued("glued-v1.jsonl", &[], &s, &[
         doc(2, None, "user", Some("2025-11-05T09:00:05.000Z"), header, true, "Is version 1 linear?"),
@@ -1486,6 +1506,141 @@ fn glued_objects_in_a_version_1_file() {
         doc(3, None, "assistant", Some("2025-11-05T09:00:09.000Z"), SONNET, true, "Yes: one chain in file order."),
         doc(4, None, "assistant", Some("2025-11-05T09:00:19.000Z"), SONNET, true, "Even glued."),
     ], &[3], &[]);
+}
+
+// ------------------------------------------------------------ Oh My Pi
+
+const OMP_FIRST: &str = "-proj/2026-07-01T10-00-00-000Z_0198c0de-7a11-7000-8000-0000000000a1.jsonl";
+
+#[test]
+#[rustfmt::skip]
+fn omp_title_slot_before_the_header_names_the_session() {
+    // Oh My Pi's folder layout (`-<cwd below home>`), its title slot on
+    // line 1 (renamed: its `title_change` entries hold the older name),
+    // the header on line 2, `model_change` as one `model` string, and a
+    // `model_usage` entry in the parent chain.
+    let s = omp_session("0198c0de-7a11-7000-8000-0000000000a1", Some("Watcher debounce: zqomptitle"));
+    check(
+        OMP_FIRST,
+        &["--include", "all"],
+        &s,
+        &[
+            doc(5, Some("a1000003"), "user", Some("2026-07-01T10:00:01.000Z"), SONNET, true,
+                "Why does the watcher fire twice? zqompuser"),
+            doc(6, Some("a1000004"), "assistant", Some("2026-07-01T10:00:03.000Z"), SONNET, true,
+                "Because editors save in two steps. zqompanswer"),
+            doc(9, Some("a1000007"), "user", Some("2026-07-01T10:00:07.000Z"), SONNET, true,
+                "Debounce it then."),
+            doc(10, Some("a1000008"), "assistant", Some("2026-07-01T10:00:08.000Z"), SONNET, true,
+                "Done: events within 50 ms are merged."),
+        ],
+        &[],
+    );
+    // The slot's title is found by `name:`; the name it replaced is
+    // found nowhere.
+    let path = crate::util::fixture(OMP_FIRST);
+    let scratch = crate::util::Scratch::new();
+    scratch.build(&[&path], &[]);
+    let hits = scratch.search_json("name:zqomptitle", &[]);
+    assert_eq!(hits.len(), 4, "{hits:?}");
+    assert!(hits.iter().all(|h| h["agent"] == "omp"), "{hits:?}");
+    assert!(scratch.search_json("name:zqompoldname", &[]).is_empty());
+    assert!(scratch.search_json("zqompoldname", &[]).is_empty());
+}
+
+#[test]
+#[rustfmt::skip]
+fn omp_entry_types_are_read_as_what_they_are() {
+    // session_init (a subagent's prompt: kind `system`), a `developer`
+    // message (kind `custom`), pythonExecution and fileMention (kind
+    // `tools`); model_change with a role other than the default one,
+    // service_tier_change, mode_change, credential_pin, ttsr_injection,
+    // model_usage and reset_boundary: no document, no damage, and the
+    // chain through them intact.
+    let s = omp_session("0198c0de-7a11-7000-8000-0000000000a2", Some("OMP entry types"));
+    let all = [
+        doc(5, Some("b2000003"), "system", Some("2026-07-02T10:00:00.003Z"), GPT5, true,
+            "You are a scout zqompsysprompt.\nFind the double event zqomptask\nread\ngrep"),
+        doc(10, Some("b2000008"), "user", Some("2026-07-02T10:00:01.000Z"), GPT5, true,
+            "Plan the change zqompplan"),
+        doc(11, Some("b2000009"), "custom", Some("2026-07-02T10:00:01.500Z"), GPT5, true,
+            "Reminder: today is 2026-07-02 zqompdeveloper"),
+        doc(12, Some("b200000a"), "assistant", Some("2026-07-02T10:00:03.000Z"), GPT5, true,
+            "Plan: merge the events."),
+        doc(13, Some("b200000b"), "tool", Some("2026-07-02T10:00:04.000Z"), GPT5, true,
+            "print(1 + 1)\n2 zqomppython"),
+        doc(14, Some("b200000c"), "tool", Some("2026-07-02T10:00:05.000Z"), GPT5, true,
+            "src/net.rs\nfn bind() {} zqompfile"),
+        doc(17, Some("b200000f"), "user", Some("2026-07-02T10:00:08.000Z"), GPT5, true,
+            "After the reset zqompreset"),
+        doc(18, Some("b2000010"), "assistant", Some("2026-07-02T10:00:09.000Z"), GPT5, true,
+            "Still here."),
+    ];
+    check("omp-entry-types.jsonl", &[], &s, &default_kinds(&all), &[]);
+    check("omp-entry-types.jsonl", &["--include", "all"], &s, &all, &[]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn omp_empty_slot_title_is_no_name_whatever_else_names_it() {
+    // As Oh My Pi reads it: an empty slot title leaves the session
+    // unnamed, though the header has a `title` and a `session_info`
+    // (which Oh My Pi never reads) follows.
+    let s = omp_session("0198c0de-7a11-7000-8000-0000000000a3", None);
+    check(
+        "omp-title-slot-empty-title.jsonl",
+        &[],
+        &s,
+        &[
+            doc(3, Some("c3000001"), "user", Some("2026-07-03T10:00:01.000Z"), NONE, true,
+                "Untitled question"),
+            doc(4, Some("c3000002"), "assistant", Some("2026-07-03T10:00:02.000Z"), SONNET, true,
+                "Untitled answer"),
+        ],
+        &[],
+    );
+}
+
+#[test]
+#[rustfmt::skip]
+fn omp_header_title_names_a_file_without_a_slot() {
+    // Oh My Pi before 16.3: no slot, the name in the header's `title`.
+    let s = omp_session("0198c0de-7a11-7000-8000-0000000000a4", Some("Legacy name zqomplegacy"));
+    check(
+        "omp-header-title-no-slot.jsonl",
+        &[],
+        &s,
+        &[
+            doc(2, Some("d4000001"), "user", Some("2026-05-04T10:00:01.000Z"), NONE, true,
+                "Legacy question"),
+            doc(3, Some("d4000002"), "assistant", Some("2026-05-04T10:00:02.000Z"), SONNET, true,
+                "Legacy answer"),
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn decoy_title_slot_without_a_header_is_rejected() {
+    check_rejected("decoy-title-slot-no-header.jsonl");
+    let path = crate::util::fixture("decoy-title-slot-no-header.jsonl");
+    let scratch = crate::util::Scratch::new();
+    let out = crate::util::run(scratch.build_cmd(&[&path]).arg("-v"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("decoy-title-slot-no-header.jsonl: not a Pi session header (an Oh My Pi title slot, then type \"message\")"),
+        "{err}"
+    );
+}
+
+#[test]
+fn title_slot_not_on_the_first_line_is_rejected() {
+    check_rejected("title-slot-not-first-line.jsonl");
+}
+
+#[test]
+fn title_slot_of_a_version_omp_does_not_read_is_rejected() {
+    check_rejected("title-slot-unknown-version.jsonl");
 }
 
 // ------------------------------------------------------------ the whole fixture directory
@@ -1505,19 +1660,20 @@ fn fixtures_dir() -> PathBuf {
 
 #[test]
 fn whole_fixture_directory_default_kinds() {
-    // 61 *.jsonl files (the .json decoy is not discovered): 49 sessions,
-    // 12 rejected (empty, blank lines only, 3 bad headers, 7 decoys).
+    // 68 *.jsonl files (the .json decoy is not discovered): 53 sessions,
+    // 15 rejected (empty, blank lines only, 3 bad headers, 2 title slots
+    // Oh My Pi would not skip, 8 decoys).
     let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &[]);
-    assert_report(&report, 61, 49, 12, 171, &ALL_DAMAGED);
+    assert_report(&report, 68, 53, 15, 183, &ALL_DAMAGED);
     assert_eq!(report["lines_recovered"], 4, "{report}");
 }
 
 #[test]
 fn whole_fixture_directory_all_kinds() {
-    // 171 user/assistant documents (two recovered from cut lines) + 25 opt-in ones (5 summary, 5 custom,
-    // 3 thinking, 10 tool, 2 system); fixtures/README.md has the per-file counts.
+    // 183 user/assistant documents (two recovered from cut lines) + 29 opt-in ones (5 summary, 6 custom,
+    // 3 thinking, 12 tool, 3 system); fixtures/README.md has the per-file counts.
     let scratch = crate::util::Scratch::new();
     let report = scratch.build(&[&fixtures_dir()], &["--include", "all"]);
-    assert_report(&report, 61, 49, 12, 196, &ALL_DAMAGED);
+    assert_report(&report, 68, 53, 15, 212, &ALL_DAMAGED);
 }

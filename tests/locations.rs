@@ -93,6 +93,24 @@ fn roots(r: &Value) -> Vec<(String, String, bool)> {
         .collect()
 }
 
+/// Each root's path and the agents it belongs to.
+fn agents(r: &Value) -> Vec<(String, Vec<String>)> {
+    r["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["path"].as_str().unwrap().to_owned(),
+                l["agents"]
+                    .as_array()
+                    .map(|a| a.iter().map(|x| x.as_str().unwrap().to_owned()).collect())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn every_session_dir_pi_1_6_may_use_is_read_in_its_precedence() {
     let s = Scratch::new();
@@ -125,20 +143,36 @@ fn every_session_dir_pi_1_6_may_use_is_read_in_its_precedence() {
     assert_eq!(r["files_indexed"], 4, "{r}");
     let got = roots(&r);
     let want = [
-        (home.join("envdir"), "$PI_CODING_AGENT_SESSION_DIR"),
-        (home.join("setdir"), "sessionDir in "),
-        (home.join(".pi/agent/sessions"), "Pi's default session dir"),
+        (home.join("envdir"), "$PI_CODING_AGENT_SESSION_DIR", true),
+        (home.join("setdir"), "sessionDir in ", true),
+        (
+            home.join(".pi/agent/sessions"),
+            "Pi's default session dir",
+            true,
+        ),
         (
             home.join(".config/pi/agent/sessions"),
             "where MemPalace's Pi importer looks",
+            true,
+        ),
+        // Oh My Pi's, after Pi's: none here.
+        (
+            home.join(".omp/agent/sessions"),
+            "Oh My Pi's default session dir",
+            false,
         ),
     ];
     assert_eq!(got.len(), want.len(), "{got:?}");
-    for ((path, why, read), (wpath, wwhy)) in got.iter().zip(&want) {
+    for ((path, why, read), (wpath, wwhy, wread)) in got.iter().zip(&want) {
         assert_eq!(Path::new(path), wpath.as_path());
         assert!(why.starts_with(wwhy), "{why}");
-        assert!(read);
+        assert_eq!(read, wread, "{path}");
     }
+    // Oh My Pi reads $PI_CODING_AGENT_SESSION_DIR too.
+    let by = agents(&r);
+    assert_eq!(by[0].1, ["pi", "omp"], "{by:?}");
+    assert_eq!(by[1].1, ["pi"], "{by:?}");
+    assert_eq!(by[4].1, ["omp"], "{by:?}");
     for w in ["zqdefault", "zqenv", "zqsettings", "zqconfig"] {
         assert_eq!(found(&s, w).len(), 1, "{w}");
     }
@@ -151,14 +185,21 @@ fn every_session_dir_pi_1_6_may_use_is_read_in_its_precedence() {
     let err = stderr(&out);
     assert!(
         err.contains(&format!(
-            "read {} ($PI_CODING_AGENT_SESSION_DIR)",
+            "read {} ($PI_CODING_AGENT_SESSION_DIR) for Pi and Oh My Pi\n",
             home.join("envdir").display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "not read {} (Oh My Pi's default session dir (~/.omp/agent/sessions)) for Oh My Pi: does not exist\n",
+            home.join(".omp/agent/sessions").display()
         )),
         "{err}"
     );
     let out = run(s.cmd().args(["stats", "--json", "--index"]).arg(s.index()));
     let st: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(st["roots"].as_array().unwrap().len(), 4, "{st}");
+    assert_eq!(st["roots"].as_array().unwrap().len(), 5, "{st}");
     let out = run(s.cmd().args(["stats", "--index"]).arg(s.index()));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -376,5 +417,272 @@ fn the_summary_says_what_happened() {
             "index up to date: 1 session, nothing changed (1 file seen, 0 rejected, 1 unchanged)"
         ),
         "{text}"
+    );
+}
+
+/// An Oh My Pi session (a title slot, then what [`session`] writes) with
+/// id `id` whose user text is `word`.
+fn omp_session(path: &Path, id: &str, word: &str) {
+    session(path, id, word);
+    let body = fs::read_to_string(path).unwrap();
+    fs::write(
+        path,
+        format!(
+            "{{\"type\":\"title\",\"v\":1,\"title\":\"{word} title\",\"source\":\"user\",\"updatedAt\":\"2026-03-01T10:00:00.000Z\",\"pad\":\"   \"}}\n{body}"
+        ),
+    )
+    .unwrap();
+}
+
+/// The agent of each session indexed whose first message holds `word`
+/// (as `sessions --json` lists them), by file name. (A search would
+/// merge their hits: sessions that begin with the same entries are
+/// forks of one another.)
+fn agents_of(s: &Scratch, word: &str) -> Vec<(String, String)> {
+    let out = run(s
+        .cmd()
+        .args(["sessions", word, "--all", "--json", "--index"])
+        .arg(s.index()));
+    let mut v: Vec<(String, String)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let h: Value = serde_json::from_str(l).unwrap();
+            let path = h["path"].as_str().unwrap();
+            (
+                Path::new(path)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                h["agent"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[test]
+fn oh_my_pi_s_session_dir_is_read_after_pi_s_and_its_sessions_are_its() {
+    let s = Scratch::new();
+    let home = s.home();
+    session(
+        &home.join(".pi/agent/sessions/--home-u-proj--/pi.jsonl"),
+        "s-pi",
+        "zqboth",
+    );
+    // Oh My Pi's layout: `-<cwd below home>`; a file with its title slot,
+    // and one without (written before 16.3), which its directory says is
+    // Oh My Pi's.
+    omp_session(
+        &home.join(".omp/agent/sessions/-proj/slot.jsonl"),
+        "s-omp",
+        "zqboth",
+    );
+    session(
+        &home.join(".omp/agent/sessions/-proj/old.jsonl"),
+        "s-omp-old",
+        "zqboth",
+    );
+    let r = json(&build(&s, &[], &["--json"]));
+    assert_eq!(r["files_indexed"], 3, "{r}");
+    let by = agents(&r);
+    let omp_dir = home.join(".omp/agent/sessions");
+    assert_eq!(
+        by.last().unwrap(),
+        &(
+            omp_dir.to_string_lossy().into_owned(),
+            vec!["omp".to_owned()]
+        )
+    );
+    assert_eq!(
+        agents_of(&s, "zqboth"),
+        [
+            ("old.jsonl".to_owned(), "omp".to_owned()),
+            ("pi.jsonl".to_owned(), "pi".to_owned()),
+            ("slot.jsonl".to_owned(), "omp".to_owned()),
+        ]
+    );
+    let out = build(&s, &[], &["-v", "--full"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "read {} (Oh My Pi's default session dir (~/.omp/agent/sessions)) for Oh My Pi\n",
+            omp_dir.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "read {} (Pi's default session dir) for Pi\n",
+            home.join(".pi/agent/sessions").display()
+        )),
+        "{err}"
+    );
+    // The same directory named on the command line is still Oh My Pi's.
+    fs::remove_dir_all(s.index()).unwrap();
+    let r = s.build(&[&omp_dir.join("-proj")], &[]);
+    assert_eq!(r["roots"][0]["agents"], serde_json::json!(["omp"]), "{r}");
+    assert_eq!(
+        agents_of(&s, "zqboth"),
+        [
+            ("old.jsonl".to_owned(), "omp".to_owned()),
+            ("slot.jsonl".to_owned(), "omp".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn oh_my_pi_s_profile_config_dir_and_xdg_dir_are_read_in_its_precedence() {
+    let s = Scratch::new();
+    let home = s.home();
+    session(
+        &home.join(".omp/profiles/work/agent/sessions/-p/a.jsonl"),
+        "s-work",
+        "zqprofile",
+    );
+    session(
+        &home.join(".omp/agent/sessions/-p/b.jsonl"),
+        "s-default",
+        "zqdefault",
+    );
+    // A named profile: its sessions first, the default's still read.
+    let r = json(&build(
+        &s,
+        &[("OMP_PROFILE", Path::new("work"))],
+        &["--json"],
+    ));
+    assert_eq!(r["files_indexed"], 2, "{r}");
+    let omp: Vec<(String, String)> = roots(&r)
+        .into_iter()
+        .filter(|l| l.1.contains("Oh My Pi"))
+        .map(|l| (l.0, l.1))
+        .collect();
+    assert_eq!(
+        omp,
+        [
+            (
+                home.join(".omp/profiles/work/agent/sessions")
+                    .to_string_lossy()
+                    .into_owned(),
+                "Oh My Pi's profile work ($OMP_PROFILE)".to_owned()
+            ),
+            (
+                home.join(".omp/agent/sessions")
+                    .to_string_lossy()
+                    .into_owned(),
+                "Oh My Pi's default session dir (~/.omp/agent/sessions)".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        agents_of(&s, "zqprofile"),
+        [("a.jsonl".to_owned(), "omp".to_owned())]
+    );
+    // PI_PROFILE when OMP_PROFILE is not set; an empty OMP_PROFILE is
+    // the default profile, whatever PI_PROFILE says.
+    let r = json(&build(
+        &s,
+        &[("PI_PROFILE", Path::new("work"))],
+        &["--json"],
+    ));
+    assert!(
+        roots(&r)
+            .iter()
+            .any(|l| l.1 == "Oh My Pi's profile work ($PI_PROFILE)"),
+        "{r}"
+    );
+    let r = json(&build(
+        &s,
+        &[
+            ("PI_PROFILE", Path::new("work")),
+            ("OMP_PROFILE", Path::new("")),
+        ],
+        &["--json"],
+    ));
+    assert!(!roots(&r).iter().any(|l| l.1.contains("profile")), "{r}");
+    // A name Oh My Pi refuses: said, and the default profile read.
+    let out = build(&s, &[("OMP_PROFILE", Path::new("Bad!"))], &["--json"]);
+    let r = json(&out);
+    assert!(!roots(&r).iter().any(|l| l.1.contains("profile")), "{r}");
+    assert!(
+        stderr(&out).contains("$OMP_PROFILE=Bad!: not a profile name Oh My Pi accepts"),
+        "{}",
+        stderr(&out)
+    );
+    // $PI_CONFIG_DIR names the config dir below home.
+    session(
+        &home.join(".ompx/agent/sessions/-p/c.jsonl"),
+        "s-cfg",
+        "zqconfigdir",
+    );
+    let r = json(&build(
+        &s,
+        &[("PI_CONFIG_DIR", Path::new(".ompx"))],
+        &["--json"],
+    ));
+    assert!(
+        roots(&r).iter().any(
+            |l| l.0 == home.join(".ompx/agent/sessions").to_string_lossy()
+                && l.1 == "Oh My Pi's default session dir (~/.ompx/agent/sessions)"
+                && l.2
+        ),
+        "{r}"
+    );
+    assert_eq!(
+        agents_of(&s, "zqconfigdir"),
+        [("c.jsonl".to_owned(), "omp".to_owned())]
+    );
+    // $XDG_DATA_HOME/omp, once it exists, holds the sessions.
+    let xdg = s.dir.path().join("xdg");
+    session(&xdg.join("omp/sessions/-p/d.jsonl"), "s-xdg", "zqxdg");
+    let out = build(&s, &[("XDG_DATA_HOME", &xdg)], &["--json"]);
+    let r = json(&out);
+    if cfg!(any(target_os = "linux", target_os = "macos")) {
+        assert!(
+            roots(&r)
+                .iter()
+                .any(|l| l.0 == xdg.join("omp/sessions").to_string_lossy()
+                    && l.1.contains("$XDG_DATA_HOME")),
+            "{r}"
+        );
+        assert_eq!(
+            agents_of(&s, "zqxdg"),
+            [("d.jsonl".to_owned(), "omp".to_owned())]
+        );
+    }
+}
+
+#[test]
+fn a_dir_pi_and_oh_my_pi_share_is_read_once_and_its_files_say_whose_they_are() {
+    let s = Scratch::new();
+    let agent = s.dir.path().join("agent");
+    session(&agent.join("sessions/--p--/pi.jsonl"), "s-pi", "zqshared");
+    omp_session(&agent.join("sessions/-p/omp.jsonl"), "s-omp", "zqshared");
+    let r = json(&build(&s, &[("PI_CODING_AGENT_DIR", &agent)], &["--json"]));
+    assert_eq!(r["files_indexed"], 2, "{r}");
+    let by = agents(&r);
+    assert_eq!(
+        by[0],
+        (
+            agent.join("sessions").to_string_lossy().into_owned(),
+            vec!["pi".to_owned(), "omp".to_owned()]
+        ),
+        "{by:?}"
+    );
+    assert_eq!(
+        by.iter()
+            .filter(|l| l.0 == agent.join("sessions").to_string_lossy())
+            .count(),
+        1
+    );
+    assert_eq!(
+        agents_of(&s, "zqshared"),
+        [
+            ("omp.jsonl".to_owned(), "omp".to_owned()),
+            ("pi.jsonl".to_owned(), "pi".to_owned()),
+        ]
     );
 }

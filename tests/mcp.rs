@@ -328,6 +328,7 @@ fn python_sdk_lists_three_tools_with_schemas() {
         keys(hit),
         [
             "active",
+            "agent",
             "copies",
             "cwd",
             "entry_id",
@@ -400,6 +401,7 @@ fn python_sdk_search_returns_exact_hits() {
         keys(a4),
         [
             "active",
+            "agent",
             "cwd",
             "entry_id",
             "line",
@@ -1493,6 +1495,7 @@ fn pi_extension_session_search_tool_has_the_mcp_contract() {
         keys(&v["hits"][0]),
         [
             "active",
+            "agent",
             "cwd",
             "entry_id",
             "line",

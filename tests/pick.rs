@@ -67,6 +67,37 @@ fn pick_builds_a_missing_index_then_enter_starts_pi_in_the_sessions_directory() 
 }
 
 #[test]
+fn enter_resumes_an_oh_my_pi_session_in_omp() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Setup::new();
+    // beta, as Oh My Pi writes it: its title slot first.
+    let body = std::fs::read_to_string(&t.beta).unwrap();
+    std::fs::write(
+        &t.beta,
+        format!("{{\"type\":\"title\",\"v\":1,\"title\":\"Release plan\",\"source\":\"user\",\"updatedAt\":\"2026-02-05T09:00:00.000Z\",\"pad\":\"  \"}}\n{body}"),
+    )
+    .unwrap();
+    t.build();
+    let tmux = t.pick("zqbeta", 100, 30);
+    let screen = tmux.wait_for("beta found, Enter says Oh My Pi", |s| {
+        s.lines().any(|l| l.starts_with("> Release plan")) && s.contains("Enter resume in Oh My Pi")
+    });
+    assert!(
+        screen.contains("Enter resume in Oh My Pi · Tab hits"),
+        "{screen}"
+    );
+    tmux.press(&["Enter"]);
+    assert_eq!(t.status(), 0, "omp's own exit: {}", t.file("stderr"));
+    let (args, cwd) = t.record("omp");
+    assert_eq!(args, ["--resume", t.beta.to_str().unwrap()]);
+    assert_eq!(cwd, t.beta_dir);
+    assert!(!t.root().join("pi-record").exists(), "pi was started");
+    t.assert_terminal_restored();
+}
+
+#[test]
 fn pick_print_prints_the_chosen_file_and_starts_nothing() {
     if !tmux_available() {
         return;

@@ -1775,3 +1775,61 @@ fn browser_db_search_shows_each_host_opens_its_session_and_charts_the_hosts() {
         json!(TEAM)
     );
 }
+
+#[test]
+fn serve_says_which_agent_wrote_a_session_and_resumes_it_there() {
+    // An Oh My Pi session (a title slot before its header) beside a Pi one.
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let omp = "0198c0de-7a11-7000-8000-0000000000a1";
+    std::fs::copy(
+        repo().join("fixtures/sessions/-proj/2026-07-01T10-00-00-000Z_0198c0de-7a11-7000-8000-0000000000a1.jsonl"),
+        dir.join("omp.jsonl"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("fixtures/sessions/branch-abandoned.jsonl"),
+        dir.join("pi.jsonl"),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    let srv = Server::start(&s, &["--no-refresh"]);
+    // The API's hits are the CLI's, the agent in each.
+    let found = srv.json("/api/search?q=zqompuser");
+    assert_eq!(found["hits"], json!(s.search_json("zqompuser", &[])));
+    assert_eq!(found["hits"][0]["agent"], "omp");
+    // The results say it, after the session's name.
+    let r = srv.get("/?q=zqompuser");
+    assert_eq!(r.status, 200);
+    assert!(
+        r.body.contains(
+            "<span class=\"mark agent\" title=\"the agent that wrote the session\">Oh My Pi</span>"
+        ),
+        "{}",
+        r.body
+    );
+    // Its page: the agent, the command that resumes it in omp, and its
+    // entries from the line after the header (no slot, no header drawn).
+    let page = srv.get(&format!("/session/{omp}"));
+    assert_eq!(page.status, 200);
+    let file = std::fs::canonicalize(dir.join("omp.jsonl")).unwrap();
+    for want in [
+        "<dd class=\"agent\">Oh My Pi</dd>".to_owned(),
+        format!("cd /home/u/proj &amp;&amp; omp --resume {}", file.display()),
+        "Resume in Oh My Pi".to_owned(),
+        "id=\"a1000003\"".to_owned(),
+        "data-line=\"3\"".to_owned(),
+    ] {
+        assert!(page.body.contains(&want), "{want}: {}", page.body);
+    }
+    assert!(!page.body.contains("data-line=\"2\""), "{}", page.body);
+    // A Pi session's page still resumes in pi.
+    let pi = srv.get("/session/4f8a2b6c-0d4e-4f8a-ab6c-0d4e8f2a6b0c");
+    assert!(pi.body.contains("&amp;&amp; pi --session "), "{}", pi.body);
+    assert!(
+        pi.body.contains("<dd class=\"agent\">Pi</dd>"),
+        "{}",
+        pi.body
+    );
+}

@@ -38,7 +38,7 @@ fn sessions_without_a_query_prints_the_newest_n() {
     let (code, all) = sessions(&s, &["--all"]);
     assert_eq!(code, Some(0));
     // Every session of the fixtures: more than a default page.
-    assert_eq!(all.len(), 49, "{all:?}");
+    assert_eq!(all.len(), 53, "{all:?}");
     let (code, default) = sessions(&s, &[]);
     assert_eq!(code, Some(0));
     assert_eq!(default, all[..20], "the 20 newest by default");
@@ -133,7 +133,7 @@ fn mcp_sessions_lists_the_newest_limit_as_the_cli_does() {
     };
     let two = mcp_sessions(&s, r#"{"limit":2}"#).unwrap();
     assert_eq!(ids(&two), all[..2]);
-    assert_eq!(two["total"], 49);
+    assert_eq!(two["total"], 53);
     assert_eq!(two["next_offset"], 2);
     let err = mcp_sessions(&s, r#"{"limit":0}"#).unwrap_err();
     assert!(err.contains("limit must be at least 1"), "{err}");
@@ -154,5 +154,5 @@ fn the_pickers_listing_is_the_newest_limit_with_the_total() {
         .map(|r| r.session.session_id.as_str())
         .collect();
     assert_eq!(ids, all[..3]);
-    assert_eq!(listed.total, 49, "the total says more can be fetched");
+    assert_eq!(listed.total, 53, "the total says more can be fetched");
 }

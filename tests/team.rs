@@ -14,14 +14,15 @@ use crate::util::{fixtures, json_lines, run, Scratch};
 /// once; a failure under CI).
 /// SQL that makes the rows as a version before 5 pushed them: no pair
 /// lexemes, `pushed_schema` 2 (the row version of 2 to 4), no pair words,
-/// no `rank_len`.
+/// no `rank_len` (and no `agent`, which version 6 added).
 const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
      FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
      UPDATE pi_windows SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
      FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
      UPDATE pi_sessions SET pushed_schema = 2; \
      DROP TABLE pi_pair_words; DROP INDEX pi_sessions_unpaired; \
-     ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; ";
+     ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; \
+     ALTER TABLE pi_sessions DROP COLUMN agent; ";
 
 pub fn cluster() -> Option<&'static Cluster> {
     static C: OnceLock<Option<Cluster>> = OnceLock::new();
@@ -2142,5 +2143,84 @@ fn phrases_of_the_team_s_pair_words_ask_for_their_pairs_and_find_what_the_local_
     assert_eq!(
         dump(c, "pairs"),
         fresh_dump(&s, "pairs_fresh", "h", "pairs")
+    );
+}
+
+#[test]
+fn an_omp_session_is_pushed_with_its_agent_into_a_version_6_database() {
+    let Some(url) = database("agents") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        fixtures().join("branch-abandoned.jsonl"),
+        dir.join("branch-abandoned.jsonl"),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    push_ok(&s, &url, "h");
+    // The database as version 6 left it: no agent column. The next push
+    // adds it (Pi's on the rows there) and pushes Oh My Pi's session with
+    // its own.
+    c.sql(
+        "agents",
+        "ALTER TABLE pi_sessions DROP COLUMN agent; UPDATE pi_index_schema SET version = 6",
+    );
+    std::fs::copy(
+        fixtures().join("omp-header-title-no-slot.jsonl"),
+        dir.join("omp.jsonl"),
+    )
+    .unwrap();
+    s.build(&[&dir], &[]);
+    let r = push_ok(&s, &url, "h");
+    assert_eq!(r["sessions_new"], 1, "{r}");
+    assert_eq!(
+        c.sql("agents", "SELECT version FROM pi_index_schema"),
+        pi_index::team::schema::VERSION.to_string()
+    );
+    assert_eq!(
+        c.sql(
+            "agents",
+            "SELECT string_agg(agent || ' ' || session_id, ',' ORDER BY agent) FROM pi_sessions"
+        ),
+        "omp 0198c0de-7a11-7000-8000-0000000000a4,pi 4f8a2b6c-0d4e-4f8a-ab6c-0d4e8f2a6b0c"
+    );
+    assert_eq!(
+        dump(c, "agents"),
+        fresh_dump(&s, "agents_fresh", "h", "agents")
+    );
+    // Hits say which agent wrote them, in JSON and in words.
+    let hits = db_search(&s, &url, "legacy");
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits.iter().all(|h| h["agent"] == "omp"), "{hits:?}");
+    let out = run(s.cmd().args(["search", "legacy", "--db", &url]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "Oh My Pi  h  /home/u/proj  {}",
+            std::fs::canonicalize(dir.join("omp.jsonl"))
+                .unwrap()
+                .display()
+        )),
+        "{text}"
+    );
+    let out = run(s.cmd().args(["sessions", "--json", "--db", &url]));
+    let rows = json_lines(&out);
+    let agents: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["session_id"].as_str().unwrap(),
+                r["agent"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        agents.contains(&("0198c0de-7a11-7000-8000-0000000000a4", "omp"))
+            && agents.contains(&("4f8a2b6c-0d4e-4f8a-ab6c-0d4e8f2a6b0c", "pi")),
+        "{agents:?}"
     );
 }

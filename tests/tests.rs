@@ -26,6 +26,7 @@ mod mcp;
 mod mcp_limits;
 mod mempalace;
 mod never_panics;
+mod omp;
 mod paging;
 mod permissions;
 mod pi16;

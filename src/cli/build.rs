@@ -25,8 +25,10 @@ pub struct BuildArgs {
     /// that exists: $PI_CODING_AGENT_SESSION_DIR, the sessionDir of
     /// <agent dir>/settings.json, <agent dir>/sessions ($PI_CODING_AGENT_DIR,
     /// else ~/.pi/agent), ~/.pi/agent/sessions and
-    /// ~/.config/pi/agent/sessions. Sessions indexed from other places are
-    /// kept (see --prune).
+    /// ~/.config/pi/agent/sessions; then Oh My Pi's: its profile's or agent
+    /// dir's sessions ($OMP_PROFILE, $PI_CODING_AGENT_DIR,
+    /// $XDG_DATA_HOME/omp, $PI_CONFIG_DIR) and ~/.omp/agent/sessions.
+    /// Sessions indexed from other places are kept (see --prune).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
@@ -104,7 +106,7 @@ pub(super) fn sources(paths: &[PathBuf]) -> anyhow::Result<Sources> {
         if roots.is_empty() {
             let list: Vec<&str> = defaults.locations.iter().map(|l| l.path.as_str()).collect();
             bail!(
-                "no Pi session directory found (looked in {}): pass the directory to index, e.g. `pi-index build ~/path/to/sessions`",
+                "no Pi or Oh My Pi session directory found (looked in {}): pass the directory to index, e.g. `pi-index build ~/path/to/sessions`",
                 list.join(", ")
             );
         }
@@ -240,9 +242,15 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     }
     if args.verbose {
         for l in &report.roots {
+            let agents = l.for_agents();
             match &l.note {
-                None => writeln!(err, "read {} ({})", OneLine(&l.path), l.why)?,
-                Some(n) => writeln!(err, "not read {} ({}): {n}", OneLine(&l.path), l.why)?,
+                None => writeln!(err, "read {} ({}){agents}", OneLine(&l.path), l.why)?,
+                Some(n) => writeln!(
+                    err,
+                    "not read {} ({}){agents}: {n}",
+                    OneLine(&l.path),
+                    l.why
+                )?,
             }
         }
         for r in &report.rejected {

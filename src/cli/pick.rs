@@ -1,12 +1,13 @@
 //! `pi-index pick [QUERY]`: the picker on a real terminal, and what
-//! happens to the choice (Pi resumes it, or its path or hit is printed).
+//! happens to the choice (the agent that wrote it resumes it, or its path
+//! or hit is printed).
 //!
 //! The state machine, the drawing and the index work are the library's
 //! ([`pi_index::pick`]); this file owns the terminal: raw mode and the
 //! alternate screen on `/dev/tty` (so that `$(pi-index pick --print)`
 //! works: standard output stays free for the answer), restored by a drop
 //! guard, a panic hook and a signal thread alike; the event loop; and the
-//! `exec` of `pi --session FILE`.
+//! `exec` of `pi --session FILE` (`omp --resume FILE` for Oh My Pi's).
 
 use std::fs::File;
 use std::io::Write;
@@ -362,11 +363,15 @@ fn print_json(choice: &Choice) -> anyhow::Result<ExitCode> {
     Ok(EXIT_OK)
 }
 
-/// Resume the chosen session in Pi: `pi --session FILE`, in the
-/// session's directory when it exists (Pi works there in any case, and
-/// asks what to do when it is gone), replacing this process on Unix.
+/// Resume the chosen session in the agent that wrote it: `pi --session
+/// FILE`, or `omp --resume FILE` for Oh My Pi's, in the session's
+/// directory when it exists (the agent works there in any case, and asks
+/// what to do when it is gone), replacing this process on Unix.
 fn resume(choice: &Choice) -> anyhow::Result<ExitCode> {
     let path = &choice.session.path;
+    let agent = choice.session.agent;
+    let program = agent.command();
+    let flag = agent.resume_flag();
     let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let cwd = choice.session.cwd.as_deref().map(Path::new);
     let dir = match cwd {
@@ -374,15 +379,16 @@ fn resume(choice: &Choice) -> anyhow::Result<ExitCode> {
         _ => {
             let _ = writeln!(
                 output::stderr(),
-                "pi-index: the session's directory {} does not exist: starting Pi in {}",
+                "pi-index: the session's directory {} does not exist: starting {} in {}",
                 cwd.map_or_else(|| "(none recorded)".into(), |d| d.display().to_string()),
+                agent.name(),
                 here.display()
             );
             here
         }
     };
-    let mut cmd = std::process::Command::new("pi");
-    cmd.arg("--session").arg(path).current_dir(&dir);
+    let mut cmd = std::process::Command::new(program);
+    cmd.arg(flag).arg(path).current_dir(&dir);
     #[cfg(unix)]
     let error = {
         use std::os::unix::process::CommandExt;
@@ -399,19 +405,20 @@ fn resume(choice: &Choice) -> anyhow::Result<ExitCode> {
         Err(e) => e,
     };
     let command = format!(
-        "cd {} && pi --session {}",
+        "cd {} && {program} {flag} {}",
         shell_quote(&dir.to_string_lossy()),
         shell_quote(path)
     );
     if error.kind() == std::io::ErrorKind::NotFound {
         let _ = writeln!(
             output::stderr(),
-            "pi-index: `pi` is not on PATH: install Pi, or resume the session yourself:"
+            "pi-index: `{program}` is not on PATH: install {}, or resume the session yourself:",
+            agent.name()
         );
     } else {
         let _ = writeln!(
             output::stderr(),
-            "pi-index: could not start pi ({error}): resume the session yourself:"
+            "pi-index: could not start {program} ({error}): resume the session yourself:"
         );
     }
     let mut out = output::stdout(false);

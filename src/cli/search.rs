@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 
 use pi_index::index::PiIndex;
 use pi_index::output::{Paint, Screen};
+use pi_index::pi::Agent;
 use pi_index::search::query::{Filters, Key, Warning};
 use pi_index::search::{SearchRequest, SearchResult, Sort};
 
@@ -285,7 +286,8 @@ fn team(
                 out.paint_line(
                     Paint::Dim,
                     &format!(
-                        "{}  {}  {}",
+                        "{}{}  {}  {}",
+                        agent_prefix(d.agent),
                         OneLine(&h.host),
                         OneLine(d.cwd.as_deref().unwrap_or("?")),
                         OneLine(&d.path)
@@ -373,7 +375,8 @@ fn print_grouped<W: Write>(
         out.paint_line(
             Paint::Dim,
             &format!(
-                "{}  {}  {}",
+                "{}{}  {}  {}",
+                agent_prefix(first.agent),
                 OneLine(first.cwd.as_deref().unwrap_or("?")),
                 short_time(date.as_deref()),
                 OneLine(path)
@@ -381,7 +384,12 @@ fn print_grouped<W: Write>(
         )?;
         out.paint_line(
             Paint::Dim,
-            &format!("resume: pi --session {}", shell_quote(path)),
+            &format!(
+                "resume: {} {} {}",
+                first.agent.command(),
+                first.agent.resume_flag(),
+                shell_quote(path)
+            ),
         )?;
         let mut idx = groups[path].clone();
         idx.sort_by_key(|&i| result.hits[i].doc.line);
@@ -421,6 +429,15 @@ fn print_grouped<W: Write>(
 }
 
 pub use pi_index::search::copies::also_in;
+
+/// What a session's line under its heading starts with: the agent that
+/// wrote it and two spaces, unless it is Pi (what most sessions are).
+fn agent_prefix(agent: Agent) -> String {
+    match agent {
+        Agent::Pi => String::new(),
+        other => format!("{}  ", other.name()),
+    }
+}
 
 /// The last line of a page of hits that is not the last page: how many
 /// of how many, and how to see more.

@@ -70,7 +70,13 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
                 .note
                 .as_deref()
                 .map_or(String::new(), |n| format!(": {n}"));
-            writeln!(out, "  {} ({}; {state}{note})", OneLine(&r.path), r.why)?;
+            writeln!(
+                out,
+                "  {} ({}; {state}{note}){}",
+                OneLine(&r.path),
+                r.why,
+                r.for_agents()
+            )?;
         }
     }
     writeln!(out, "top projects")?;

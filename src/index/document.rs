@@ -68,6 +68,8 @@ pub struct SessionDoc {
     pub(super) parent: Option<String>,
     /// [`super::lineage::head_of`] the session's documents.
     pub(super) head: u64,
+    /// The agent that wrote it.
+    pub(super) agent: crate::pi::Agent,
 }
 
 /// A value lent to tantivy.
@@ -199,10 +201,11 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
         24 => s
             .parent
             .as_deref()
-            .and_then(super::lineage::id_in_file_name)
+            .and_then(super::lineage::parent_id)
             .map(|id| (f.parent_id_hash, PiValue::U64(super::lineage::id_hash(id)))),
+        25 => Some((f.agent, PiValue::Str(s.agent.as_str()))),
         n => {
-            let m = s.models.get(n - 25)?;
+            let m = s.models.get(n - 26)?;
             Some((f.models, PiValue::Str(m)))
         }
     })
@@ -276,6 +279,7 @@ mod tests {
             root: None,
             parent: None,
             head: 0,
+            agent: crate::pi::Agent::Omp,
         }));
         let models: Vec<_> = doc
             .iter_fields_and_values()
@@ -283,6 +287,12 @@ mod tests {
             .map(|(_, v)| v.as_str().unwrap().to_owned())
             .collect();
         assert_eq!(models, ["a", "b"]);
-        assert_eq!(doc.iter_fields_and_values().count(), 25 + 2 - 8);
+        let agent: Vec<_> = doc
+            .iter_fields_and_values()
+            .filter(|(field, _)| *field == f.agent)
+            .map(|(_, v)| v.as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(agent, ["omp"]);
+        assert_eq!(doc.iter_fields_and_values().count(), 26 + 2 - 8);
     }
 }

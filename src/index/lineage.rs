@@ -63,6 +63,18 @@ pub fn id_hash(id: &str) -> u64 {
     super::state::fnv1a(id.as_bytes()).max(1)
 }
 
+/// The session id a header's `parentSession` names: the id in the parent
+/// file's name (Pi, and Oh My Pi's `/branch`), or the value itself when it
+/// is an id rather than a path (Oh My Pi's `fork()` and `forkFrom` name
+/// the parent by its session id).
+pub fn parent_id(parent: &str) -> Option<&str> {
+    id_in_file_name(parent).or_else(|| {
+        let bare =
+            !parent.is_empty() && !parent.contains(['/', '\\']) && !parent.ends_with(".jsonl");
+        bare.then_some(parent)
+    })
+}
+
 /// The session id in a Pi session file's name: `<timestamp>_<id>.jsonl`.
 pub fn id_in_file_name(path: &str) -> Option<&str> {
     let name = path.rsplit(['/', '\\']).next()?;
@@ -83,6 +95,13 @@ mod tests {
         );
         assert_eq!(id_in_file_name("/s/notes.jsonl"), None);
         assert_eq!(id_in_file_name("/s/x_y.txt"), None);
+        assert_eq!(
+            parent_id("/s/--p--/2026-01-02T03-04-05-006Z_0193-ab.jsonl"),
+            Some("0193-ab")
+        );
+        assert_eq!(parent_id("0198c0de-7a11-7000"), Some("0198c0de-7a11-7000"));
+        assert_eq!(parent_id("/s/notes.jsonl"), None);
+        assert_eq!(parent_id("notes.jsonl"), None);
     }
 
     #[test]

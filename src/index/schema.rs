@@ -39,6 +39,7 @@
 //! | `path` | sessions | raw term, stored | `show PATH`; a file's session document by term |
 //! | `cwd` | sessions | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
 //! | `session_name` | sessions | tokenized, stored | the name a user gave the session: `name:` filters search it, hits show it |
+//! | `agent` | sessions | raw term, stored | which agent wrote the session (`pi`, `omp`: [`crate::pi::Agent`]): printed with hits, and the command that resumes it |
 //! | `models` | sessions | raw terms, stored | every model the session's messages name: the dictionary `model:` fragments are matched against, and the names printed |
 //! | `title` | sessions | tokenized with positions, stored | the first user message, for listings and headings, and what `sessions QUERY` ranks besides the name |
 //! | `root` | sessions | raw string, fast | the session directory (or file) the build found it under, so a later build that does not read that directory can say whose sessions it kept |
@@ -47,7 +48,7 @@
 //! | `copy` | messages | u64 (a hash of entry id and text, [`super::lineage::copy_key`]), fast, only with an entry id | one message copied into forks is one hit: matches are merged by it within a family |
 //! | `parent` | sessions | raw term, stored, only when the header names one | the `parentSession` (v1 `branchedFrom`) path, printed when the parent is not indexed |
 //! | `parent_key` | sessions | u64 (the parent path's session key), fast, only with a parent | families are resolved from columns, without reading the doc store |
-//! | `id_hash`, `parent_id_hash` | sessions | u64 (hashes of the header id and of the id in the parent's file name), fast | a parent that moved is found by its id, from columns alone |
+//! | `id_hash`, `parent_id_hash` | sessions | u64 (hashes of the header id and of the parent's id: the one in its file's name, or the id itself where Oh My Pi names the parent by id, [`super::lineage::parent_id`]), fast | a parent that moved, or is named by its id, is found from columns alone |
 //! | `head` | sessions | u64 (the first message's copy key), fast and stored | older forks without `parentSession` begin with their parent's first entries: the same head |
 //! | `file` | sessions | raw string, fast | the path again, as a column, so a build reads the state of 10,000 files without touching the doc store |
 //! | `file_dev`, `file_ino`, `file_size`, `file_mtime_ns`, `indexed_to`, `head_hash`, `tail_hash` | sessions | u64, fast | what identifies the indexed state of the file, for incremental builds |
@@ -67,7 +68,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 12;
+pub const SCHEMA_VERSION: u32 = 13;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -151,12 +152,14 @@ pub struct Fields {
     pub head: Field,
     /// Sessions: [`super::lineage::id_hash`] of the header id.
     pub id_hash: Field,
-    /// Sessions: [`super::lineage::id_hash`] of the id in the parent's
-    /// file name.
+    /// Sessions: [`super::lineage::id_hash`] of the parent's id
+    /// ([`super::lineage::parent_id`]).
     pub parent_id_hash: Field,
     /// Messages: the role's name ([`crate::pi::Role::as_str`]) as one
     /// term, for `role:` filters.
     pub role_term: Field,
+    /// Sessions: the agent that wrote it ([`crate::pi::Agent::as_str`]).
+    pub agent: Field,
 }
 
 /// The key that joins a session file's messages to its session document:
@@ -238,6 +241,7 @@ impl Fields {
                         .set_fieldnorms(false),
                 ),
             ),
+            agent: b.add_text_field("agent", STRING | STORED),
         };
         (b.build(), fields)
     }

@@ -9,6 +9,14 @@
 //! - [`FileState::grown`]: the same file with the bytes indexed before
 //!   intact: only the lines after them are read;
 //! - anything else: the file was rewritten, and its documents replaced.
+//!
+//! "The bytes indexed before" leave out Oh My Pi's title slot, the line
+//! before the header that it rewrites in place when the session is
+//! renamed (see [`crate::pi::fingerprint::TitleSlot`]): a file whose slot
+//! changed and whose other bytes only grew is read as grown (the new
+//! title taken, only the new lines indexed). The slot's width is the
+//! file's current one; a slot of another width moves every byte after
+//! it, and the hashes no longer match.
 
 use crate::discover::FileIdentity;
 
@@ -28,9 +36,10 @@ pub struct FileState {
     pub mtime_ns: u64,
     /// Bytes of complete lines indexed (a half-written last line is not).
     pub indexed_to: u64,
-    /// Hash of the first [`HASH_SPAN`] bytes.
+    /// Hash of the first [`HASH_SPAN`] bytes (after a title slot).
     pub head_hash: u64,
-    /// Hash of the [`HASH_SPAN`] bytes before `indexed_to`.
+    /// Hash of the [`HASH_SPAN`] bytes before `indexed_to` (after a title
+    /// slot).
     pub tail_hash: u64,
 }
 
@@ -56,9 +65,10 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 impl FileState {
     /// The state of a file whose complete lines end at `indexed_to`, given
-    /// its bytes (at least `indexed_to` of them).
-    pub fn of(bytes: &[u8], identity: FileIdentity, indexed_to: u64) -> FileState {
-        let (head, tail) = hashes(bytes, indexed_to);
+    /// its bytes (at least `indexed_to` of them) and where its title slot
+    /// ends (`slot_end`, 0 when it has none).
+    pub fn of(bytes: &[u8], identity: FileIdentity, slot_end: u64, indexed_to: u64) -> FileState {
+        let (head, tail) = hashes(bytes, slot_end, indexed_to);
         FileState {
             dev: identity.dev,
             ino: identity.ino,
@@ -78,22 +88,27 @@ impl FileState {
         (self.dev, self.ino, self.size, self.mtime_ns) == (now.dev, now.ino, now.size, now.mtime_ns)
     }
 
-    /// Whether the file whose `bytes` are mapped now (with identity `now`)
-    /// is the file indexed before, grown: same device and inode, and the
-    /// bytes indexed before still there, as hashed. Then only the lines
-    /// after [`FileState::indexed_to`] are new.
-    pub fn grown(&self, now: &FileIdentity, bytes: &[u8]) -> bool {
+    /// Whether the file whose `bytes` are mapped now (with identity `now`,
+    /// its title slot ending at `slot_end`) is the file indexed before,
+    /// grown: same device and inode, and the bytes indexed before still
+    /// there, as hashed. Then only the lines after
+    /// [`FileState::indexed_to`] are new.
+    pub fn grown(&self, now: &FileIdentity, bytes: &[u8], slot_end: u64) -> bool {
         (self.dev, self.ino) == (now.dev, now.ino)
             && self.indexed_to > 0
             && (bytes.len() as u64) >= self.indexed_to
-            && hashes(bytes, self.indexed_to) == (self.head_hash, self.tail_hash)
+            && hashes(bytes, slot_end, self.indexed_to) == (self.head_hash, self.tail_hash)
     }
 }
 
-/// Hashes of the first and the last [`HASH_SPAN`] bytes of `bytes[..to]`.
-pub fn hashes(bytes: &[u8], to: u64) -> (u64, u64) {
+/// Hashes of the first and the last [`HASH_SPAN`] bytes of
+/// `bytes[from..to]`: the bytes before `to`, a title slot (`..from`) left
+/// out.
+pub fn hashes(bytes: &[u8], from: u64, to: u64) -> (u64, u64) {
     let to = (to as usize).min(bytes.len());
-    let head = fnv1a(&bytes[..to.min(HASH_SPAN as usize)]);
-    let tail = fnv1a(&bytes[to.saturating_sub(HASH_SPAN as usize)..to]);
+    let from = (from as usize).min(to);
+    let span = HASH_SPAN as usize;
+    let head = fnv1a(&bytes[from..to.min(from + span)]);
+    let tail = fnv1a(&bytes[to.saturating_sub(span).max(from)..to]);
     (head, tail)
 }

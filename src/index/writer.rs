@@ -77,6 +77,9 @@ pub struct SessionMeta<'a> {
     pub root: Option<&'a str>,
     /// The parent session file the header names (`parentSession`).
     pub parent: Option<&'a str>,
+    /// The agent that wrote it (what the file says, until the build
+    /// knows the directory it was found in: see [`crate::pi::agent`]).
+    pub agent: crate::pi::Agent,
 }
 
 impl<'a> SessionMeta<'a> {
@@ -90,6 +93,7 @@ impl<'a> SessionMeta<'a> {
             started_ms: session.header.started_ms,
             root: None,
             parent: session.header.parent_session.as_deref(),
+            agent: session.header.written_by.unwrap_or_default(),
         }
     }
 
@@ -829,6 +833,7 @@ impl IndexBuilder {
             root: meta.root.map(str::to_owned),
             parent: meta.parent.map(str::to_owned),
             head: rec.head,
+            agent: meta.agent,
         })))
     }
 

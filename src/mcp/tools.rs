@@ -137,6 +137,8 @@ pub struct HitOut {
     /// The session's name, if the user gave it one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_name: Option<String>,
+    /// The agent that wrote the session: `pi`, or `omp` (Oh My Pi).
+    pub agent: String,
     /// False when the message is on a branch the user abandoned (Pi's /tree).
     pub active: bool,
     /// A short excerpt around the matched words.
@@ -184,6 +186,8 @@ pub struct ShowOutput {
     /// The session's name, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_name: Option<String>,
+    /// The agent that wrote it: `pi`, or `omp` (Oh My Pi).
+    pub agent: String,
     /// The messages, in file order (at most 50).
     pub messages: Vec<MessageOut>,
     /// Messages in the part asked for (the active branch, or the whole
@@ -274,6 +278,8 @@ pub struct SessionOut {
     /// Its name, if the user gave it one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_name: Option<String>,
+    /// The agent that wrote it: `pi`, or `omp` (Oh My Pi).
+    pub agent: String,
     /// The first line of its first user message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -478,6 +484,7 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
                     timestamp: h.doc.timestamp,
                     cwd: cut_name(h.doc.cwd),
                     session_name: cut_name(h.doc.session_name),
+                    agent: h.doc.agent.as_str().to_owned(),
                     active: h.doc.active,
                     snippet: h.snippet,
                     text,
@@ -575,6 +582,11 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
         path: first.as_ref().map(|d| d.path.clone()).unwrap_or_default(),
         cwd: cut_name(first.as_ref().and_then(|d| d.cwd.clone())),
         session_name: cut_name(first.as_ref().and_then(|d| d.session_name.clone())),
+        agent: first
+            .as_ref()
+            .map_or(crate::pi::Agent::Pi, |d| d.agent)
+            .as_str()
+            .to_owned(),
         messages: selected
             .into_iter()
             .map(|d| {
@@ -675,6 +687,7 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
                 path: s.path,
                 cwd: cut_name(s.cwd),
                 session_name: cut_name(s.session_name),
+                agent: s.agent.as_str().to_owned(),
                 title: cut_name(s.title),
                 started: s.started,
                 last: s.last,

@@ -48,11 +48,16 @@ fn type_is_inert(ty: &str, kinds: Kinds) -> bool {
     match ty {
         "message" | "model_change" | "session_info" | "session" => false,
         "compaction" | "branch_summary" => !kinds.summary,
+        // Oh My Pi's subagent prompt.
+        "session_init" => !kinds.system,
         "custom_message" => !kinds.custom,
         // Needed for the edited marks of its target, whatever the kinds.
         "context_edit" => false,
-        // thinking_level_change, label, custom (extension state), and
-        // entry types newer than this code: nothing to index.
+        // thinking_level_change, label, custom (extension state), usage,
+        // Oh My Pi's model_usage, title_change, ttsr_injection,
+        // credential_pin, mode_change, service_tier_change and
+        // reset_boundary, and entry types newer than this code: nothing
+        // to index.
         _ => true,
     }
 }
@@ -61,8 +66,8 @@ fn type_is_inert(ty: &str, kinds: Kinds) -> bool {
 pub fn role_is_indexed(role: &str, kinds: Kinds) -> bool {
     match role {
         "user" | "assistant" => true,
-        "toolResult" | "bashExecution" => kinds.tools,
-        "custom" | "hookMessage" => kinds.custom,
+        "toolResult" | "bashExecution" | "pythonExecution" | "fileMention" => kinds.tools,
+        "custom" | "hookMessage" | "developer" => kinds.custom,
         "branchSummary" | "compactionSummary" => kinds.summary,
         "system" => kinds.system,
         _ => false,

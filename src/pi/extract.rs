@@ -81,9 +81,35 @@ pub(super) fn extract_line(
             }
         }
         "model_change" => {
+            // Pi: `provider` and `modelId`. Oh My Pi (and Pi's version 1):
+            // one `model` string, `provider/id`; Oh My Pi's `role` names
+            // which model slot changed, and only its default one (no role)
+            // is the conversation's model.
             if let Some(model) = ModelName::new(obj.get_str("provider"), obj.get_str("modelId")) {
                 out.model_changes.push((ctx.line, model.joined()));
+            } else if let Some(model) = obj.get_str("model").filter(|m| !m.is_empty()) {
+                if matches!(obj.get_str("role"), None | Some("default")) {
+                    out.model_changes.push((ctx.line, model.to_owned()));
+                }
             }
+        }
+        // Oh My Pi: a subagent session's initial context (its system
+        // prompt, task and tools), a system prompt like Pi's `system`
+        // messages.
+        "session_init" if ctx.kinds.system => {
+            scratch.clear();
+            scratch.push_str(obj.get_str("systemPrompt").unwrap_or(""));
+            if let Some(task) = obj.get_str("task") {
+                scratch.push('\n');
+                scratch.push_str(task);
+            }
+            if let Some(tools) = obj.get("tools").and_then(|t| t.as_array()) {
+                for tool in tools.iter().filter_map(|t| t.into_string()) {
+                    scratch.push('\n');
+                    scratch.push_str(tool);
+                }
+            }
+            out.push_doc(ctx, link, Role::System, &meta, scratch);
         }
         "session_info" => {
             let name = obj.get_str("name").filter(|n| !n.trim().is_empty());
@@ -186,6 +212,40 @@ fn extract_message<'i>(
             scratch.push('\n');
             scratch.push_str(m.get_str("output").unwrap_or(""));
             out.push_doc(ctx, link, Role::Tool, meta, scratch);
+        }
+        // Oh My Pi: `$ code` run by the user, as `!` runs bash.
+        "pythonExecution" => {
+            scratch.clear();
+            scratch.push_str(m.get_str("code").unwrap_or(""));
+            scratch.push('\n');
+            scratch.push_str(m.get_str("output").unwrap_or(""));
+            out.push_doc(ctx, link, Role::Tool, meta, scratch);
+        }
+        // Oh My Pi: files an `@path` mention read into the conversation,
+        // as a read tool's result: each path, then its content.
+        "fileMention" => {
+            scratch.clear();
+            if let Some(files) = m.get("files").and_then(|f| f.as_array()) {
+                for file in files.iter().filter_map(|f| f.as_object()) {
+                    if !scratch.is_empty() {
+                        scratch.push('\n');
+                    }
+                    scratch.push_str(file.get_str("path").unwrap_or(""));
+                    if let Some(content) = file.get_str("content") {
+                        scratch.push('\n');
+                        scratch.push_str(content);
+                    }
+                }
+            }
+            out.push_doc(ctx, link, Role::Tool, meta, scratch);
+        }
+        // Oh My Pi: instructions it injects into the conversation itself
+        // (reminders, continuations), extension messages in all but name.
+        "developer" => {
+            if let Some(content) = m.get("content") {
+                content_text(content, scratch);
+                out.push_doc(ctx, link, Role::Custom, meta, scratch);
+            }
         }
         "custom" | "hookMessage" => {
             if let Some(content) = m.get("content") {

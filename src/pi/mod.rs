@@ -1,6 +1,8 @@
 //! The Pi session format: everything pi-index knows about what Pi writes.
 //!
-//! - [`fingerprint`](mod@fingerprint): is a file a Pi session at all (first line only)?
+//! - [`fingerprint`](mod@fingerprint): is a file a Pi session at all (its
+//!   header line only, after Oh My Pi's title slot when there is one)?
+//! - [`agent`]: which agent of the family wrote it (Pi or Oh My Pi).
 //! - [`entry`]: one line of a session, seen without allocating: a cheap
 //!   prefix scan for lines that carry nothing to index, and a simd-json tape
 //!   parse (with reused buffers) for the rest.
@@ -22,6 +24,7 @@
 //! into [`Document`]s and [`Session`]s (with the facts they carry: model,
 //! name).
 
+pub mod agent;
 pub mod branch;
 pub mod chunk;
 pub mod document;
@@ -39,6 +42,7 @@ pub mod time;
 use std::fmt;
 use std::str::FromStr;
 
+pub use agent::Agent;
 pub use chunk::ChunkParser;
 pub use document::{Damage, Document, Edited, Truncation};
 pub use fingerprint::{fingerprint, Header, Rejection};

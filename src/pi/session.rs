@@ -15,7 +15,9 @@ use super::Document;
 pub struct Session {
     /// The header, as the fingerprint read it.
     pub header: Header,
-    /// The session's final display name.
+    /// The session's final display name (see [`Header::name`]: Oh My
+    /// Pi's title slot, else the last `session_info`, else the header's
+    /// title).
     pub name: Option<String>,
     /// Every document, in file order, with line numbers, branch status and
     /// models resolved.
@@ -220,7 +222,9 @@ impl Session {
 
         // The model in effect: the last model change before each document.
         let mut changes: Vec<(u64, String)> = Vec::new();
-        let mut name = None;
+        // The last `session_info` (Pi's renames), if any: `Some(None)` when
+        // it cleared the name.
+        let mut renamed: Option<Option<String>> = None;
         let mut damage = Vec::new();
         let mut recovered = Vec::new();
         let mut truncated = Vec::new();
@@ -233,7 +237,7 @@ impl Session {
         for c in chunks {
             changes.extend(c.model_changes);
             if let Some((_, n)) = c.names.into_iter().last() {
-                name = n;
+                renamed = Some(n);
             }
             damage.extend(c.damage);
             recovered.extend(c.recovered);
@@ -258,6 +262,14 @@ impl Session {
             }
             link_base += c.links.len();
         }
+        // Oh My Pi's title slot is its name, whatever else the file says
+        // (its loader reads no `session_info`, and its `title_change`
+        // entries only record renames the slot already holds); else Pi's
+        // last `session_info`, else the header's own title.
+        let name = match (&header.slot, renamed) {
+            (None, Some(renamed)) => renamed,
+            _ => header.name().map(str::to_owned),
+        };
         let mut current = header.model.clone();
         let mut next_change = 0;
         for p in pending {

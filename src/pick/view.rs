@@ -208,17 +208,25 @@ impl App {
             )
         } else {
             let wide = cols >= 84;
+            // Enter resumes the session in the agent that wrote it.
+            let agent = self
+                .rows
+                .get(self.selected)
+                .map_or(crate::pi::Agent::Pi, |r| r.session.agent);
             let hint = match (self.focus, wide) {
-                (Focus::Sessions, true) => {
-                    "Enter resume in Pi · Tab hits · Ctrl-A active branch · ? keys · Esc quit"
-                }
+                (Focus::Sessions, true) => format!(
+                    "Enter resume in {} · Tab hits · Ctrl-A active branch · ? keys · Esc quit",
+                    agent.name()
+                ),
                 (Focus::Hits, true) => {
-                    "Enter resume at this hit · Tab sessions · Ctrl-A active branch · ? keys · Esc quit"
+                    "Enter resume at this hit · Tab sessions · Ctrl-A active branch · ? keys · Esc quit".to_owned()
                 }
-                (Focus::Sessions, false) => "Enter resume · Tab hits · ? keys · Esc quit",
-                (Focus::Hits, false) => "Enter resume here · Tab sessions · ? keys · Esc quit",
+                (Focus::Sessions, false) => "Enter resume · Tab hits · ? keys · Esc quit".to_owned(),
+                (Focus::Hits, false) => {
+                    "Enter resume here · Tab sessions · ? keys · Esc quit".to_owned()
+                }
             };
-            (hint.to_owned(), t.dim())
+            (hint, t.dim())
         };
         frame.render_widget(Paragraph::new(Line::styled(fit(&text, cols), style)), area);
     }
@@ -703,7 +711,10 @@ const HELP_KEYS: [(&str, &str); 13] = [
     ("↑ ↓  Ctrl-P Ctrl-N", "move"),
     ("PgUp PgDn", "move a page"),
     ("Tab", "sessions / the hits in one session"),
-    ("Enter", "resume in Pi, in the session's directory"),
+    (
+        "Enter",
+        "resume in Pi (Oh My Pi's in omp), in its directory",
+    ),
     ("Ctrl-A", "active branch only, on or off"),
     ("Shift-↑ ↓", "scroll the preview"),
     ("Shift-PgUp PgDn", "scroll the preview a page"),

@@ -247,8 +247,9 @@ fn expected(path: &str, state: &FileState, kinds: Kinds) -> Expected {
     };
     let identity = FileIdentity::of(&meta);
     let bytes = map.bytes();
+    let slot_end = header.slot.as_ref().map_or(0, |s| s.end);
     let intact = (bytes.len() as u64) >= state.indexed_to
-        && hashes(bytes, state.indexed_to) == (state.head_hash, state.tail_hash);
+        && hashes(bytes, slot_end, state.indexed_to) == (state.head_hash, state.tail_hash);
     if !intact {
         if state.unchanged(&identity) {
             return Expected::StateWrong(

@@ -269,12 +269,14 @@ fn parse_and_index(
     for &key in &plan.orphans {
         index.delete_session_key(key)?;
     }
+    let agents = crate::discover::root_agents(&opts.locations);
     let work = Work {
         kinds: opts.kinds,
         index,
         searcher: &searcher,
         pi: &store.pi,
         states: &plan.states,
+        agents: &agents,
     };
     let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(plan.work.len()));
     let first_error: Mutex<Option<IndexError>> = Mutex::new(None);

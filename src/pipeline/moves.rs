@@ -60,10 +60,11 @@ pub(super) fn find_moves(
         let Some(candidates) = by_id.get_mut(&header.id) else {
             continue;
         };
+        let slot_end = header.slot.as_ref().map_or(0, |s| s.end);
         let found = candidates.iter().position(|v| {
             states.get(*v).is_some_and(|st| {
                 st.indexed_to <= c.len
-                    && window_hashes(&mut file, st.indexed_to)
+                    && window_hashes(&mut file, slot_end, st.indexed_to)
                         .is_ok_and(|h| h == (st.head_hash, st.tail_hash))
             })
         });
@@ -76,15 +77,18 @@ pub(super) fn find_moves(
 }
 
 /// The hashes [`FileState`] keeps of a file's first `to` bytes, read
-/// from the file: its first and its last [`HASH_SPAN`] bytes before `to`.
-fn window_hashes(file: &mut File, to: u64) -> std::io::Result<(u64, u64)> {
-    let mut read = |from: u64, len: u64| -> std::io::Result<Vec<u8>> {
-        let mut buf = vec![0; len as usize];
-        file.seek(SeekFrom::Start(from))?;
+/// from the file: the first and the last [`HASH_SPAN`] bytes of
+/// `from..to` (`..from` being its title slot), as
+/// [`crate::index::state::hashes`] makes them.
+fn window_hashes(file: &mut File, from: u64, to: u64) -> std::io::Result<(u64, u64)> {
+    let mut read = |at: u64, end: u64| -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0; end.saturating_sub(at) as usize];
+        file.seek(SeekFrom::Start(at))?;
         file.read_exact(&mut buf)?;
         Ok(buf)
     };
-    let head = read(0, to.min(HASH_SPAN))?;
-    let tail = read(to.saturating_sub(HASH_SPAN), to.min(HASH_SPAN))?;
+    let from = from.min(to);
+    let head = read(from, to.min(from + HASH_SPAN))?;
+    let tail = read(to.saturating_sub(HASH_SPAN).max(from), to)?;
     Ok((fnv1a(&head), fnv1a(&tail)))
 }

@@ -49,6 +49,8 @@ pub(super) struct Work<'a> {
     pub(super) searcher: &'a tantivy::Searcher,
     pub(super) pi: &'a crate::index::PiIndex,
     pub(super) states: &'a FileStates,
+    /// The agent of each root that belongs to one ([`crate::discover::root_agents`]).
+    pub(super) agents: &'a HashMap<std::path::PathBuf, crate::pi::Agent>,
 }
 
 pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError> {
@@ -80,10 +82,13 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     crate::failpoint::disturb(crate::failpoint::Disturb::Shrink, &c.path);
     let bytes = map.bytes();
     // Grown: the same file, with the bytes indexed before intact.
-    let grown = old.filter(|st| st.grown(&identity, bytes));
+    // Oh My Pi rewrites its title slot in place: not a change of the
+    // bytes indexed.
+    let slot_end = header.slot.as_ref().map_or(0, |s| s.end);
+    let grown = old.filter(|st| st.grown(&identity, bytes, slot_end));
     let (mut session, complete) =
         parse_mapped(&map, header, &first, w.kinds, grown.map(|st| st.indexed_to));
-    let state = FileState::of(bytes, identity, complete);
+    let state = FileState::of(bytes, identity, slot_end, complete);
     if map.truncated() {
         // Another process cut the file while we read it (Pi rewrites whole
         // files): what we parsed is not trustworthy. Keep what the index
@@ -98,6 +103,12 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     let root = c.root.to_string_lossy();
     let mut meta = SessionMeta::of(&session, &path_str);
     meta.root = Some(&root);
+    // What the file says, else whose directory it was found in, else Pi.
+    meta.agent = session
+        .header
+        .written_by
+        .or_else(|| w.agents.get(&*c.root).copied())
+        .unwrap_or_default();
     let how;
     let mut title = documents
         .iter()

@@ -23,7 +23,7 @@ use crate::index::{
     all_terms, entry_query, messages_only, sess_query, tantivy_err, IndexError, PiIndex,
 };
 use crate::pi::time::format_millis;
-use crate::pi::{Edited, Role};
+use crate::pi::{Agent, Edited, Role};
 
 /// A message as `show --format json` prints it: the stable, documented
 /// output contract (one object per line).
@@ -50,6 +50,8 @@ pub struct StoredDoc {
     pub cwd: Option<String>,
     /// The session's display name.
     pub session_name: Option<String>,
+    /// The agent that wrote the session: `pi` or `omp` (Oh My Pi).
+    pub agent: Agent,
     /// The model.
     pub model: Option<String>,
     /// On the active branch?
@@ -611,6 +613,7 @@ impl<'a> MessageReader<'a> {
             timestamp_ms,
             cwd: session.as_ref().and_then(|s| s.cwd.clone()),
             session_name: session.as_ref().and_then(|s| s.session_name.clone()),
+            agent: session.as_ref().map(|s| s.agent).unwrap_or_default(),
             model: (model != 0)
                 .then(|| session.as_ref().and_then(|s| s.model_named(model)))
                 .flatten(),
@@ -633,6 +636,8 @@ pub struct SessionRow {
     pub cwd: Option<String>,
     /// Display name.
     pub session_name: Option<String>,
+    /// The agent that wrote it: `pi` or `omp` (Oh My Pi).
+    pub agent: Agent,
     /// The first user message's first line.
     pub title: Option<String>,
     /// Session start, RFC 3339.
@@ -753,6 +758,7 @@ impl PiIndex {
             path,
             cwd: s(f.cwd),
             session_name: s(f.session_name),
+            agent: Agent::from_stored(s(f.agent).as_deref()),
             title: s(f.title),
             started: t(f.started).map(format_millis),
             last: last_ms.map(format_millis),

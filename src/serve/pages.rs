@@ -199,6 +199,7 @@ fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> 
                     li {
                         div.session-label {
                             a href=(session_href(&h.doc.session_id, None)) { (h.session.as_deref().map_or(h.doc.session_id.as_str(), SessionRow::label)) }
+                            (agent_mark(h.doc.agent))
                             " " span.dim { (h.doc.cwd.as_deref().unwrap_or("")) }
                         }
                         (hit_link(h, None))
@@ -219,6 +220,7 @@ fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> 
                 li.result {
                     div.session-label {
                         a.session href=(session_href(&h.session.session_id, None)) { (h.session.label()) }
+                        (agent_mark(h.session.agent))
                         span.dim { " " (h.session.cwd.as_deref().unwrap_or("")) " · " (short(h.session.last.as_deref())) }
                         span.matched {
                             " " (match h.matched { Matched::Name => "[name]", Matched::Title => "[title]", Matched::Messages => "[messages]" })
@@ -377,6 +379,16 @@ pub(super) fn chips<'a>(q: &str, sessions: impl Iterator<Item = &'a SessionRow>)
                 @let next = if on { q.replace(filter.as_str(), "").split_whitespace().collect::<Vec<_>>().join(" ") } else { format!("{q} {filter}") };
                 a.chip.on[on] href={"/?q=" (enc(&next))} title=(filter) data-filter=(filter) { (label) }
             }
+        }
+    }
+}
+
+/// Which agent wrote a session, after its label: nothing for Pi (what
+/// most sessions are), else the agent's name (`Oh My Pi`).
+pub fn agent_mark(agent: crate::pi::Agent) -> Markup {
+    html! {
+        @if agent != crate::pi::Agent::Pi {
+            " " span.mark.agent title="the agent that wrote the session" { (agent.name()) }
         }
     }
 }

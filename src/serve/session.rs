@@ -101,13 +101,19 @@ impl Skeleton {
         let mut parents: Vec<Option<Box<str>>> = Vec::new();
         let mut tool_results = 0;
         let finder = memchr::memmem::Finder::new(b"\"role\":\"toolResult\"");
+        // The entries begin after the header's line (and Oh My Pi's title
+        // slot before it), as the build reads them.
+        let mut body_from = 1;
+        if let Ok(Ok((first, h))) = crate::pi::fingerprint::read_header(&mut &complete[..]) {
+            header = Some(h);
+            body_from = first.number;
+        }
         for line in Lines::releasing(complete, 0, 1, &release) {
             let b = line
                 .bytes
                 .strip_prefix(b"\xef\xbb\xbf")
                 .unwrap_or(line.bytes);
-            if line.number == 1 {
-                header = crate::pi::fingerprint(b).ok();
+            if line.number <= body_from {
                 continue;
             }
             if b.iter().all(u8::is_ascii_whitespace) {
@@ -432,8 +438,10 @@ struct Lineage {
 fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Markup {
     let cwd = row.cwd.as_deref().unwrap_or(".");
     let resume = format!(
-        "cd {} && pi --session {}",
+        "cd {} && {} {} {}",
         crate::output::shell_quote(cwd),
+        row.agent.command(),
+        row.agent.resume_flag(),
         crate::output::shell_quote(&row.path)
     );
     let file_name = std::path::Path::new(&row.path)
@@ -446,6 +454,7 @@ fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Mark
             h1 { (row.label()) }
             dl.meta {
                 dt { "directory" } dd.cwd { (cwd) }
+                dt { "agent" } dd.agent { (row.agent.name()) }
                 @if !row.models.is_empty() { dt { "models" } dd { (row.models.join(", ")) } }
                 dt { "dates" } dd { (short(row.started.as_deref())) " to " (short(row.last.as_deref())) }
                 dt { "messages" } dd #n-messages { (row.messages) }
@@ -472,7 +481,7 @@ fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Mark
                 }
             }
             div.actions {
-                button.copy type="button" data-copy=(resume) title="copy the command" { "Resume in Pi" }
+                button.copy type="button" data-copy=(resume) title="copy the command" { "Resume in " (row.agent.name()) }
                 code.resume { (resume) }
                 a.raw href=(pages::raw_href(&row.session_id)) download=(file_name) { "Raw JSONL" }
             }
@@ -667,6 +676,23 @@ fn entry(
                 p { (str_of(v, "thinkingLevel").unwrap_or("")) }
             }
         },
+        // Oh My Pi's record of a rename (its title slot holds the name).
+        "title_change" => html! {
+            article.entry.mark id=(a) data-line=(e.line) {
+                (entry_head("name", time, e.active, &a, show_branch))
+                p { "named " q { (str_of(v, "title").unwrap_or("")) } }
+            }
+        },
+        // Oh My Pi: a subagent's system prompt and task.
+        "session_init" => html! {
+            article.entry.system id=(a) data-line=(e.line) {
+                (entry_head("subagent", time, e.active, &a, show_branch))
+                details.tool {
+                    summary { span.tool-name { "system prompt" } " " span.preview { (one_line(str_of(v, "task").unwrap_or(""), 160)) } }
+                    pre.result { (capped(str_of(v, "systemPrompt").unwrap_or(""))) }
+                }
+            }
+        },
         "session_info" => html! {
             article.entry.mark id=(a) data-line=(e.line) {
                 (entry_head("name", time, e.active, &a, show_branch))
@@ -763,6 +789,42 @@ fn message(
             article.entry.custom id=(a) data-line=(e.line) {
                 (entry_head(&format!("custom: {}", str_of(m, "customType").unwrap_or("?")), time, e.active, a, show_branch))
                 div.md { (PreEscaped(to_html(&content_text(m.get("content"))))) }
+            }
+        },
+        // Oh My Pi: what it injects into the conversation itself.
+        "developer" => html! {
+            article.entry.custom id=(a) data-line=(e.line) {
+                (entry_head("developer", time, e.active, a, show_branch))
+                div.md { (PreEscaped(to_html(&content_text(m.get("content"))))) }
+            }
+        },
+        // Oh My Pi: `$ code` run by the user, drawn as `!` bash is.
+        "pythonExecution" => {
+            let code = m.get("exitCode").and_then(Value::as_i64);
+            let failed = code.is_some_and(|c| c != 0)
+                || m.get("cancelled").and_then(Value::as_bool) == Some(true);
+            html! {
+                article.entry.bash id=(a) data-line=(e.line) {
+                    (entry_head("python", time, e.active, a, show_branch))
+                    details.tool.error[failed] {
+                        summary { span.tool-name { "$" } " " span.preview { (one_line(str_of(m, "code").unwrap_or(""), 160)) } }
+                        pre.args { (str_of(m, "code").unwrap_or("")) }
+                        pre.result { (capped(str_of(m, "output").unwrap_or(""))) }
+                        @if let Some(c) = code { p.note { "exit code " (c) } }
+                    }
+                }
+            }
+        }
+        // Oh My Pi: files an `@path` mention read into the conversation.
+        "fileMention" => html! {
+            article.entry.tool-result id=(a) data-line=(e.line) {
+                (entry_head("file mention", time, e.active, a, show_branch))
+                @for f in m.get("files").and_then(Value::as_array).into_iter().flatten() {
+                    details.tool {
+                        summary { span.tool-name { "@" } " " span.preview { (str_of(f, "path").unwrap_or("")) } }
+                        pre.result { (capped(str_of(f, "content").unwrap_or(""))) }
+                    }
+                }
             }
         },
         "branchSummary" | "compactionSummary" => html! {

@@ -429,6 +429,7 @@ fn results(team: &Team, p: &Params) -> Result<Markup, Failure> {
                     div.session-label {
                         @let d = &first.hit.doc;
                         a href=(session_href(&d.session_id, &first.host)) { (first.hit.session.as_deref().map_or(d.session_name.as_deref().unwrap_or(&d.session_id), crate::search::SessionRow::label)) }
+                        (pages::agent_mark(d.agent))
                         " " span.host { (first.host) }
                         " " span.dim { (d.cwd.as_deref().unwrap_or("")) }
                     }
@@ -614,8 +615,10 @@ fn head(team: &Team, s: &TeamSession, active: bool) -> Result<Markup, Failure> {
     }
     let cwd = row.cwd.as_deref().unwrap_or(".");
     let resume = format!(
-        "cd {} && pi --session {}",
+        "cd {} && {} {} {}",
         crate::output::shell_quote(cwd),
+        row.agent.command(),
+        row.agent.resume_flag(),
         crate::output::shell_quote(&row.path)
     );
     let base = format!("host={}", enc(&s.host));
@@ -625,6 +628,7 @@ fn head(team: &Team, s: &TeamSession, active: bool) -> Result<Markup, Failure> {
             dl.meta {
                 dt { "host" } dd #host .host { (s.host) }
                 dt { "directory" } dd.cwd { (cwd) }
+                dt { "agent" } dd.agent { (row.agent.name()) }
                 @if !row.models.is_empty() { dt { "models" } dd { (row.models.join(", ")) } }
                 dt { "dates" } dd { (short(row.started.as_deref())) " to " (short(row.last.as_deref())) }
                 dt { "messages" } dd #n-messages { (row.messages) }

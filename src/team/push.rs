@@ -475,7 +475,7 @@ fn ms(ts: Option<&str>) -> Option<i64> {
 const SESSION_COLUMNS: &str = "host, sid, path, session_id, cwd, session_name, name_tsv, title, models, \
      started_ms, last_ms, messages, file_size, file_mtime_ns, indexed_to, head_hash, tail_hash, digest, \
      pushed_schema, title_tsv, parent_session, parent_path, parent_how, fork_ids, fork_paths, family, \
-     family_age";
+     family_age, agent";
 
 /// The columns of `pi_messages`, in `COPY` order.
 const MESSAGE_COLUMNS: &str =
@@ -547,6 +547,8 @@ fn session_row(
     copy_opt_num(out, l.family);
     out.push(b'\t');
     copy_opt_num(out, l.family_age.map(i64::from));
+    out.push(b'\t');
+    copy_str(out, row.agent.as_str());
     out.push(b'\n');
 }
 
@@ -803,7 +805,8 @@ async fn commit_batch(
             "UPDATE pi_sessions SET cwd = $3, session_name = $4, name_tsv = $5::tsvector, \
              title = $6, models = $7, started_ms = $8, last_ms = $9, messages = $10, \
              file_size = $11, file_mtime_ns = $12, indexed_to = $13, head_hash = $14, \
-             tail_hash = $15, digest = $16, title_tsv = $17::tsvector WHERE host = $1 AND sid = $2",
+             tail_hash = $15, digest = $16, title_tsv = $17::tsvector, agent = $18 \
+             WHERE host = $1 AND sid = $2",
             &[
                 (&host, Type::TEXT),
                 (&g.sid, Type::INT8),
@@ -822,6 +825,7 @@ async fn commit_batch(
                 (&tail, Type::INT8),
                 (&g.digest, Type::INT8),
                 (&title_tsv, Type::TEXT),
+                (&r.agent.as_str(), Type::TEXT),
             ],
         )
         .await?;

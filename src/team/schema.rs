@@ -5,7 +5,7 @@
 //! |---|---|---|---|
 //! | `pi_index_schema` | the schema version (one row) | | a push migrates an older one, and every command refuses a newer one |
 //! | `pi_hosts` | one row per pushing host: the kinds its index includes | `host` | a host whose local index changed kinds is pushed again whole |
-//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with, the `tsvector`s of its name and title (what `sessions QUERY` ranks besides messages), its place in its family (see below), and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
+//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with (the agent that wrote it among them), the `tsvector`s of its name and title (what `sessions QUERY` ranks besides messages), its place in its family (see below), and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
 //! | `pi_messages` | one row per local message document: every field a local hit carries, the text, its `tsvector`, and its copy key | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
 //! | `pi_windows` | for the few messages a `tsvector` cannot hold exactly (see [`super::text`]): their text's tokens in overlapping windows of positions | `(host, sid, ord, win)` | phrases past PostgreSQL's 16,383rd position |
 //! | `pi_terms` | every term of a host's messages and in how many of them it occurs (`docs`); the empty term counts the host's messages | `(term, host)` | the dictionary a search cuts a word typed without its separators into (`isfinished` → `is` `finished`, [`crate::search::query::expand`]), as the local index's term dictionary serves it; kept by each push in the transaction that adds or removes the messages ([`terms_of`]) |
@@ -66,13 +66,17 @@
 //!   `UPDATE` granted column by column no table-level right that would let
 //!   it `LOCK` a table against every reader. It removes only the caller's
 //!   own host's rows when the caller is a pushing role. No row changes.
+//! - 7: `agent` on session rows: which agent wrote the session (`pi`, or
+//!   `omp` for Oh My Pi), what a hit says and resumes it with. Rows
+//!   pushed before are Pi's (the column's default): no earlier release
+//!   indexed another agent's sessions. No row changes.
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 6;
+pub const VERSION: i32 = 7;
 
 /// The last version that changed what a row holds: rows pushed under it
 /// or later are as this pi-index pushes them (`pushed_schema`); rows
@@ -125,7 +129,7 @@ $$;
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -303,6 +307,11 @@ END
 $$;
 REVOKE ALL ON FUNCTION pi_remove_sessions(text, bigint[]) FROM PUBLIC;
 "#,
+    // Version 7: the agent that wrote each session. A constant default:
+    // adding it rewrites no table.
+    r#"
+ALTER TABLE pi_sessions ADD COLUMN agent text NOT NULL DEFAULT 'pi';
+"#,
 ];
 
 /// The condition of [`terms_of`] that leaves pair lexemes out (they
@@ -380,17 +389,20 @@ pub async fn migrate(client: &mut Client, target: &str) -> Result<(), TeamError>
         tx.batch_execute(sql)
             .await
             .map_err(|e| err("creating pi-index's tables", e))?;
-        if n + 1 == 6 {
-            tx.batch_execute(PUSHER_GRANTS)
-                .await
-                .map_err(|e| err("narrowing the pushing role's rights", e))?;
-        }
+
         tx.execute(
             "UPDATE pi_index_schema SET version = $1",
             &[&(n as i32 + 1)],
         )
         .await
         .map_err(|e| err("creating pi-index's tables", e))?;
+    }
+    // The pushing role's rights, as version 6 narrowed them, over every
+    // column the migrations added.
+    if found < VERSION {
+        tx.batch_execute(PUSHER_GRANTS)
+            .await
+            .map_err(|e| err("narrowing the pushing role's rights", e))?;
     }
     tx.commit()
         .await

@@ -48,7 +48,7 @@ use super::query::{self, Param, Scope, SqlQuery};
 use super::text::PairWords;
 use super::{schema, Db, TeamError};
 use crate::pi::time::format_millis;
-use crate::pi::{Edited, Role};
+use crate::pi::{Agent, Edited, Role};
 use crate::search::copies::CopyRef;
 use crate::search::lineage::Lineage;
 use crate::search::query::expand::Known;
@@ -105,7 +105,7 @@ pub struct TeamResult {
 
 pub(super) const DOC_COLUMNS: &str =
     "m.host, s.session_id, s.path, m.line, m.off, m.entry_id, m.role, m.ts_ms, \
-     s.cwd, s.session_name, m.model, m.active, m.edited, m.replacement, m.text";
+     s.cwd, s.session_name, m.model, m.active, m.edited, m.replacement, m.text, s.agent";
 
 pub(super) const FROM: &str =
     "FROM pi_messages m JOIN pi_sessions s ON s.host = m.host AND s.sid = m.sid";
@@ -126,6 +126,7 @@ fn doc_at(r: &Row, at: usize) -> (String, StoredDoc) {
         timestamp_ms: ts,
         cwd: r.get(at + 8),
         session_name: r.get(at + 9),
+        agent: Agent::from_stored(r.get::<_, Option<&str>>(at + 15)),
         model: r.get(at + 10),
         active: r.get(at + 11),
         edited: Edited::from_rank(r.get::<_, i16>(at + 12) as u64),
@@ -786,6 +787,7 @@ fn session_at(r: &Row, at: usize) -> TeamSession {
             path: r.get(at + 2),
             cwd: r.get(at + 3),
             session_name: r.get(at + 4),
+            agent: Agent::from_stored(r.get::<_, Option<&str>>(at + 16)),
             title: r.get(at + 5),
             started: started.map(format_millis),
             last: last.map(format_millis),
@@ -810,7 +812,7 @@ const SID: usize = 10;
 pub(super) const SESSION_COLUMNS: &str =
     "s.host, s.session_id, s.path, s.cwd, s.session_name, s.title, \
      s.started_ms, s.last_ms, s.messages, s.models, s.sid, s.parent_session, s.parent_path, \
-     s.parent_how, s.fork_ids, s.fork_paths";
+     s.parent_how, s.fork_ids, s.fork_paths, s.agent";
 
 /// The condition that keeps sessions at or below `$d` (with `$b`, the
 /// same ending in `/`) and active at or after `$t`, each when not null.

@@ -25,6 +25,9 @@ pub fn pi_index(home: &Path) -> Command {
     cmd.env_remove("PI_INDEX_DIR")
         .env_remove("PI_CODING_AGENT_DIR")
         .env_remove("XDG_DATA_HOME")
+        .env_remove("OMP_PROFILE")
+        .env_remove("PI_PROFILE")
+        .env_remove("PI_CONFIG_DIR")
         .env("HOME", home)
         .env("NO_COLOR", "1");
     cmd
@@ -136,7 +139,7 @@ pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
 
 /// The keys of every document `show --format json` prints (the issue's
 /// list); search's `--json` adds `score` and `snippet`.
-pub const DOC_KEYS: [&str; 14] = [
+pub const DOC_KEYS: [&str; 15] = [
     "session_id",
     "path",
     "line",
@@ -146,6 +149,7 @@ pub const DOC_KEYS: [&str; 14] = [
     "timestamp",
     "cwd",
     "session_name",
+    "agent",
     "model",
     "active",
     "edited",

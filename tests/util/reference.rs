@@ -6,6 +6,11 @@
 //! - Pi 1.6.0 with a Node 22 (`scripts/pi/setup.sh`), whose own
 //!   `SessionManager` writes sessions and reads them back
 //!   (`scripts/pi/write-sessions.mjs`, `scripts/pi/pi-view.mjs`);
+//! - Oh My Pi 18.2.3 with the Bun that runs it (`scripts/omp/setup.sh`,
+//!   into `target/omp-bun`), whose own `SessionManager` writes sessions,
+//!   renames them in place and reads them back
+//!   (`scripts/omp/write-sessions.mjs`, `rename-append.mjs`,
+//!   `omp-view.mjs`);
 //! - MemPalace 3.11.0 in a venv (`scripts/alternatives/setup-mempalace.sh`),
 //!   whose transcripts `show --format transcript` must reproduce
 //!   (`scripts/alternatives/mempalace_transcript.py`).
@@ -118,6 +123,97 @@ impl Pi {
         match self.script("pi-view.mjs", &args, home) {
             serde_json::Value::Array(v) => v,
             other => panic!("pi-view printed {other}"),
+        }
+    }
+}
+
+/// Oh My Pi 18.2.3 and the Bun that runs it.
+pub struct Omp {
+    /// The bun binary.
+    pub bun: PathBuf,
+    /// Where setup.sh installed (OMP_BUN_DIR for the scripts).
+    pub dir: PathBuf,
+}
+
+/// Oh My Pi, installed once per test run; `None` (said, or a failure
+/// under CI) when it cannot be.
+pub fn omp() -> Option<&'static Omp> {
+    static OMP: OnceLock<Result<Omp, String>> = OnceLock::new();
+    let got = OMP.get_or_init(|| {
+        let dir = repo().join("target/omp-bun");
+        install("scripts/omp/setup.sh").map(|bun| Omp { bun, dir })
+    });
+    match got {
+        Ok(omp) => Some(omp),
+        Err(why) => {
+            super::cannot_run(&format!("Oh My Pi 18.2.3 is not available: {why}"));
+            None
+        }
+    }
+}
+
+impl Omp {
+    /// `bun scripts/omp/<script> args...` with `home` as HOME (where Oh
+    /// My Pi keeps its sessions, `~/.omp/agent/sessions`) and none of its
+    /// directory overrides; returns stdout parsed as JSON.
+    fn script(&self, script: &str, args: &[&std::ffi::OsStr], home: &Path) -> serde_json::Value {
+        std::fs::create_dir_all(home).unwrap();
+        let out = Command::new(&self.bun)
+            .arg("--no-install")
+            .arg(repo().join("scripts/omp").join(script))
+            .args(args)
+            .env("HOME", home)
+            .env("OMP_BUN_DIR", &self.dir)
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .env_remove("PI_CONFIG_DIR")
+            .env_remove("OMP_PROFILE")
+            .env_remove("PI_PROFILE")
+            .env_remove("XDG_DATA_HOME")
+            .output()
+            .expect("run bun");
+        assert!(
+            out.status.success(),
+            "{script} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{script} printed no JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+
+    /// Write the reference sessions with Oh My Pi's own SessionManager
+    /// into `home`'s `~/.omp/agent/sessions`, for working directories
+    /// below `cwds`; returns the manifest.
+    pub fn write_sessions(&self, cwds: &Path, home: &Path) -> serde_json::Value {
+        self.script("write-sessions.mjs", &[cwds.as_os_str()], home)
+    }
+
+    /// Rename the session `file` to `name` and append a user message
+    /// `text`, as Oh My Pi does (the title slot rewritten in place).
+    pub fn rename_append(
+        &self,
+        file: &Path,
+        name: &str,
+        text: &str,
+        home: &Path,
+    ) -> serde_json::Value {
+        self.script(
+            "rename-append.mjs",
+            &[file.as_os_str(), name.as_ref(), text.as_ref()],
+            home,
+        )
+    }
+
+    /// Oh My Pi's own view of each file (name, entries, active branch).
+    pub fn view(&self, files: &[PathBuf], home: &Path) -> Vec<serde_json::Value> {
+        let args: Vec<&std::ffi::OsStr> = files.iter().map(|f| f.as_os_str()).collect();
+        match self.script("omp-view.mjs", &args, home) {
+            serde_json::Value::Array(v) => v,
+            other => panic!("omp-view printed {other}"),
         }
     }
 }

@@ -156,7 +156,7 @@ impl Drop for Tmux {
 }
 
 /// A scratch with three sessions in three directories (two that exist,
-/// one gone), a fake `pi` and a script to run the picker with.
+/// one gone), a fake `pi` (and `omp`) and a script to run the picker with.
 pub struct Setup {
     pub s: Scratch,
     pub sessions: PathBuf,
@@ -231,19 +231,22 @@ impl Setup {
                 "It was deleted.",
             ),
         );
-        // The fake pi: its arguments, one a line, then its directory.
-        let record = root.join("pi-record");
-        let pi = bin.join("pi");
-        std::fs::write(
-            &pi,
-            format!(
-                "#!/bin/sh\n{{ for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; printf 'cwd=%s\\n' \"$(pwd -P)\"; }} > '{}'\n",
-                record.display()
-            ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&pi, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // The fake pi: its arguments, one a line, then its directory; and
+        // a fake omp, the same into its own record.
+        for program in ["pi", "omp"] {
+            let record = root.join(format!("{program}-record"));
+            let fake = bin.join(program);
+            std::fs::write(
+                &fake,
+                format!(
+                    "#!/bin/sh\n{{ for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; printf 'cwd=%s\\n' \"$(pwd -P)\"; }} > '{}'\n",
+                    record.display()
+                ),
+            )
+            .unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
         Setup {
             s,
             sessions,
@@ -334,7 +337,12 @@ impl Setup {
 
     /// What the fake pi recorded: its arguments and its directory.
     pub fn pi_record(&self) -> (Vec<String>, PathBuf) {
-        let text = self.file("pi-record");
+        self.record("pi")
+    }
+
+    /// What the fake `program` (`pi` or `omp`) recorded.
+    pub fn record(&self, program: &str) -> (Vec<String>, PathBuf) {
+        let text = self.file(&format!("{program}-record"));
         let args = text
             .lines()
             .filter_map(|l| l.strip_prefix("arg="))
@@ -343,7 +351,9 @@ impl Setup {
         let cwd = text
             .lines()
             .find_map(|l| l.strip_prefix("cwd="))
-            .unwrap_or_else(|| panic!("pi was not started; stderr: {}", self.file("stderr")));
+            .unwrap_or_else(|| {
+                panic!("{program} was not started; stderr: {}", self.file("stderr"))
+            });
         (args, PathBuf::from(cwd))
     }
 
