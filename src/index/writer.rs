@@ -120,6 +120,10 @@ pub struct SessionRecord<'a> {
     pub models: Vec<String>,
     /// Its first message's copy key ([`super::lineage::head_of`]).
     pub head: u64,
+    /// What each entry that records usage spent, in file order.
+    pub usage: Vec<super::document::StoredUsage>,
+    /// The buckets of `usage`'s model hashes.
+    pub usage_models: Vec<String>,
 }
 
 /// How a build found its index: kept (incremental), or why it starts
@@ -834,6 +838,8 @@ impl IndexBuilder {
             parent: meta.parent.map(str::to_owned),
             head: rec.head,
             agent: meta.agent,
+            usage: rec.usage.clone(),
+            usage_models: rec.usage_models.clone(),
         })))
     }
 
@@ -1203,6 +1209,35 @@ impl PiIndex {
             head_hash: v[5],
             tail_hash: v[6],
         }))
+    }
+
+    /// The usage rows the record of the session file at `path` holds in
+    /// the state `searcher` shows, and the buckets its hashes stand for
+    /// (what a grown file's new record carries over).
+    pub fn recorded_usage(
+        &self,
+        searcher: &tantivy::Searcher,
+        path: &str,
+    ) -> Result<(Vec<super::document::StoredUsage>, Vec<String>), IndexError> {
+        let err = |e| tantivy_err(&self.dir, e);
+        let f = &self.fields;
+        let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
+        let found = searcher
+            .search(&query, &tantivy::collector::DocSetCollector)
+            .map_err(err)?;
+        let Some(addr) = found.into_iter().max() else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let seg = searcher.segment_reader(addr.segment_ord);
+        let rows = super::usage_rows(seg, &[addr.doc_id]).map_err(err)?;
+        let names = super::usage_buckets(seg).map_err(err)?;
+        let mut models: Vec<String> = rows
+            .iter()
+            .filter_map(|r| names.get(&r.model).cloned())
+            .collect();
+        models.sort_unstable();
+        models.dedup();
+        Ok((rows, models))
     }
 
     /// [`PiIndex::file_states`] of the state `searcher` shows.

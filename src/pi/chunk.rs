@@ -8,7 +8,7 @@ use super::entry::{peek, peek_links, LineParser, Peek};
 use super::extract::{extract_line, EntryMeta, ModelName};
 use super::giant::{self, max_document_bytes, End};
 use super::parsed::{LineCtx, Link, ParsedChunk, PendingDoc};
-use super::{glued, repair};
+use super::{glued, repair, usage};
 use super::{Document, Kinds, Role};
 use crate::source::{Lines, Release, KEEP_PAGES};
 
@@ -119,6 +119,12 @@ impl ChunkParser {
                 // The prefix only shows the first of glued entries.
                 if !glued::may_be_glued(b) {
                     out.push_link(id, parent, line.offset);
+                    // A tool result not indexed may still record usage.
+                    if !links_only {
+                        if let Some(task) = usage::tool_result(b) {
+                            self.tool_result_usage(b, task, line.number, line.offset, &mut out);
+                        }
+                    }
                     continue;
                 }
             }
@@ -140,9 +146,16 @@ impl ChunkParser {
                 continue;
             }
             let scratch = &mut self.scratch;
-            let result = self
-                .parser
-                .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out));
+            // Oh My Pi's `task` results keep their subagent's usage in
+            // their details, which the skim leaves out: read whole.
+            let whole = kinds.tools && usage::tool_result(b) == Some(true);
+            let result = if whole {
+                self.parser
+                    .parse(b, |v| extract_line(v, &ctx, scratch, &mut out))
+            } else {
+                self.parser
+                    .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out))
+            };
             if let Err(err) = result {
                 if let Some(g) = glued::split(b) {
                     self.read_glued(b, &g, &ctx, &mut out);
@@ -195,6 +208,56 @@ impl ChunkParser {
 }
 
 impl ChunkParser {
+    /// The usage a tool result line the prefix scan skipped records (Pi's
+    /// own, found at the line's end; for Oh My Pi's `task` tool, the
+    /// subagent's in its details, for which the line is parsed). Its
+    /// documents and tree link are the prefix scan's: only the usage is
+    /// read here.
+    fn tool_result_usage(
+        &mut self,
+        b: &[u8],
+        task: bool,
+        line: u64,
+        offset: u64,
+        out: &mut ParsedChunk,
+    ) {
+        let ctx = LineCtx {
+            kinds: Kinds::default(),
+            line,
+            offset,
+            links_only: false,
+            recovered: true,
+        };
+        let mut only = ParsedChunk::default();
+        let parsed = if let Some(r) = usage::tool_result_usage(b) {
+            // The entry's own keys and the usage object, as a small line.
+            let head = &b[..b.len().min(512)];
+            let mut small = Vec::with_capacity(r.len() + 256);
+            small.extend_from_slice(b"{");
+            for key in [&b"\"type\":"[..], b"\"id\":", b"\"timestamp\":"] {
+                if let Some(v) = prefix_value(head, key) {
+                    small.extend_from_slice(key);
+                    small.extend_from_slice(v);
+                    small.push(b',');
+                }
+            }
+            small.extend_from_slice(b"\"message\":{\"role\":\"toolResult\",\"usage\":");
+            small.extend_from_slice(&b[r]);
+            small.extend_from_slice(b"}}");
+            self.parser.parse(&small, |v| {
+                extract_line(v, &ctx, &mut self.scratch, &mut only)
+            })
+        } else if task {
+            self.parser
+                .parse(b, |v| extract_line(v, &ctx, &mut self.scratch, &mut only))
+        } else {
+            return;
+        };
+        if parsed.is_ok() {
+            out.usage.append(&mut only.usage);
+        }
+    }
+
     /// A line of glued entries: each complete object is an entry at this
     /// line, in the tree like any other; what follows the last one is read
     /// as a line cut short is (closed, indexed off the tree, damaged).
@@ -419,4 +482,20 @@ impl ParsedChunk {
             inherit_model: meta.model.is_none(),
         });
     }
+}
+
+/// The raw value of `key` (with its quotes, for a string) among the
+/// first keys of an entry line, as the prefix scan reads them: a string
+/// without escapes or `null`.
+fn prefix_value<'a>(head: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let at = memchr::memmem::find(head, key)? + key.len();
+    let rest = &head[at..];
+    if rest.starts_with(b"null") {
+        return Some(&rest[..4]);
+    }
+    if rest.first() != Some(&b'"') {
+        return None;
+    }
+    let end = rest[1..].iter().position(|&c| c == b'"' || c == b'\\')?;
+    (rest[1 + end] == b'"').then(|| &rest[..end + 2])
 }

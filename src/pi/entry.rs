@@ -47,14 +47,16 @@ pub enum Peek<'a> {
 fn type_is_inert(ty: &str, kinds: Kinds) -> bool {
     match ty {
         "message" | "model_change" | "session_info" | "session" => false,
-        "compaction" | "branch_summary" => !kinds.summary,
+        // They record usage (what a summary's model call cost): read
+        // whatever the kinds.
+        "compaction" | "branch_summary" | "usage" | "model_usage" => false,
         // Oh My Pi's subagent prompt.
         "session_init" => !kinds.system,
         "custom_message" => !kinds.custom,
         // Needed for the edited marks of its target, whatever the kinds.
         "context_edit" => false,
-        // thinking_level_change, label, custom (extension state), usage,
-        // Oh My Pi's model_usage, title_change, ttsr_injection,
+        // thinking_level_change, label, custom (extension state), Oh My
+        // Pi's title_change, ttsr_injection,
         // credential_pin, mode_change, service_tier_change and
         // reset_boundary, and entry types newer than this code: nothing
         // to index.

@@ -74,6 +74,11 @@ pub(super) fn extract_line(
         timestamp_ms: ts.and_then(parse_iso_millis),
         model: None,
     };
+    // What the entry spent: kept whatever the kinds (and off the tree
+    // too: a repaired line was paid for).
+    if !ctx.links_only {
+        record_usage(&obj, ty, message.as_ref(), id, ts, &meta, ctx, out);
+    }
     match ty {
         "message" => {
             if let Some(m) = message {
@@ -151,6 +156,83 @@ pub(super) fn extract_line(
         }
         _ => {}
     }
+}
+
+/// The usage `entry` records, if it records any (see [`super::usage`]),
+/// into `out`.
+#[allow(clippy::too_many_arguments)]
+fn record_usage(
+    entry: &Object<'_, '_>,
+    ty: &str,
+    message: Option<&Object<'_, '_>>,
+    id: Option<&str>,
+    ts: Option<&str>,
+    meta: &EntryMeta<'_>,
+    ctx: &LineCtx,
+    out: &mut ParsedChunk,
+) {
+    use super::usage::{self, Fault, Source, UsageEntry, TOOLS_BUCKET};
+    let (source, model, value) = match (ty, message) {
+        ("message", Some(m)) => match m.get_str("role") {
+            Some("assistant") => (
+                Source::Assistant,
+                usage::model_bucket(
+                    m.get_str("provider"),
+                    m.get_str("responseModel").or_else(|| m.get_str("model")),
+                ),
+                m.get("usage"),
+            ),
+            Some("toolResult") => match m.get("usage").filter(|u| u.as_object().is_some()) {
+                Some(u) => (Source::ToolResult, TOOLS_BUCKET.to_owned(), Some(u)),
+                // Oh My Pi: a `task` tool's subagent.
+                None if m.get_str("toolName") == Some("task") => {
+                    let Some(u) = m
+                        .get("details")
+                        .and_then(|d| d.as_object())
+                        .and_then(|d| d.get("usage"))
+                    else {
+                        return;
+                    };
+                    (Source::Subagent, TOOLS_BUCKET.to_owned(), Some(u))
+                }
+                None => return,
+            },
+            _ => return,
+        },
+        ("usage", _) => (
+            Source::Entry,
+            usage::model_bucket(entry.get_str("provider"), entry.get_str("model")),
+            entry.get("usage"),
+        ),
+        ("model_usage", _) => (
+            Source::ModelUsage,
+            usage::model_bucket(entry.get_str("provider"), entry.get_str("model")),
+            entry.get("usage"),
+        ),
+        ("compaction" | "branch_summary", _) => match entry.get("usage") {
+            Some(u) if !u.is_null() => (Source::Summary, TOOLS_BUCKET.to_owned(), Some(u)),
+            _ => return,
+        },
+        _ => return,
+    };
+    let (usage, fault) = match value.and_then(|v| v.as_object()) {
+        Some(u) => usage::read(&u),
+        None => (Default::default(), Some(Fault::NoUsage)),
+    };
+    // Version 1 entries have no time of their own: their message's.
+    let timestamp_ms = meta.timestamp_ms.or_else(|| {
+        let t = message?.get("timestamp")?;
+        t.as_i64().or_else(|| t.cast_f64().map(|f| f as i64))
+    });
+    out.usage.push(UsageEntry {
+        line: ctx.line,
+        key: usage::entry_key(id, ts, ctx.offset),
+        timestamp_ms,
+        source,
+        model,
+        usage,
+        fault,
+    });
 }
 
 fn extract_message<'i>(

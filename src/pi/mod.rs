@@ -19,6 +19,8 @@
 //!   text indexed up to [`giant::MAX_DOCUMENT_BYTES`], the cut reported).
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
+//! - [`usage`]: what each model call cost, from every entry that records
+//!   it.
 //!
 //! This module knows nothing of files, threads or the index: it turns bytes
 //! into [`Document`]s and [`Session`]s (with the facts they carry: model,
@@ -38,6 +40,7 @@ pub mod repair;
 pub mod session;
 pub mod skim;
 pub mod time;
+pub mod usage;
 
 use std::fmt;
 use std::str::FromStr;

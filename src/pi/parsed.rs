@@ -50,6 +50,8 @@ pub struct ParsedChunk {
     pub(super) recovered: Vec<Damage>,
     /// Lines whose text was indexed only in part.
     pub(super) truncated: Vec<Truncation>,
+    /// What each entry that records usage spent ([`super::usage`]).
+    pub(super) usage: Vec<super::usage::UsageEntry>,
     /// A document of the line being read was cut to
     /// [`max_document_bytes`].
     pub(super) capped: bool,

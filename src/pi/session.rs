@@ -31,6 +31,9 @@ pub struct Session {
     /// Lines whose text was indexed only in part (giant lines), in file
     /// order.
     pub truncated: Vec<Truncation>,
+    /// What each entry that records usage spent, in file order (of a
+    /// grown file: the new lines' only).
+    pub usage: Vec<super::usage::UsageEntry>,
     /// Complete lines in the file, the header and any lines before it
     /// included.
     pub lines: u64,
@@ -153,6 +156,9 @@ impl Session {
             for t in &mut c.truncated {
                 t.line += base;
             }
+            for u in &mut c.usage {
+                u.line += base;
+            }
             base += c.lines;
         }
 
@@ -228,6 +234,7 @@ impl Session {
         let mut damage = Vec::new();
         let mut recovered = Vec::new();
         let mut truncated = Vec::new();
+        let mut usage = Vec::new();
         let mut lines = first_line.saturating_sub(1);
         let mut bytes_parsed = 0;
         let mut documents = Vec::with_capacity(chunks.iter().map(|c| c.docs.len()).sum());
@@ -242,6 +249,7 @@ impl Session {
             damage.extend(c.damage);
             recovered.extend(c.recovered);
             truncated.extend(c.truncated);
+            usage.extend(c.usage);
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {
@@ -290,6 +298,7 @@ impl Session {
             damage,
             recovered,
             truncated,
+            usage,
             lines,
             bytes_parsed,
             changed,

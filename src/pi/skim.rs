@@ -26,11 +26,25 @@ pub(super) fn elide(key: &[u8], kinds: Kinds) -> bool {
         // `usage`, which is never indexed either.
         b"arguments" | b"input" => !kinds.tools,
         b"thinking" | b"thinkingSignature" => !kinds.thinking,
-        // Image data, signatures, streaming leftovers, usage and tool
-        // details: never indexed.
-        b"data" | b"signature" | b"textSignature" | b"partialJson" | b"usage" | b"details" => true,
+        // Image data, signatures, streaming leftovers and tool details:
+        // never indexed. (`usage` is kept whole, see [`keep_whole`]: what
+        // Pi spent is read from it.)
+        b"data" | b"signature" | b"textSignature" | b"partialJson" | b"details" => true,
         _ => false,
     }
+}
+
+/// Whether the value of `key` is copied whole, nothing in it left out:
+/// a `usage` object (small; its `input` is a count, not a tool's input).
+#[inline]
+pub(super) fn keep_whole(key: &[u8]) -> bool {
+    key == b"usage"
+}
+
+/// [`skip_value`] for the modules beside this one.
+#[inline]
+pub(super) fn skip_value_at(line: &[u8], i: usize) -> Option<usize> {
+    skip_value(line, i)
 }
 
 /// Index just past the string starting at `line[i] == b'"'`.
@@ -139,6 +153,8 @@ fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>) -> Option<()> {
                     out.extend_from_slice(b"null");
                     copied = value_end;
                     i = value_end;
+                } else if depth >= 2 && keep_whole(key) {
+                    i = skip_value(line, value)?;
                 } else {
                     i = value;
                 }
@@ -186,16 +202,16 @@ mod tests {
     }
 
     #[test]
-    fn tool_arguments_thinking_and_usage_are_left_out() {
-        let line = r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"long \"thought\"","thinkingSignature":"sig"},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":{"path":"x","content":"a\\b\n}{"}}],"usage":{"input":1,"output":2},"model":"m"}}"#;
+    fn tool_arguments_and_thinking_are_left_out_and_usage_kept_whole() {
+        let line = r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"long \"thought\"","thinkingSignature":"sig"},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":{"path":"x","content":"a\\b\n}{"}}],"usage":{"input":1,"output":2,"cost":{"input":0.5}},"model":"m"}}"#;
         assert_eq!(
             reduced(line, Kinds::default()).unwrap(),
-            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":null,"thinkingSignature":null},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":null}],"usage":null,"model":"m"}}"#
+            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":null,"thinkingSignature":null},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":null}],"usage":{"input":1,"output":2,"cost":{"input":0.5}},"model":"m"}}"#
         );
         let all = reduced(line, Kinds::ALL).unwrap();
         assert!(all.contains(r#""thinking":"long \"thought\"""#));
         assert!(all.contains(r#""arguments":{"path":"x","content":"a\\b\n}{"}"#));
-        assert!(all.contains(r#""usage":null"#));
+        assert!(all.contains(r#""usage":{"input":1,"output":2,"cost":{"input":0.5}}"#));
     }
 
     #[test]
