@@ -40,4 +40,5 @@ mod serve_hostile;
 mod sessions_limit;
 mod sessions_search;
 mod team;
+mod usage;
 mod watch;

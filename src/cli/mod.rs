@@ -12,6 +12,7 @@ mod serve;
 mod sessions;
 mod show;
 mod stats;
+mod usage;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -61,6 +62,9 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Show what the index holds.
     Stats(stats::StatsArgs),
+    /// What Pi cost: tokens and money by day, week, month, session, model
+    /// or project, each entry of a family of forks once.
+    Usage(usage::UsageArgs),
     /// Compare the index with the session files (exit 1 when they
     /// differ); --repair mends it incrementally.
     Check(check::CheckArgs),
@@ -105,6 +109,7 @@ pub fn run() -> ExitCode {
         Command::Show(args) => dir().and_then(|d| show::run(args, &d)),
         Command::Sessions(args) => dir().and_then(|d| sessions::run(args, &d)),
         Command::Stats(args) => dir().and_then(|d| stats::run(args, &d)),
+        Command::Usage(args) => dir().and_then(|d| usage::run(args, &d)),
         Command::Check(args) => dir().and_then(|d| check::run(args, &d)),
         Command::Pick(args) => dir().and_then(|d| pick::run(args, &d)),
         Command::Mcp(args) => dir().and_then(|d| mcp::run(args, &d)),

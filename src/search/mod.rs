@@ -19,6 +19,7 @@
 //!   picker).
 //! - [`snippet`]: snippets, from a bounded window of a long text.
 //! - [`stats`]: what the index holds.
+//! - [`usage`](mod@usage): what Pi cost, each entry of a family once.
 
 pub mod around;
 pub mod cache;
@@ -35,6 +36,7 @@ pub mod sessions;
 pub mod snippet;
 pub mod stats;
 pub(crate) mod top;
+pub mod usage;
 
 pub use hits::{Hit, SearchError, SearchRequest, SearchResult, Sort};
 pub use reader::{LookupError, SessionKey, SessionRow, StoredDoc};

@@ -13,7 +13,10 @@
 //!   `omp-view.mjs`);
 //! - MemPalace 3.11.0 in a venv (`scripts/alternatives/setup-mempalace.sh`),
 //!   whose transcripts `show --format transcript` must reproduce
-//!   (`scripts/alternatives/mempalace_transcript.py`).
+//!   (`scripts/alternatives/mempalace_transcript.py`);
+//! - ccusage 20.0.24 (`scripts/alternatives/setup-ccusage.sh`, npm, into
+//!   `target/ccusage`), whose `pi daily` `usage daily` must equal on
+//!   sessions it reads as Pi does.
 //!
 //! When one cannot be installed (no registry, no npm or python3), the
 //! tests that need it say why and pass, except under CI, where they fail
@@ -115,6 +118,13 @@ impl Pi {
     /// `createBranchedSession` and `forkFrom`; returns the manifest.
     pub fn write_forks(&self, out: &Path, home: &Path) -> serde_json::Value {
         self.script("write-forks.mjs", &[out.as_os_str()], home)
+    }
+
+    /// Write sessions recording usage everywhere Pi 1.6 writes it, and
+    /// their forks, into `out`; returns the manifest with Pi's own totals
+    /// (`scripts/pi/write-usage.mjs`).
+    pub fn write_usage(&self, out: &Path, home: &Path) -> serde_json::Value {
+        self.script("write-usage.mjs", &[out.as_os_str()], home)
     }
 
     /// Pi's own view of each file (entries, active branch, context).
@@ -249,5 +259,18 @@ pub fn mempalace_transcripts(python: &Path, files: &[PathBuf]) -> Vec<serde_json
     match serde_json::from_slice(&out.stdout).expect("mempalace_transcript.py printed JSON") {
         serde_json::Value::Array(v) => v,
         other => panic!("mempalace_transcript.py printed {other}"),
+    }
+}
+
+/// ccusage, installed once per test run; `None` (said, or a failure
+/// under CI) when it cannot be.
+pub fn ccusage() -> Option<&'static Path> {
+    static CC: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match CC.get_or_init(|| install("scripts/alternatives/setup-ccusage.sh")) {
+        Ok(bin) => Some(bin),
+        Err(why) => {
+            super::cannot_run(&format!("ccusage is not available: {why}"));
+            None
+        }
     }
 }
