@@ -33,6 +33,7 @@ mod pick;
 mod pick_app;
 mod query;
 mod recall;
+mod release;
 mod search;
 mod serve;
 mod sessions_limit;
