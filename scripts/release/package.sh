@@ -84,6 +84,13 @@ fi
 chmod 755 "$stage/platform/bin/$exe"
 libc=
 [ "$os" = linux ] && libc='"libc": ["glibc"],'
+# Built by GitHub Actions: the repository, which npm's provenance checks
+# against the workflow that built the package.
+repository= repository_json=
+if [ -n "${GITHUB_REPOSITORY:-}" ]; then
+  repository="git+${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY.git"
+  repository_json="\"repository\": {\"type\": \"git\", \"url\": \"$repository\"},"
+fi
 cat > "$stage/platform/package.json" <<JSON
 {
   "name": "@pi-index/$platform",
@@ -93,6 +100,7 @@ cat > "$stage/platform/package.json" <<JSON
   "os": ["$os"],
   "cpu": ["$cpu"],
   $libc
+  $repository_json
   "files": ["bin/"],
   "preferUnplugged": true
 }
@@ -107,6 +115,15 @@ MD
 
 # The main package: integrations/pi as it is in the repository.
 cp -R "$repo/integrations/pi/." "$stage/main/"
+if [ -n "$repository" ]; then
+  node - "$stage/main/package.json" "$repository" <<'JS'
+const fs = require("node:fs");
+const [file, url] = process.argv.slice(2);
+const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+pkg.repository = { type: "git", url };
+fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+JS
+fi
 
 (cd "$stage/platform" && npm pack --silent --pack-destination "$out" >/dev/null)
 (cd "$stage/main" && npm pack --silent --pack-destination "$out" >/dev/null)
