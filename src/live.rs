@@ -180,6 +180,7 @@ struct MetaStamp {
 }
 
 impl MetaStamp {
+    #[cfg(unix)]
     fn of(index_dir: &std::path::Path) -> Option<MetaStamp> {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::metadata(index_dir.join("meta.json")).ok()?;
@@ -188,6 +189,26 @@ impl MetaStamp {
             len: m.len(),
             mtime: (m.mtime(), m.mtime_nsec()),
             ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+
+    /// Without inodes and change times (Windows): the length and the
+    /// modification time, which each commit's new file has anew.
+    #[cfg(not(unix))]
+    fn of(index_dir: &std::path::Path) -> Option<MetaStamp> {
+        let m = std::fs::metadata(index_dir.join("meta.json")).ok()?;
+        let since = |t: std::io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or((0, 0), |d| {
+                    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+                })
+        };
+        Some(MetaStamp {
+            ino: 0,
+            len: m.len(),
+            mtime: since(m.modified()),
+            ctime: since(m.created()),
         })
     }
 }

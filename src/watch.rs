@@ -202,6 +202,7 @@ const MARKS_PREFIX: &str = "pi-index-watch-";
 /// longer exists. One in use by a process this one cannot see (another
 /// pid namespace sharing /tmp) is made again by its owner (see
 /// [`SessionWatch::barrier`]).
+#[cfg(unix)]
 fn sweep_marks() {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
@@ -228,10 +229,27 @@ fn sweep_marks() {
     }
 }
 
+/// Without a portable way to ask whether a process id is alive, the
+/// private directories of processes that were killed stay (empty) in the
+/// temporary directory.
+#[cfg(not(unix))]
+fn sweep_marks() {}
+
 /// The identity of a directory (device and inode), if it exists.
+#[cfg(unix)]
 fn identity(p: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The identity of a directory, if it exists: std has no stable file
+/// index on Windows, so its creation time stands for it (a directory
+/// removed and made again under the same name has another).
+#[cfg(not(unix))]
+fn identity(p: &Path) -> Option<(u64, u64)> {
+    let created = std::fs::metadata(p).ok()?.created().ok()?;
+    let d = created.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some((d.as_secs(), u64::from(d.subsec_nanos())))
 }
 
 /// The handler notify calls on its thread for each event.
@@ -526,8 +544,11 @@ impl SessionWatch {
     /// Make the barrier's directory again where it was (only if nothing
     /// else took its name), and watch it.
     fn restore_marks(&self, path: &Path) -> std::io::Result<()> {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new().mode(0o700).create(path)?;
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(path)?;
+        #[cfg(not(unix))]
+        std::fs::create_dir(path)?;
         match &mut self.lock_inner().watcher {
             Some(w) => w
                 .watch(path, RecursiveMode::NonRecursive)

@@ -78,7 +78,7 @@ pub(crate) fn python(test: &str) -> Option<&'static Path> {
 }
 
 /// Node 22 with Pi 1.6.0 installed beside it, or `None` (said why).
-fn pi_node(test: &str) -> Option<&'static Path> {
+pub(crate) fn pi_node(test: &str) -> Option<&'static Path> {
     static NODE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match NODE.get_or_init(|| setup("scripts/pi/setup.sh")) {
         Ok(p) => Some(p),
@@ -90,7 +90,7 @@ fn pi_node(test: &str) -> Option<&'static Path> {
 }
 
 /// Run `cmd` to completion within `secs`, or kill it and fail.
-fn output_within(cmd: &mut Command, secs: u64) -> Output {
+pub(crate) fn output_within(cmd: &mut Command, secs: u64) -> Output {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -1100,7 +1100,7 @@ fn python_sdk_answers_while_another_build_writes() {
 // Pi 1.6 itself
 
 /// Pi's command line: node 22 and the package's bin.
-fn pi_cmd(node: &Path, home: &Path, cwd: &Path) -> Command {
+pub(crate) fn pi_cmd(node: &Path, home: &Path, cwd: &Path) -> Command {
     let cli = node
         .ancestors()
         .nth(4)
@@ -1219,7 +1219,7 @@ fn pi_mcp_add_then_list_shows_the_server_connected() {
 }
 
 /// Pi in `--mode rpc`: JSON lines in and out.
-struct Rpc {
+pub(crate) struct Rpc {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -1227,7 +1227,7 @@ struct Rpc {
 }
 
 impl Rpc {
-    fn start(cmd: &mut Command) -> Rpc {
+    pub(crate) fn start(cmd: &mut Command) -> Rpc {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -1256,14 +1256,14 @@ impl Rpc {
         }
     }
 
-    fn send(&mut self, v: Value) {
+    pub(crate) fn send(&mut self, v: Value) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{v}").unwrap();
         stdin.flush().unwrap();
     }
 
     /// The next object for which `pred` holds, within 60 s.
-    fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -1284,7 +1284,7 @@ impl Rpc {
     }
 
     /// Send a command and wait for its response.
-    fn command(&mut self, id: &str, v: Value) -> Value {
+    pub(crate) fn command(&mut self, id: &str, v: Value) -> Value {
         self.send(v);
         self.until(&format!("response {id}"), |o| {
             o["id"] == id && o["type"] == "response"
@@ -1307,7 +1307,7 @@ impl Drop for Rpc {
     }
 }
 
-fn faux_model() -> String {
+pub(crate) fn faux_model() -> String {
     repo()
         .join("scripts/pi/faux-model.ts")
         .to_string_lossy()
@@ -1315,7 +1315,7 @@ fn faux_model() -> String {
 }
 
 /// The text of the result of the first tool execution in a prompt's run.
-fn tool_result(rpc: &mut Rpc, prompt: &str) -> (String, bool) {
+pub(crate) fn tool_result(rpc: &mut Rpc, prompt: &str) -> (String, bool) {
     rpc.send(json!({"id": "p", "type": "prompt", "message": prompt}));
     let end = rpc.until("tool_execution_end", |o| o["type"] == "tool_execution_end");
     rpc.until("agent_settled", |o| o["type"] == "agent_settled");
@@ -1566,9 +1566,17 @@ fn pi_extension_says_when_pi_index_is_missing() {
     rpc.send(json!({"id": "1", "type": "prompt", "message": "/find anything"}));
     let note = rpc.until("notify", |o| o["method"] == "notify");
     assert_eq!(note["notifyType"], "error");
+    // Installed from a directory, the package has no platform package
+    // beside it: PATH, and the message says both.
+    let platform = crate::util::npm_platform().unwrap();
     assert_eq!(
         note["message"],
-        "pi-index is not installed (`pi-index` was not found): install it with `cargo install --path .` in a clone of pi-index, or set PI_INDEX_BIN to the binary's path"
+        format!(
+            "pi-index is not installed (`pi-index` was not found): install it with `pi install npm:pi-index` \
+             or `npm i -g pi-index`, or set PI_INDEX_BIN to the binary's path. This package's own binary: \
+             @pi-index/{platform}, the package of pi-index's binary for {platform}, is not installed beside \
+             pi-index: install pi-index from npm with its optional dependencies, not with --omit=optional"
+        )
     );
 }
 

@@ -34,6 +34,7 @@ mod pick;
 mod pick_app;
 mod query;
 mod recall;
+mod release;
 mod search;
 mod serve;
 mod serve_hostile;

@@ -30,11 +30,22 @@ pub fn exit_error() -> ExitCode {
     ExitCode::from(2)
 }
 
+/// What `--version` prints after the name: the version, the commit and
+/// the target it was built for (set by build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("PI_INDEX_COMMIT"),
+    ", ",
+    env!("PI_INDEX_TARGET"),
+    ")"
+);
+
 /// Index and search every session the Pi coding agent has saved.
 #[derive(Parser, Debug)]
 #[command(
     name = "pi-index",
-    version,
+    version = VERSION,
     about,
     propagate_version = true,
     args_override_self = true

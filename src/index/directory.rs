@@ -103,6 +103,10 @@ impl Mapped {
             // the page cache. The mapping is alive (held by `map`).
             #[cfg(unix)]
             let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+            // Elsewhere there is no such advice: the pages stay mapped
+            // until the mapping is dropped.
+            #[cfg(not(unix))]
+            drop(map);
         }
     }
 
@@ -136,9 +140,22 @@ impl Mapped {
 pub(crate) fn file_backed() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(2)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+/// The size of a memory page.
+#[cfg(unix)]
+fn page_size() -> u64 {
     // SAFETY: sysconf only reads a constant of the system.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * u64::try_from(page).unwrap_or(4096))
+    u64::try_from(page).unwrap_or(4096)
+}
+
+/// The size of a memory page: never asked where there is no
+/// `/proc/self/statm` to count pages in.
+#[cfg(not(unix))]
+fn page_size() -> u64 {
+    4096
 }
 
 /// A mapping's bytes, shared by the slices tantivy reads from it.
@@ -357,11 +374,10 @@ mod faulty {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
     #[test]
     fn small_files_get_the_mode_of_any_new_file() {
         use std::os::unix::fs::PermissionsExt;

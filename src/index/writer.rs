@@ -1085,9 +1085,9 @@ fn readable(dir: &Path, index: &Index) -> Result<(), IndexError> {
 
 /// An exclusive `flock` of the directory `dir` itself, held until the
 /// returned file is dropped: while a build opens or creates an index.
-fn lock_directory(dir: &Path) -> std::io::Result<std::fs::File> {
+#[cfg(unix)]
+fn lock_directory(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
     let file = std::fs::File::open(dir)?;
-    #[cfg(unix)]
     loop {
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a descriptor this function owns.
@@ -1099,7 +1099,15 @@ fn lock_directory(dir: &Path) -> std::io::Result<std::fs::File> {
             return Err(e);
         }
     }
-    Ok(file)
+    Ok(Some(file))
+}
+
+/// No lock where a directory cannot be opened as a file (Windows): two
+/// builds that create one index at the same moment are not kept apart
+/// there (tantivy's own writer lock still keeps their writers apart).
+#[cfg(not(unix))]
+fn lock_directory(_dir: &Path) -> std::io::Result<Option<std::fs::File>> {
+    Ok(None)
 }
 
 /// Whether `dir` holds nothing but files tantivy writes.

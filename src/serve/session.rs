@@ -22,7 +22,6 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -561,8 +560,32 @@ fn read_entry(f: &File, e: &Entry) -> Option<Value> {
         return None;
     }
     let mut buf = vec![0u8; e.len as usize];
-    f.read_exact_at(&mut buf, e.offset).ok()?;
+    read_exact_at(f, &mut buf, e.offset).ok()?;
     serde_json::from_slice(&buf).ok()
+}
+
+/// Fill `buf` from `f` at `offset`, without a shared cursor: the page's
+/// entries are read from one open file.
+#[cfg(unix)]
+fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+}
+
+/// Windows reads at an offset with `seek_read`, which may read less than
+/// asked: read until full.
+#[cfg(windows)]
+fn read_exact_at(f: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match f.seek_read(buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn blocks(message: Option<&Value>) -> impl Iterator<Item = &Value> {

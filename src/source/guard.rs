@@ -119,6 +119,9 @@ fn install() {
     });
 }
 
+/// No guard without SIGBUS: Windows does not let another process cut a
+/// file while a view of it is mapped (its truncation fails instead), so a
+/// mapping there never loses its pages.
 #[cfg(not(unix))]
 fn install() {
     INSTALL.call_once(|| {});

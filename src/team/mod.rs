@@ -274,6 +274,13 @@ fn os_user() -> Option<String> {
             return Some(u);
         }
     }
+    os_account()
+}
+
+/// The name of the account this process runs as, from the password
+/// database.
+#[cfg(unix)]
+fn os_account() -> Option<String> {
     // SAFETY: getpwuid returns a pointer into static storage or null; the
     // name is copied out at once, on this thread.
     unsafe {
@@ -286,19 +293,35 @@ fn os_user() -> Option<String> {
     }
 }
 
+/// The name of the account this process runs as: no password database
+/// here, and Windows names the user in USERNAME.
+#[cfg(not(unix))]
+fn os_account() -> Option<String> {
+    std::env::var("USERNAME").ok().filter(|u| !u.is_empty())
+}
+
+/// This machine's name, if the system tells it.
+#[cfg(unix)]
+fn os_host() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most `len` bytes into the buffer.
+    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
+/// This machine's name: Windows names it in COMPUTERNAME.
+#[cfg(not(unix))]
+fn os_host() -> Option<String> {
+    std::env::var("COMPUTERNAME").ok().filter(|h| !h.is_empty())
+}
+
 /// The default host name for `push --as`: `user@hostname`.
 pub fn default_host_name() -> String {
     let user = os_user().unwrap_or_else(|| "user".into());
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most `len` bytes into the buffer.
-    let host = unsafe {
-        if libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) == 0 {
-            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-            String::from_utf8_lossy(&buf[..end]).into_owned()
-        } else {
-            "localhost".into()
-        }
-    };
+    let host = os_host().unwrap_or_else(|| "localhost".into());
     format!("{user}@{host}")
 }
 

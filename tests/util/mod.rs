@@ -436,3 +436,16 @@ pub fn message(id: &str, parent: &str, second: u32, role: &str, text: &str) -> S
                "message": {"role": role, "content": content, "timestamp": 0}})
     )
 }
+
+/// This machine's platform as pi-index's npm packages name it
+/// (`${process.platform}-${process.arch}`), if one is built for it.
+pub fn npm_platform() -> Option<&'static str> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Some("linux-x64"),
+        ("linux", "aarch64") => Some("linux-arm64"),
+        ("macos", "x86_64") => Some("darwin-x64"),
+        ("macos", "aarch64") => Some("darwin-arm64"),
+        ("windows", "x86_64") => Some("win32-x64"),
+        _ => None,
+    }
+}

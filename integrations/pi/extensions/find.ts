@@ -6,16 +6,37 @@
 // session_search the same contract as the `search` tool of `pi-index mcp`
 //                (arguments and result), through `pi-index mcp --call search`.
 //
-// The binary is `pi-index` on PATH, or $PI_INDEX_BIN; the index is
-// pi-index's own default ($PI_INDEX_DIR, else the platform data directory).
-// Loaded by Pi's TypeScript loader as is: no build step.
+// The binary is $PI_INDEX_BIN, else the one installed with this package
+// (`pi install npm:pi-index`: the package of this platform, found by
+// lib/binary.js as the npm launcher finds it), else `pi-index` on PATH;
+// the index is pi-index's own default ($PI_INDEX_DIR, else the platform
+// data directory). Loaded by Pi's TypeScript loader as is: no build step.
+import { createRequire } from "node:module";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 
-const BIN = process.env.PI_INDEX_BIN || "pi-index";
+/** The binary to run, and why the package's own is not it (if it is not). */
+function locate(): { bin: string; why?: string } {
+  if (process.env.PI_INDEX_BIN) return { bin: process.env.PI_INDEX_BIN };
+  let binary: { binaryPath(): string };
+  try {
+    binary = createRequire(import.meta.url)("../lib/binary.js");
+  } catch {
+    // This file alone (copied into Pi's extension directory): PATH.
+    return { bin: "pi-index" };
+  }
+  try {
+    return { bin: binary.binaryPath() };
+  } catch (e) {
+    return { bin: "pi-index", why: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+const { bin: BIN, why: NO_SHIPPED_BINARY } = locate();
 const NOT_INSTALLED =
-  `pi-index is not installed (\`${BIN}\` was not found): install it with ` +
-  "`cargo install --path .` in a clone of pi-index, or set PI_INDEX_BIN to the binary's path";
+  `pi-index is not installed (\`${BIN}\` was not found): install it with \`pi install npm:pi-index\` ` +
+  "or `npm i -g pi-index`, or set PI_INDEX_BIN to the binary's path" +
+  (NO_SHIPPED_BINARY ? `. This package's own binary: ${NO_SHIPPED_BINARY}` : "");
 /** Hits /find offers; the selector shows one line each. */
 const FIND_LIMIT = 20;
 
