@@ -713,6 +713,7 @@ fn the_crate_package_holds_what_the_build_reads() {
         "Cargo.lock",
         "Cargo.toml",
         "Cargo.toml.orig",
+        "LICENSE",
         "README.md",
         "build.rs",
         "scripts/link-order.txt",

@@ -78,6 +78,7 @@ mkdir -p "$stage/platform/bin" "$stage/main"
 # The platform package: the binary, stripped (release-stripped is
 # already), its os/cpu/libc for npm.
 cp "$built" "$stage/platform/bin/$exe"
+cp "$repo/LICENSE" "$stage/platform/LICENSE"
 if [ "$profile" != release-stripped ] && [ "$os" != win32 ] && command -v strip >/dev/null; then
   strip "$stage/platform/bin/$exe"
 fi
@@ -101,7 +102,7 @@ cat > "$stage/platform/package.json" <<JSON
   "cpu": ["$cpu"],
   $libc
   $repository_json
-  "files": ["bin/"],
+  "files": ["bin/", "LICENSE"],
   "preferUnplugged": true
 }
 JSON
@@ -115,6 +116,7 @@ MD
 
 # The main package: integrations/pi as it is in the repository.
 cp -R "$repo/integrations/pi/." "$stage/main/"
+cp "$repo/LICENSE" "$stage/main/LICENSE"
 if [ -n "$repository" ]; then
   node - "$stage/main/package.json" "$repository" <<'JS'
 const fs = require("node:fs");
