@@ -50,11 +50,11 @@ fn run_all(bytes: &[u8]) {
         let _ = peek(bytes, kinds, true);
         let _ = peek(bytes, kinds, false);
         let mut out = Vec::new();
-        let _ = reduce_into(bytes, kinds, &mut out);
+        let _ = reduce_into(bytes, kinds, &mut out, &mut None);
         let mut p = LineParser::new();
         let _ = p.parse(bytes, |_| ());
         let _ = p.parse_lossy(bytes, |_| ());
-        let _ = p.parse_skimmed(bytes, kinds, |_| ());
+        let _ = p.parse_skimmed(bytes, kinds, |_, _| ());
     }
     let _ = peek_links(bytes, true);
     let header = fingerprint(HEADER.as_bytes()).unwrap();

@@ -125,7 +125,7 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     }
     let pi = PiIndex::open(index_dir)?;
     let searcher = pi.searcher()?;
-    let data = pi.usage_data(&searcher, q.needs())?;
+    let data = pi.usage_data(&searcher)?;
     let r = report(&data, &q);
     warn(&r, args.verbose, &data)?;
     if args.json {
@@ -165,12 +165,7 @@ fn warn(
         for s in &data.sessions {
             for u in s.rows.iter().filter(|u| u.fault().is_some()) {
                 let what = u.fault().map_or("", |f| f.as_str());
-                let path = if s.path.is_empty() {
-                    format!("session {:016x}", s.key)
-                } else {
-                    OneLine(&s.path).to_string()
-                };
-                writeln!(err, "left out {path}:{}: {what}", u.line())?;
+                writeln!(err, "left out {}:{}: {what}", OneLine(&s.path), u.line)?;
             }
         }
     }

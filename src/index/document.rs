@@ -38,7 +38,7 @@ impl PiDoc {
                 m.doc.text.len() + m.doc.replacement.as_ref().map_or(0, String::len) + 64
             }
             PiDoc::Session(s) => {
-                s.path.len() + s.title.as_ref().map_or(0, String::len) + 256 + s.usage.len() * 104
+                s.path.len() + s.title.as_ref().map_or(0, String::len) + 256 + s.usage.len()
             }
         }
     }
@@ -72,71 +72,10 @@ pub struct SessionDoc {
     pub(super) head: u64,
     /// The agent that wrote it.
     pub(super) agent: crate::pi::Agent,
-    /// What each entry that records usage spent, in file order.
-    pub(super) usage: Vec<StoredUsage>,
-    /// The buckets of `usage`'s model hashes, each once.
-    pub(super) usage_models: Vec<String>,
+    /// What each entry that records usage spent ([`super::spent`]'s
+    /// stored value; empty: nothing).
+    pub(super) usage: String,
 }
-
-/// One entry's usage as a session document holds it: one row of the
-/// `u_*` columns ([`super::schema`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StoredUsage {
-    /// Time, epoch ms (0: none).
-    pub ts_ms: u64,
-    /// Input, output, cache read and cache write tokens.
-    pub tokens: [u64; 4],
-    /// Total cost, then the costs of input, output, cache reads and
-    /// cache writes.
-    pub cost: [f64; 5],
-    /// The entry key.
-    pub key: u64,
-    /// [`model_hash`] of the bucket.
-    pub model: u64,
-    /// Source rank, fault rank and line: `source | fault << 8 | line << 16`.
-    pub meta: u64,
-}
-
-impl StoredUsage {
-    /// The row of `e`.
-    pub fn of(e: &crate::pi::usage::UsageEntry) -> StoredUsage {
-        let u = &e.usage;
-        StoredUsage {
-            ts_ms: e.timestamp_ms.map_or(0, |t| t.max(0) as u64),
-            tokens: [u.input, u.output, u.cache_read, u.cache_write],
-            cost: [
-                u.cost,
-                u.cost_input,
-                u.cost_output,
-                u.cost_cache_read,
-                u.cost_cache_write,
-            ],
-            key: e.key,
-            model: model_hash(Some(&e.model)),
-            meta: e.source.rank()
-                | (e.fault.map_or(0, crate::pi::usage::Fault::rank) << 8)
-                | (e.line.min(u64::MAX >> 16) << 16),
-        }
-    }
-
-    /// The source of the entry.
-    pub fn source(&self) -> crate::pi::usage::Source {
-        crate::pi::usage::Source::from_rank(self.meta & 0xff)
-    }
-
-    /// Why it is not summed, if it is not.
-    pub fn fault(&self) -> Option<crate::pi::usage::Fault> {
-        crate::pi::usage::Fault::from_rank((self.meta >> 8) & 0xff)
-    }
-
-    /// The entry's line.
-    pub fn line(&self) -> u64 {
-        self.meta >> 16
-    }
-}
-
-/// The values of one usage row (see `session_field`).
-const USAGE_VALUES: usize = 13;
 
 /// A value lent to tantivy.
 #[derive(Clone, Debug)]
@@ -147,8 +86,6 @@ pub enum PiValue<'a> {
     U64(u64),
     /// A time.
     Date(DateTime),
-    /// A float.
-    F64(f64),
 }
 
 impl<'a> Value<'a> for PiValue<'a> {
@@ -161,7 +98,6 @@ impl<'a> Value<'a> for PiValue<'a> {
             PiValue::Str(s) => ReferenceValueLeaf::Str(s),
             PiValue::U64(v) => ReferenceValueLeaf::U64(v),
             PiValue::Date(v) => ReferenceValueLeaf::Date(v),
-            PiValue::F64(v) => ReferenceValueLeaf::F64(v),
         })
     }
 }
@@ -274,32 +210,10 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .map(|id| (f.parent_id_hash, PiValue::U64(super::lineage::id_hash(id)))),
         25 => Some((f.agent, PiValue::Str(s.agent.as_str()))),
         n if n - 26 < s.models.len() => Some((f.models, PiValue::Str(&s.models[n - 26]))),
-        n => {
-            // Then each usage row's values, row by row (a column's values
-            // of a document keep their order), then the buckets.
-            let n = n - 26 - s.models.len();
-            let rows = s.usage.len() * USAGE_VALUES;
-            if n >= rows {
-                let m = s.usage_models.get(n - rows)?;
-                return Some(Some((f.u_models, PiValue::Str(m))));
-            }
-            let u = &s.usage[n / USAGE_VALUES];
-            match n % USAGE_VALUES {
-                0 => Some((f.u_ts, PiValue::U64(u.ts_ms))),
-                1 => Some((f.u_input, PiValue::U64(u.tokens[0]))),
-                2 => Some((f.u_output, PiValue::U64(u.tokens[1]))),
-                3 => Some((f.u_cache_read, PiValue::U64(u.tokens[2]))),
-                4 => Some((f.u_cache_write, PiValue::U64(u.tokens[3]))),
-                5 => Some((f.u_key, PiValue::U64(u.key))),
-                6 => Some((f.u_model, PiValue::U64(u.model))),
-                7 => Some((f.u_meta, PiValue::U64(u.meta))),
-                8 => Some((f.u_cost, PiValue::F64(u.cost[0]))),
-                9 => Some((f.u_cost_input, PiValue::F64(u.cost[1]))),
-                10 => Some((f.u_cost_output, PiValue::F64(u.cost[2]))),
-                11 => Some((f.u_cost_cache_read, PiValue::F64(u.cost[3]))),
-                _ => Some((f.u_cost_cache_write, PiValue::F64(u.cost[4]))),
-            }
+        n if n - 26 == s.models.len() && !s.usage.is_empty() => {
+            Some((f.usage, PiValue::Str(&s.usage)))
         }
+        _ => return None,
     })
 }
 
@@ -372,8 +286,7 @@ mod tests {
             parent: None,
             head: 0,
             agent: crate::pi::Agent::Omp,
-            usage: Vec::new(),
-            usage_models: Vec::new(),
+            usage: String::new(),
         }));
         let models: Vec<_> = doc
             .iter_fields_and_values()

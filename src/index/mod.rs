@@ -26,6 +26,7 @@ pub mod document;
 pub mod lineage;
 pub(crate) mod saved_states;
 pub mod schema;
+pub mod spent;
 pub mod state;
 pub mod tokenizer;
 pub mod writer;
@@ -365,69 +366,6 @@ pub(crate) fn messages_only(
             term_query(fields.doc_type, schema::SESSION_DOC),
         ),
     ])
-}
-
-/// The usage rows of the session documents `docs` (in order) of the
-/// segment `seg`, from its `u_*` columns ([`schema`]).
-pub(crate) fn usage_rows(
-    seg: &tantivy::SegmentReader,
-    docs: &[tantivy::DocId],
-) -> tantivy::Result<Vec<document::StoredUsage>> {
-    let ff = seg.fast_fields();
-    let u = |name: &str| ff.u64(name);
-    let c = |name: &str| ff.f64(name);
-    let ts = u("u_ts")?;
-    let tokens = [
-        u("u_input")?,
-        u("u_output")?,
-        u("u_cache_read")?,
-        u("u_cache_write")?,
-    ];
-    let (key, model, meta) = (u("u_key")?, u("u_model")?, u("u_meta")?);
-    let cost = [
-        c("u_cost")?,
-        c("u_cost_input")?,
-        c("u_cost_output")?,
-        c("u_cost_cache_read")?,
-        c("u_cost_cache_write")?,
-    ];
-    let mut out = Vec::new();
-    for &doc in docs {
-        let rows = ts.index.value_row_ids(doc);
-        for row in rows {
-            let mut r = document::StoredUsage {
-                ts_ms: ts.values.get_val(row),
-                key: key.values.get_val(row),
-                model: model.values.get_val(row),
-                meta: meta.values.get_val(row),
-                ..Default::default()
-            };
-            for (slot, col) in r.tokens.iter_mut().zip(&tokens) {
-                *slot = col.values.get_val(row);
-            }
-            for (slot, col) in r.cost.iter_mut().zip(&cost) {
-                *slot = col.values.get_val(row);
-            }
-            out.push(r);
-        }
-    }
-    Ok(out)
-}
-
-/// The usage buckets named in segment `seg`, by their hash
-/// ([`schema::model_hash`]).
-pub(crate) fn usage_buckets(
-    seg: &tantivy::SegmentReader,
-) -> tantivy::Result<std::collections::HashMap<u64, String>> {
-    let f = Fields::get();
-    let inv = seg.inverted_index(f.u_models)?;
-    let mut terms = inv.terms().stream()?;
-    let mut out = std::collections::HashMap::new();
-    while terms.advance() {
-        let name = String::from_utf8_lossy(terms.key()).into_owned();
-        out.insert(schema::model_hash(Some(&name)), name);
-    }
-    Ok(out)
 }
 
 /// Open the tantivy index in `dir` through our [`directory::IndexDir`],

@@ -52,9 +52,7 @@
 //! | `head` | sessions | u64 (the first message's copy key), fast and stored | older forks without `parentSession` begin with their parent's first entries: the same head |
 //! | `file` | sessions | raw string, fast | the path again, as a column, so a build reads the state of 10,000 files without touching the doc store |
 //! | `file_dev`, `file_ino`, `file_size`, `file_mtime_ns`, `indexed_to`, `head_hash`, `tail_hash` | sessions | u64, fast | what identifies the indexed state of the file, for incremental builds |
-//! | `u_ts`, `u_input`, `u_output`, `u_cache_read`, `u_cache_write`, `u_key`, `u_model`, `u_meta` | sessions | u64, fast, one value per entry that records usage, in file order | what each model call of the session cost ([`crate::pi::usage`]): its time (ms, 0 for none), token counts, entry key (copies in forks share it), the hash of its `provider/model` bucket, and its source, fault and line (`source \| fault << 8 \| line << 16`); columns, so that totals over every session read no stored document |
-//! | `u_cost`, `u_cost_input`, `u_cost_output`, `u_cost_cache_read`, `u_cost_cache_write` | sessions | f64, fast, the same rows | the cost, in dollars, as Pi recorded it |
-//! | `u_models` | sessions | raw terms, not stored | the buckets the hashes of `u_model` stand for: a segment's dictionary names every bucket of its sessions |
+//! | `usage` | sessions | text (ASCII), stored, not indexed | what each entry that records usage cost ([`crate::pi::usage`]), encoded by [`super::spent`]: one stored value per session, read with the record |
 //!
 //! The text tokenizer is registered under [`TEXT_TOKENIZER`] every time an
 //! index is opened; [`SCHEMA_VERSION`] changes whenever fields or
@@ -71,7 +69,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 14;
+pub const SCHEMA_VERSION: u32 = 15;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -163,34 +161,8 @@ pub struct Fields {
     pub role_term: Field,
     /// Sessions: the agent that wrote it ([`crate::pi::Agent::as_str`]).
     pub agent: Field,
-    /// Sessions, one value per entry that records usage: its time (ms).
-    pub u_ts: Field,
-    /// Sessions, per usage entry: input tokens.
-    pub u_input: Field,
-    /// Sessions, per usage entry: output tokens.
-    pub u_output: Field,
-    /// Sessions, per usage entry: cache read tokens.
-    pub u_cache_read: Field,
-    /// Sessions, per usage entry: cache write tokens.
-    pub u_cache_write: Field,
-    /// Sessions, per usage entry: the entry key ([`crate::pi::usage::entry_key`]).
-    pub u_key: Field,
-    /// Sessions, per usage entry: [`model_hash`] of its bucket.
-    pub u_model: Field,
-    /// Sessions, per usage entry: source, fault and line, packed.
-    pub u_meta: Field,
-    /// Sessions, per usage entry: total cost.
-    pub u_cost: Field,
-    /// Sessions, per usage entry: cost of the input.
-    pub u_cost_input: Field,
-    /// Sessions, per usage entry: cost of the output.
-    pub u_cost_output: Field,
-    /// Sessions, per usage entry: cost of the cache reads.
-    pub u_cost_cache_read: Field,
-    /// Sessions, per usage entry: cost of the cache writes.
-    pub u_cost_cache_write: Field,
-    /// Sessions: the buckets named by `u_model`.
-    pub u_models: Field,
+    /// Sessions: what each entry that records usage cost ([`super::spent`]).
+    pub usage: Field,
 }
 
 /// The key that joins a session file's messages to its session document:
@@ -273,20 +245,7 @@ impl Fields {
                 ),
             ),
             agent: b.add_text_field("agent", STRING | STORED),
-            u_ts: b.add_u64_field("u_ts", fast()),
-            u_input: b.add_u64_field("u_input", fast()),
-            u_output: b.add_u64_field("u_output", fast()),
-            u_cache_read: b.add_u64_field("u_cache_read", fast()),
-            u_cache_write: b.add_u64_field("u_cache_write", fast()),
-            u_key: b.add_u64_field("u_key", fast()),
-            u_model: b.add_u64_field("u_model", fast()),
-            u_meta: b.add_u64_field("u_meta", fast()),
-            u_cost: b.add_f64_field("u_cost", fast()),
-            u_cost_input: b.add_f64_field("u_cost_input", fast()),
-            u_cost_output: b.add_f64_field("u_cost_output", fast()),
-            u_cost_cache_read: b.add_f64_field("u_cost_cache_read", fast()),
-            u_cost_cache_write: b.add_f64_field("u_cost_cache_write", fast()),
-            u_models: b.add_text_field("u_models", STRING),
+            usage: b.add_text_field("usage", STORED),
         };
         (b.build(), fields)
     }

@@ -121,9 +121,7 @@ pub struct SessionRecord<'a> {
     /// Its first message's copy key ([`super::lineage::head_of`]).
     pub head: u64,
     /// What each entry that records usage spent, in file order.
-    pub usage: Vec<super::document::StoredUsage>,
-    /// The buckets of `usage`'s model hashes.
-    pub usage_models: Vec<String>,
+    pub usage: super::spent::Rows,
 }
 
 /// How a build found its index: kept (incremental), or why it starts
@@ -838,8 +836,7 @@ impl IndexBuilder {
             parent: meta.parent.map(str::to_owned),
             head: rec.head,
             agent: meta.agent,
-            usage: rec.usage.clone(),
-            usage_models: rec.usage_models.clone(),
+            usage: rec.usage.encode(),
         })))
     }
 
@@ -1220,13 +1217,13 @@ impl PiIndex {
     }
 
     /// The usage rows the record of the session file at `path` holds in
-    /// the state `searcher` shows, and the buckets its hashes stand for
-    /// (what a grown file's new record carries over).
+    /// the state `searcher` shows (what a grown file's new record carries
+    /// over).
     pub fn recorded_usage(
         &self,
         searcher: &tantivy::Searcher,
         path: &str,
-    ) -> Result<(Vec<super::document::StoredUsage>, Vec<String>), IndexError> {
+    ) -> Result<super::spent::Rows, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
         let f = &self.fields;
         let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
@@ -1234,18 +1231,16 @@ impl PiIndex {
             .search(&query, &tantivy::collector::DocSetCollector)
             .map_err(err)?;
         let Some(addr) = found.into_iter().max() else {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(super::spent::Rows::default());
         };
-        let seg = searcher.segment_reader(addr.segment_ord);
-        let rows = super::usage_rows(seg, &[addr.doc_id]).map_err(err)?;
-        let names = super::usage_buckets(seg).map_err(err)?;
-        let mut models: Vec<String> = rows
-            .iter()
-            .filter_map(|r| names.get(&r.model).cloned())
-            .collect();
-        models.sort_unstable();
-        models.dedup();
-        Ok((rows, models))
+        let doc: tantivy::TantivyDocument = searcher.doc(addr).map_err(err)?;
+        use tantivy::schema::Value;
+        let bytes = doc
+            .get_first(f.usage)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default();
+        // A value this release cannot read is what a rewrite replaces.
+        Ok(super::spent::Rows::decode(bytes).unwrap_or_default())
     }
 
     /// [`PiIndex::file_states`] of the state `searcher` shows.

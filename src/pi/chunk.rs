@@ -6,6 +6,34 @@
 use super::document::{Damage, Truncation};
 use super::entry::{peek, peek_links, LineParser, Peek};
 use super::extract::{extract_line, EntryMeta, ModelName};
+
+/// [`extract_line`], then the usage the entry records read from `bytes`,
+/// the line (or glued object) it was parsed from.
+fn extract(
+    v: simd_json::tape::Value<'_, '_>,
+    ctx: &LineCtx,
+    scratch: &mut String,
+    out: &mut ParsedChunk,
+    bytes: &[u8],
+) {
+    extract_skimmed(v, ctx, scratch, out, bytes, None);
+}
+
+/// [`extract`] of a line the skim went through: where it met the
+/// message's `usage`, if it did.
+fn extract_skimmed(
+    v: simd_json::tape::Value<'_, '_>,
+    ctx: &LineCtx,
+    scratch: &mut String,
+    out: &mut ParsedChunk,
+    bytes: &[u8],
+    usage_at: Option<usize>,
+) {
+    extract_line(v, ctx, scratch, out);
+    if let Some(want) = out.usage_wanted.take() {
+        out.usage.extend(want.read(bytes, usage_at));
+    }
+}
 use super::giant::{self, max_document_bytes, End};
 use super::parsed::{LineCtx, Link, ParsedChunk, PendingDoc};
 use super::{glued, repair, usage};
@@ -115,15 +143,13 @@ impl ChunkParser {
             } else {
                 peek(b, kinds, needs_ids)
             };
-            if let Peek::Skip { id, parent } = peeked {
+            if let Peek::Skip { id, parent, role } = peeked {
                 // The prefix only shows the first of glued entries.
                 if !glued::may_be_glued(b) {
                     out.push_link(id, parent, line.offset);
                     // A tool result not indexed may still record usage.
-                    if !links_only {
-                        if let Some(task) = usage::tool_result(b) {
-                            self.tool_result_usage(b, task, line.number, line.offset, &mut out);
-                        }
+                    if !links_only && role == Some("toolResult") {
+                        tool_result_usage(b, id, line.number, line.offset, &mut out);
                     }
                     continue;
                 }
@@ -148,13 +174,14 @@ impl ChunkParser {
             let scratch = &mut self.scratch;
             // Oh My Pi's `task` results keep their subagent's usage in
             // their details, which the skim leaves out: read whole.
-            let whole = kinds.tools && usage::tool_result(b) == Some(true);
+            let whole = kinds.tools && usage::is_task_result(b);
             let result = if whole {
                 self.parser
-                    .parse(b, |v| extract_line(v, &ctx, scratch, &mut out))
+                    .parse(b, |v| extract(v, &ctx, scratch, &mut out, b))
             } else {
-                self.parser
-                    .parse_skimmed(b, kinds, |v| extract_line(v, &ctx, scratch, &mut out))
+                self.parser.parse_skimmed(b, kinds, |v, at| {
+                    extract_skimmed(v, &ctx, scratch, &mut out, b, at)
+                })
             };
             if let Err(err) = result {
                 if let Some(g) = glued::split(b) {
@@ -168,7 +195,7 @@ impl ChunkParser {
                 let recovered = not_utf8
                     && self
                         .parser
-                        .parse_lossy(b, |v| extract_line(v, &ctx, scratch, &mut out))
+                        .parse_lossy(b, |v| extract(v, &ctx, scratch, &mut out, b))
                         .is_ok();
                 // Cut short: close what was written and read it, off the
                 // tree (Pi skips the line, so it is not on any branch).
@@ -184,6 +211,9 @@ impl ChunkParser {
                             extract_line(v, &ctx, scratch, &mut out)
                         })
                         .is_ok();
+                if let Some(want) = out.usage_wanted.take() {
+                    out.usage.extend(want.read(&self.repaired, None));
+                }
                 out.damage.push(Damage {
                     line: line.number,
                     error: if recovered {
@@ -208,56 +238,6 @@ impl ChunkParser {
 }
 
 impl ChunkParser {
-    /// The usage a tool result line the prefix scan skipped records (Pi's
-    /// own, found at the line's end; for Oh My Pi's `task` tool, the
-    /// subagent's in its details, for which the line is parsed). Its
-    /// documents and tree link are the prefix scan's: only the usage is
-    /// read here.
-    fn tool_result_usage(
-        &mut self,
-        b: &[u8],
-        task: bool,
-        line: u64,
-        offset: u64,
-        out: &mut ParsedChunk,
-    ) {
-        let ctx = LineCtx {
-            kinds: Kinds::default(),
-            line,
-            offset,
-            links_only: false,
-            recovered: true,
-        };
-        let mut only = ParsedChunk::default();
-        let parsed = if let Some(r) = usage::tool_result_usage(b) {
-            // The entry's own keys and the usage object, as a small line.
-            let head = &b[..b.len().min(512)];
-            let mut small = Vec::with_capacity(r.len() + 256);
-            small.extend_from_slice(b"{");
-            for key in [&b"\"type\":"[..], b"\"id\":", b"\"timestamp\":"] {
-                if let Some(v) = prefix_value(head, key) {
-                    small.extend_from_slice(key);
-                    small.extend_from_slice(v);
-                    small.push(b',');
-                }
-            }
-            small.extend_from_slice(b"\"message\":{\"role\":\"toolResult\",\"usage\":");
-            small.extend_from_slice(&b[r]);
-            small.extend_from_slice(b"}}");
-            self.parser.parse(&small, |v| {
-                extract_line(v, &ctx, &mut self.scratch, &mut only)
-            })
-        } else if task {
-            self.parser
-                .parse(b, |v| extract_line(v, &ctx, &mut self.scratch, &mut only))
-        } else {
-            return;
-        };
-        if parsed.is_ok() {
-            out.usage.append(&mut only.usage);
-        }
-    }
-
     /// A line of glued entries: each complete object is an entry at this
     /// line, in the tree like any other; what follows the last one is read
     /// as a line cut short is (closed, indexed off the tree, damaged).
@@ -268,12 +248,12 @@ impl ChunkParser {
             let object = &b[r.clone()];
             let ok = self
                 .parser
-                .parse(object, |v| extract_line(v, ctx, scratch, out))
+                .parse(object, |v| extract(v, ctx, scratch, out, object))
                 .is_ok()
                 || (std::str::from_utf8(object).is_err()
                     && self
                         .parser
-                        .parse_lossy(object, |v| extract_line(v, ctx, scratch, out))
+                        .parse_lossy(object, |v| extract(v, ctx, scratch, out, object))
                         .is_ok());
             bad += usize::from(!ok);
         }
@@ -313,6 +293,9 @@ impl ChunkParser {
                     extract_line(v, &ctx, scratch, out)
                 })
                 .is_ok();
+        if let Some(want) = out.usage_wanted.take() {
+            out.usage.extend(want.read(&self.repaired, None));
+        }
         out.damage.push(Damage {
             line: ctx.line,
             error: if repaired {
@@ -374,12 +357,12 @@ impl ChunkParser {
         let scratch = &mut self.scratch;
         let mut result = self
             .parser
-            .parse(src, |v| extract_line(v, &ctx, scratch, out));
+            .parse(src, |v| extract(v, &ctx, scratch, out, b));
         let not_utf8 = result.is_err() && std::str::from_utf8(src).is_err();
         if not_utf8 {
             result = self
                 .parser
-                .parse_lossy(src, |v| extract_line(v, &ctx, scratch, out));
+                .parse_lossy(src, |v| extract(v, &ctx, scratch, out, b));
         }
         match result {
             Err(e) => error(out, e.to_string()),
@@ -498,4 +481,36 @@ fn prefix_value<'a>(head: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     }
     let end = rest[1..].iter().position(|&c| c == b'"' || c == b'\\')?;
     (rest[1 + end] == b'"').then(|| &rest[..end + 2])
+}
+
+/// The usage a tool result line the prefix scan skipped records: Pi's
+/// own, at the line's end (it writes it after the content, and nowhere
+/// else); for Oh My Pi's `task` tool, the subagent's in its details.
+/// Its documents and tree link are the prefix scan's: only the usage is
+/// read here.
+fn tool_result_usage(b: &[u8], id: Option<&str>, line: u64, offset: u64, out: &mut ParsedChunk) {
+    use usage::{Source, UsageEntry};
+    let (source, (usage, fault)) = if let Some(read) = usage::read_tail(b) {
+        (Source::ToolResult, read)
+    } else if usage::is_task_result(b) {
+        match usage::locate(b, usage::SUBAGENT_USAGE) {
+            Some(r) => (Source::Subagent, usage::parse(&b[r])),
+            None => return,
+        }
+    } else {
+        return;
+    };
+    let head = &b[..b.len().min(512)];
+    let ts = prefix_value(head, b"\"timestamp\":")
+        .filter(|v| v.len() >= 2 && v[0] == b'"')
+        .and_then(|v| std::str::from_utf8(&v[1..v.len() - 1]).ok());
+    out.usage.push(UsageEntry {
+        line,
+        key: usage::entry_key(id, ts, offset),
+        timestamp_ms: ts.and_then(super::time::parse_iso_millis),
+        source,
+        model: usage::tools_bucket(),
+        usage,
+        fault,
+    });
 }

@@ -38,6 +38,8 @@ pub enum Peek<'a> {
         id: Option<&'a str>,
         /// The entry's `parentId`, if it has one and it is not null.
         parent: Option<&'a str>,
+        /// A message's role, when the line is a message's.
+        role: Option<&'a str>,
     },
 }
 
@@ -213,6 +215,7 @@ fn peek_inner(
                 return Some(Peek::Skip {
                     id: id.flatten(),
                     parent: parent.flatten(),
+                    role: Some(role),
                 });
             }
             _ => {
@@ -225,6 +228,7 @@ fn peek_inner(
                 return Some(Peek::Skip {
                     id: id.flatten(),
                     parent: parent.flatten(),
+                    role: None,
                 });
             }
         }
@@ -238,6 +242,7 @@ fn peek_inner(
             return Some(Peek::Skip {
                 id: id.flatten(),
                 parent: parent.flatten(),
+                role: None,
             });
         }
     }
@@ -305,20 +310,24 @@ impl LineParser {
     /// are left out of the copy simd-json parses. A line the skim cannot
     /// follow, or whose skimmed copy does not parse, is parsed whole, so
     /// errors are those of the whole line.
+    ///
+    /// `f` is also handed where the message's own `usage` object starts in
+    /// `line`, when the skim met it.
     pub fn parse_skimmed<R>(
         &mut self,
         line: &[u8],
         kinds: Kinds,
-        mut f: impl FnMut(simd_json::tape::Value<'_, '_>) -> R,
+        mut f: impl FnMut(simd_json::tape::Value<'_, '_>, Option<usize>) -> R,
     ) -> Result<R, LineError> {
-        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf) {
+        let mut usage_at = None;
+        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf, &mut usage_at) {
             let len = self.buf.len();
             self.buf.resize(len + simd_json::INPUT_PADDING, b' ');
-            if let Ok(r) = self.parse_buf(len, &mut f) {
+            if let Ok(r) = self.parse_buf(len, |v| f(v, usage_at)) {
                 return Ok(r);
             }
         }
-        self.parse(line, f)
+        self.parse(line, |v| f(v, None))
     }
 
     /// Like [`LineParser::parse`], after replacing every invalid UTF-8
@@ -382,7 +391,8 @@ mod tests {
             peek(line, K, true),
             Peek::Skip {
                 id: Some("ab12cd34"),
-                parent: Some("00ff00ff")
+                parent: Some("00ff00ff"),
+                role: Some("toolResult")
             }
         );
         let tools = Kinds { tools: true, ..K };
@@ -414,7 +424,8 @@ mod tests {
             peek(line, K, true),
             Peek::Skip {
                 id: Some("aa"),
-                parent: None
+                parent: None,
+                role: None
             }
         );
         let v1 =
@@ -423,7 +434,8 @@ mod tests {
             peek(v1, K, false),
             Peek::Skip {
                 id: None,
-                parent: None
+                parent: None,
+                role: Some("toolResult")
             }
         );
         assert_eq!(peek(v1, K, true), Peek::Parse);
@@ -432,7 +444,8 @@ mod tests {
             peek(unknown, K, true),
             Peek::Skip {
                 id: Some("b"),
-                parent: Some("aa")
+                parent: Some("aa"),
+                role: None
             }
         );
     }

@@ -158,8 +158,8 @@ pub(super) fn extract_line(
     }
 }
 
-/// The usage `entry` records, if it records any (see [`super::usage`]),
-/// into `out`.
+/// Whether `entry` records usage (see [`super::usage`]): then what to
+/// read of it is left in `out` for the loop, which has the line's bytes.
 #[allow(clippy::too_many_arguments)]
 fn record_usage(
     entry: &Object<'_, '_>,
@@ -171,67 +171,96 @@ fn record_usage(
     ctx: &LineCtx,
     out: &mut ParsedChunk,
 ) {
-    use super::usage::{self, Fault, Source, UsageEntry, TOOLS_BUCKET};
-    let (source, model, value) = match (ty, message) {
-        ("message", Some(m)) => match m.get_str("role") {
-            Some("assistant") => (
-                Source::Assistant,
-                usage::model_bucket(
-                    m.get_str("provider"),
-                    m.get_str("responseModel").or_else(|| m.get_str("model")),
-                ),
-                m.get("usage"),
-            ),
-            Some("toolResult") => match m.get("usage").filter(|u| u.as_object().is_some()) {
-                Some(u) => (Source::ToolResult, TOOLS_BUCKET.to_owned(), Some(u)),
-                // Oh My Pi: a `task` tool's subagent.
-                None if m.get_str("toolName") == Some("task") => {
-                    let Some(u) = m
-                        .get("details")
-                        .and_then(|d| d.as_object())
-                        .and_then(|d| d.get("usage"))
-                    else {
-                        return;
-                    };
-                    (Source::Subagent, TOOLS_BUCKET.to_owned(), Some(u))
+    use super::usage::{self, Source, UsageEntry, Wanted};
+    let has = |o: &Object<'_, '_>, k: &str| o.get(k).is_some();
+    let (source, model, path, required) = match (ty, message) {
+        ("message", Some(m)) => {
+            // One pass over the message's keys.
+            let (mut role, mut provider, mut model, mut answered, mut tool) =
+                (None, None, None, None, None);
+            let (mut has_usage, mut details) = (false, None);
+            for (k, v) in m.iter() {
+                match k {
+                    "role" => role = v.into_string(),
+                    "provider" => provider = v.into_string(),
+                    "model" => model = v.into_string(),
+                    "responseModel" => answered = v.into_string(),
+                    "toolName" => tool = v.into_string(),
+                    "usage" => has_usage = true,
+                    "details" => details = v.as_object(),
+                    _ => {}
                 }
-                None => return,
+            }
+            match role {
+                Some("assistant") => (
+                    Source::Assistant,
+                    usage::model_bucket(&mut out.usage_bucket, provider, answered.or(model)),
+                    usage::MESSAGE_USAGE,
+                    true,
+                ),
+                Some("toolResult") if has_usage => (
+                    Source::ToolResult,
+                    usage::tools_bucket(),
+                    usage::MESSAGE_USAGE,
+                    false,
+                ),
+                // Oh My Pi: a `task` tool's subagent.
+                Some("toolResult")
+                    if tool == Some("task") && details.is_some_and(|d| has(&d, "usage")) =>
+                {
+                    (
+                        Source::Subagent,
+                        usage::tools_bucket(),
+                        usage::SUBAGENT_USAGE,
+                        false,
+                    )
+                }
+                _ => return,
+            }
+        }
+        ("usage" | "model_usage", _) => (
+            if ty == "usage" {
+                Source::Entry
+            } else {
+                Source::ModelUsage
             },
-            _ => return,
-        },
-        ("usage", _) => (
-            Source::Entry,
-            usage::model_bucket(entry.get_str("provider"), entry.get_str("model")),
-            entry.get("usage"),
+            usage::model_bucket(
+                &mut out.usage_bucket,
+                entry.get_str("provider"),
+                entry.get_str("model"),
+            ),
+            usage::ENTRY_USAGE,
+            false,
         ),
-        ("model_usage", _) => (
-            Source::ModelUsage,
-            usage::model_bucket(entry.get_str("provider"), entry.get_str("model")),
-            entry.get("usage"),
-        ),
-        ("compaction" | "branch_summary", _) => match entry.get("usage") {
-            Some(u) if !u.is_null() => (Source::Summary, TOOLS_BUCKET.to_owned(), Some(u)),
-            _ => return,
-        },
+        ("compaction" | "branch_summary", _)
+            if entry.get("usage").is_some_and(|u| !u.is_null()) =>
+        {
+            (
+                Source::Summary,
+                usage::tools_bucket(),
+                usage::ENTRY_USAGE,
+                false,
+            )
+        }
         _ => return,
-    };
-    let (usage, fault) = match value.and_then(|v| v.as_object()) {
-        Some(u) => usage::read(&u),
-        None => (Default::default(), Some(Fault::NoUsage)),
     };
     // Version 1 entries have no time of their own: their message's.
     let timestamp_ms = meta.timestamp_ms.or_else(|| {
         let t = message?.get("timestamp")?;
         t.as_i64().or_else(|| t.cast_f64().map(|f| f as i64))
     });
-    out.usage.push(UsageEntry {
-        line: ctx.line,
-        key: usage::entry_key(id, ts, ctx.offset),
-        timestamp_ms,
-        source,
-        model,
-        usage,
-        fault,
+    out.usage_wanted = Some(Wanted {
+        entry: UsageEntry {
+            line: ctx.line,
+            key: usage::entry_key(id, ts, ctx.offset),
+            timestamp_ms,
+            source,
+            model,
+            usage: Default::default(),
+            fault: None,
+        },
+        path,
+        required,
     });
 }
 

@@ -26,7 +26,7 @@
 
 use memchr::memchr;
 
-use super::skim::{elide, keep_whole, skip_ws};
+use super::skim::{elide, skip_ws};
 use super::Kinds;
 
 /// The most text one document (one message) contributes to the index:
@@ -165,11 +165,6 @@ pub(super) fn reduce(
                     };
                     out.extend_from_slice(b"null");
                     copied = value_end;
-                    i = value_end;
-                } else if depth >= 2 && keep_whole(key) {
-                    let Some(value_end) = skip_value(line, value, progress) else {
-                        return cut_short(out, copied, value, truncated);
-                    };
                     i = value_end;
                 } else {
                     i = value;

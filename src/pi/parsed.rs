@@ -52,6 +52,11 @@ pub struct ParsedChunk {
     pub(super) truncated: Vec<Truncation>,
     /// What each entry that records usage spent ([`super::usage`]).
     pub(super) usage: Vec<super::usage::UsageEntry>,
+    /// The usage the line just extracted records, to be read from its
+    /// bytes by the loop (which has them).
+    pub(super) usage_wanted: Option<super::usage::Wanted>,
+    /// The bucket the last entry's usage went to ([`super::usage::model_bucket`]).
+    pub(super) usage_bucket: Option<std::sync::Arc<str>>,
     /// A document of the line being read was cut to
     /// [`max_document_bytes`].
     pub(super) capped: bool,

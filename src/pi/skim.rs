@@ -26,19 +26,12 @@ pub(super) fn elide(key: &[u8], kinds: Kinds) -> bool {
         // `usage`, which is never indexed either.
         b"arguments" | b"input" => !kinds.tools,
         b"thinking" | b"thinkingSignature" => !kinds.thinking,
-        // Image data, signatures, streaming leftovers and tool details:
-        // never indexed. (`usage` is kept whole, see [`keep_whole`]: what
-        // Pi spent is read from it.)
-        b"data" | b"signature" | b"textSignature" | b"partialJson" | b"details" => true,
+        // Image data, signatures, streaming leftovers, usage and tool
+        // details: never indexed (what Pi spent is read from the line
+        // itself, [`super::usage`]).
+        b"data" | b"signature" | b"textSignature" | b"partialJson" | b"usage" | b"details" => true,
         _ => false,
     }
-}
-
-/// Whether the value of `key` is copied whole, nothing in it left out:
-/// a `usage` object (small; its `input` is a count, not a tool's input).
-#[inline]
-pub(super) fn keep_whole(key: &[u8]) -> bool {
-    key == b"usage"
 }
 
 /// [`skip_value`] for the modules beside this one.
@@ -117,12 +110,30 @@ pub const SKIM_MIN_BYTES: usize = 1024;
 /// Copy `line` into `out` with the values of inert keys (see the module
 /// docs) replaced by `null`. Returns `false`, with `out` in an unspecified
 /// state, when the line's structure cannot be followed.
-pub fn reduce_into(line: &[u8], kinds: Kinds, out: &mut Vec<u8>) -> bool {
-    reduce(line, kinds, out).is_some()
+///
+/// Where the message's own `usage` object starts in `line`, if the skim
+/// met it (left out like the rest), is left in `usage_at`: what Pi spent
+/// is read there with no search ([`super::usage`]).
+pub fn reduce_into(
+    line: &[u8],
+    kinds: Kinds,
+    out: &mut Vec<u8>,
+    usage_at: &mut Option<usize>,
+) -> bool {
+    *usage_at = None;
+    reduce(line, kinds, out, usage_at).is_some()
 }
 
-fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>) -> Option<()> {
+fn reduce(
+    line: &[u8],
+    kinds: Kinds,
+    out: &mut Vec<u8>,
+    usage_at: &mut Option<usize>,
+) -> Option<()> {
     out.clear();
+    // The last key of the entry itself: the key of the object open at
+    // depth 2.
+    let mut entry_key: &[u8] = b"";
     let mut copied = 0;
     let mut i = 0;
     let mut depth = 0u32;
@@ -147,14 +158,22 @@ fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>) -> Option<()> {
                     return None;
                 }
                 let value = skip_ws(line, colon + 1);
+                if depth == 1 {
+                    entry_key = key;
+                }
                 if depth >= 2 && elide(key, kinds) {
                     let value_end = skip_value(line, value)?;
+                    if depth == 2
+                        && key == b"usage"
+                        && entry_key == b"message"
+                        && line.get(value) == Some(&b'{')
+                    {
+                        *usage_at = Some(value);
+                    }
                     out.extend_from_slice(&line[copied..value]);
                     out.extend_from_slice(b"null");
                     copied = value_end;
                     i = value_end;
-                } else if depth >= 2 && keep_whole(key) {
-                    i = skip_value(line, value)?;
                 } else {
                     i = value;
                 }
@@ -198,20 +217,42 @@ mod tests {
 
     fn reduced(line: &str, kinds: Kinds) -> Option<String> {
         let mut out = Vec::new();
-        reduce_into(line.as_bytes(), kinds, &mut out).then(|| String::from_utf8(out).unwrap())
+        reduce_into(line.as_bytes(), kinds, &mut out, &mut None)
+            .then(|| String::from_utf8(out).unwrap())
     }
 
     #[test]
-    fn tool_arguments_and_thinking_are_left_out_and_usage_kept_whole() {
+    fn the_message_s_own_usage_is_where_the_skim_met_it() {
+        fn at(line: &str) -> Option<&str> {
+            let mut usage_at = None;
+            assert!(reduce_into(
+                line.as_bytes(),
+                Kinds::default(),
+                &mut Vec::new(),
+                &mut usage_at
+            ));
+            usage_at.map(|i| &line[i..i + 12])
+        }
+        let own = r#"{"type":"message","details":{"usage":{"x":1}},"message":{"role":"assistant","content":[{"type":"toolCall","arguments":{"usage":{"y":2}}}],"usage":{"input":3},"stopReason":"stop"}}"#;
+        assert_eq!(at(own), Some(r#"{"input":3},"#));
+        // Only the message's: not another object's, not one in the content.
+        let other = r#"{"type":"message","details":{"usage":{"x":1}},"message":{"role":"toolResult","content":[{"usage":{"y":2}}],"usage":null}}"#;
+        assert_eq!(at(other), None);
+        let entry = r#"{"type":"usage","usage":{"input":3},"message":{"usage":"text"}}"#;
+        assert_eq!(at(entry), None);
+    }
+
+    #[test]
+    fn tool_arguments_thinking_and_usage_are_left_out() {
         let line = r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"long \"thought\"","thinkingSignature":"sig"},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":{"path":"x","content":"a\\b\n}{"}}],"usage":{"input":1,"output":2,"cost":{"input":0.5}},"model":"m"}}"#;
         assert_eq!(
             reduced(line, Kinds::default()).unwrap(),
-            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":null,"thinkingSignature":null},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":null}],"usage":{"input":1,"output":2,"cost":{"input":0.5}},"model":"m"}}"#
+            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":null,"thinkingSignature":null},{"type":"text","text":"keep \"arguments\": {"},{"type":"toolCall","id":"c","name":"write","arguments":null}],"usage":null,"model":"m"}}"#
         );
         let all = reduced(line, Kinds::ALL).unwrap();
         assert!(all.contains(r#""thinking":"long \"thought\"""#));
         assert!(all.contains(r#""arguments":{"path":"x","content":"a\\b\n}{"}"#));
-        assert!(all.contains(r#""usage":{"input":1,"output":2,"cost":{"input":0.5}}"#));
+        assert!(all.contains(r#""usage":null"#));
     }
 
     #[test]

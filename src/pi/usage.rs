@@ -22,8 +22,7 @@
 //! number or over [`MAX_ENTRY_COST`], token counts that are not counts)
 //! is kept with its [`Fault`] and never summed; the reader reports it.
 
-use simd_json::prelude::*;
-use simd_json::tape::{Object, Value};
+use std::sync::Arc;
 
 /// The most one entry is believed to cost, in dollars: a value past it is
 /// a fault of the file, not money spent.
@@ -34,7 +33,7 @@ pub const TOOLS_BUCKET: &str = "Tools/summaries";
 
 /// Token counts and cost of one model call (or of the calls an entry
 /// records), as Pi wrote them.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Usage {
     /// Input tokens.
     pub input: u64,
@@ -54,12 +53,76 @@ pub struct Usage {
     pub cost_cache_write: f64,
     /// What the call cost in all (`cost.total`, what Pi sums).
     pub cost: f64,
+    /// How each cost was written, in the order of [`Usage::costs`]: the
+    /// decimal places of a decimal read exactly as its digits over a
+    /// power of ten ([`decimal`]), else [`NOT_DECIMAL`]. The index stores
+    /// such a cost as its digits, a few bytes, not as the double's bits.
+    pub places: [u8; 5],
+}
+
+/// [`Usage::places`] of a cost that was not read as a short decimal.
+pub const NOT_DECIMAL: u8 = u8::MAX;
+
+impl Default for Usage {
+    fn default() -> Usage {
+        Usage {
+            input: 0,
+            output: 0,
+            cache_read: 0,
+            cache_write: 0,
+            cost_input: 0.0,
+            cost_output: 0.0,
+            cost_cache_read: 0.0,
+            cost_cache_write: 0.0,
+            cost: 0.0,
+            places: [NOT_DECIMAL; 5],
+        }
+    }
+}
+
+/// The cost `m / 10^places`, computed as a reader of the written decimal
+/// computes it: both exact, one correctly rounded division, the double
+/// `f64::from_str` gives for it. `None` where that does not hold (places
+/// past 22, digits past 2^53).
+pub fn decimal(m: u64, places: u8) -> Option<f64> {
+    let p = *POW10.get(usize::from(places))?;
+    (m < 1 << 53).then(|| m as f64 / p)
+}
+
+/// The digits `m` of the cost `c` written with `places` decimal places,
+/// if [`decimal`] gives `c` back from them.
+pub fn digits(c: f64, places: u8) -> Option<u64> {
+    let m = (c * POW10.get(usize::from(places))?).round();
+    ((0.0..9e15).contains(&m) && decimal(m as u64, places) == Some(c)).then_some(m as u64)
 }
 
 impl Usage {
     /// The tokens Pi counts for a session: the four counts summed.
     pub fn tokens(&self) -> u64 {
         self.input + self.output + self.cache_read + self.cache_write
+    }
+
+    /// The total cost, then the costs of input, output, cache reads and
+    /// cache writes.
+    pub fn costs(&self) -> [f64; 5] {
+        [
+            self.cost,
+            self.cost_input,
+            self.cost_output,
+            self.cost_cache_read,
+            self.cost_cache_write,
+        ]
+    }
+
+    /// The cost [`Usage::costs`] holds at `slot`, to be set.
+    fn cost_mut(&mut self, slot: usize) -> &mut f64 {
+        match slot {
+            0 => &mut self.cost,
+            1 => &mut self.cost_input,
+            2 => &mut self.cost_output,
+            3 => &mut self.cost_cache_read,
+            _ => &mut self.cost_cache_write,
+        }
     }
 }
 
@@ -168,12 +231,57 @@ pub struct UsageEntry {
     pub source: Source,
     /// Where Pi's breakdown puts it: `provider/model` (the model that
     /// answered), or [`TOOLS_BUCKET`].
-    pub model: String,
+    pub model: Arc<str>,
     /// The counts and cost (zeros where a fault left them unread).
     pub usage: Usage,
     /// Why it is not summed, if it is not.
     pub fault: Option<Fault>,
 }
+
+/// An entry that records usage, as its parse showed it: what to read
+/// from its line's bytes, and where.
+#[derive(Clone, Debug)]
+pub struct Wanted {
+    /// The entry, as it will be recorded (its usage read later).
+    pub entry: UsageEntry,
+    /// The key path of its `usage` object ([`locate`]).
+    pub path: &'static [&'static [u8]],
+    /// Whether an entry of this kind always records usage (an assistant
+    /// message): then none is a fault.
+    pub required: bool,
+}
+
+impl Wanted {
+    /// The entry with its usage read from `line` (the bytes of the object
+    /// it was parsed from), if it records any.
+    /// `at`: where the message's own `usage` object starts, if known.
+    pub fn read(self, line: &[u8], at: Option<usize>) -> Option<UsageEntry> {
+        let mut e = self.entry;
+        if self.path == MESSAGE_USAGE {
+            let read = match at {
+                Some(i) => parse_at(line, i).map(|(u, f, _)| (u, f)),
+                None => read_tail(line),
+            };
+            if let Some((u, f)) = read {
+                (e.usage, e.fault) = (u, f);
+                return Some(e);
+            }
+        }
+        match locate(line, self.path) {
+            Some(r) => (e.usage, e.fault) = parse(&line[r]),
+            None if self.required => e.fault = Some(Fault::NoUsage),
+            None => return None,
+        }
+        Some(e)
+    }
+}
+
+/// The path of a message's own usage.
+pub const MESSAGE_USAGE: &[&[u8]] = &[b"message", b"usage"];
+/// The path of an entry's own usage.
+pub const ENTRY_USAGE: &[&[u8]] = &[b"usage"];
+/// The path of Oh My Pi's subagent usage in a `task` tool result.
+pub const SUBAGENT_USAGE: &[&[u8]] = &[b"message", b"details", b"usage"];
 
 /// The key of an entry with this id and this timestamp (as written); an
 /// entry without an id (version 1, never copied into a fork by Pi) is
@@ -196,147 +304,594 @@ pub fn entry_key(id: Option<&str>, timestamp: Option<&str>, offset: u64) -> u64 
     h
 }
 
-/// `provider/model`, as Pi's breakdown keys a model's usage.
-pub fn model_bucket(provider: Option<&str>, model: Option<&str>) -> String {
-    [
-        provider.filter(|p| !p.is_empty()).unwrap_or("unknown"),
-        "/",
-        model.filter(|m| !m.is_empty()).unwrap_or("unknown"),
-    ]
-    .concat()
-}
-
-/// A token count: a whole number of 0 or more (as an integer or a float
-/// without a fraction).
-fn count(v: Option<Value<'_, '_>>) -> Result<u64, Fault> {
-    let Some(v) = v else { return Ok(0) };
-    if let Some(u) = v.as_u64() {
-        return Ok(u);
-    }
-    match v.as_f64() {
-        Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 1e18 => Ok(f as u64),
-        _ if v.is_null() => Ok(0),
-        _ => Err(Fault::BadTokens),
-    }
-}
-
-/// A cost: a finite number of 0 or more, at most [`MAX_ENTRY_COST`].
-fn cost(v: Option<Value<'_, '_>>) -> Result<f64, Fault> {
-    let Some(v) = v else { return Ok(0.0) };
-    match v.cast_f64() {
-        Some(f) if f.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&f) => Ok(f),
-        Some(_) => Err(Fault::BadCost),
-        None if v.is_null() => Ok(0.0),
-        None => Err(Fault::BadCost),
-    }
-}
-
-/// A `usage` object read, or why it cannot be summed (the counts read so
-/// far kept).
-pub fn read(usage: &Object<'_, '_>) -> (Usage, Option<Fault>) {
-    let mut u = Usage::default();
-    let mut fault = None;
-    let mut note = |f: Fault| {
-        fault.get_or_insert(f);
-    };
-    for (slot, key) in [
-        (&mut u.input, "input"),
-        (&mut u.output, "output"),
-        (&mut u.cache_read, "cacheRead"),
-        (&mut u.cache_write, "cacheWrite"),
-    ] {
-        match count(usage.get(key)) {
-            Ok(n) => *slot = n,
-            Err(f) => note(f),
+/// `provider/model`, as Pi's breakdown keys a model's usage: the one in
+/// `last` when it is that (a chunk's entries nearly all name one model, so
+/// an entry costs no allocation), else a new one left in `last`.
+pub fn model_bucket(
+    last: &mut Option<Arc<str>>,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> Arc<str> {
+    let p = provider.filter(|p| !p.is_empty()).unwrap_or("unknown");
+    let m = model.filter(|m| !m.is_empty()).unwrap_or("unknown");
+    if let Some(b) = last {
+        if b.len() == p.len() + 1 + m.len()
+            && b.starts_with(p)
+            && b.as_bytes()[p.len()] == b'/'
+            && b.ends_with(m)
+        {
+            return b.clone();
         }
     }
-    match usage.get("cost").and_then(|c| c.as_object()) {
-        None => note(Fault::NoCost),
-        Some(c) => {
-            if c.get("total").is_none_or(|t| t.is_null()) {
-                note(Fault::NoCost);
-            }
-            for (slot, key) in [
-                (&mut u.cost_input, "input"),
-                (&mut u.cost_output, "output"),
-                (&mut u.cost_cache_read, "cacheRead"),
-                (&mut u.cost_cache_write, "cacheWrite"),
-                (&mut u.cost, "total"),
-            ] {
-                match cost(c.get(key)) {
-                    Ok(v) => *slot = v,
-                    Err(f) => note(f),
-                }
-            }
-        }
-    }
-    // A faulty cost is not money: none of it is kept.
-    if matches!(fault, Some(Fault::BadCost | Fault::NoCost)) {
-        u.cost_input = 0.0;
-        u.cost_output = 0.0;
-        u.cost_cache_read = 0.0;
-        u.cost_cache_write = 0.0;
-        u.cost = 0.0;
-    }
-    (u, fault)
+    let b: Arc<str> = [p, "/", m].concat().into();
+    *last = Some(b.clone());
+    b
 }
 
-/// Where, in a tool result line the prefix scan skipped, its own `usage`
-/// object lies: Pi writes it after `content` and `details`, before
-/// `isError`, `durationMs` and `timestamp`, so it is near the line's end.
-/// `None` when the line's last bytes hold no `usage` of the message (the
-/// usual case, found without reading the rest of the line).
-pub fn tool_result_usage(line: &[u8]) -> Option<std::ops::Range<usize>> {
-    const TAIL: usize = 4096;
-    const KEY: &[u8] = b"\"usage\":{";
-    let from = line.len().saturating_sub(TAIL);
-    let at = from + memchr::memmem::rfind(&line[from..], KEY)?;
-    let start = at + KEY.len() - 1;
-    let end = super::skim::skip_value_at(line, start)?;
-    // What follows closes exactly the message and the entry: the key was
-    // the message's own, not one inside its details.
-    let mut depth = 0i32;
-    let mut i = end;
+/// [`TOOLS_BUCKET`], shared.
+pub fn tools_bucket() -> Arc<str> {
+    static TOOLS: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| TOOLS_BUCKET.into());
+    TOOLS.clone()
+}
+
+/// Where an entry's `usage` object lies in its line: the value of the key
+/// at `path` (the entry's own keys first: `["usage"]` for a usage entry,
+/// `["message", "usage"]` for a message's, `["message", "details",
+/// "usage"]` for Oh My Pi's subagent). A message's usage is looked for in
+/// the line's last bytes first (Pi writes it after the content, which is
+/// most of the line); then, and for the others, the line is walked.
+pub fn locate(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
+    walk(line, path)
+}
+
+/// The value at `path` in the line's object, walked: strings skipped
+/// whole, the keys of the open objects kept.
+fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
+    use super::skim::{skip_value_at, skip_ws};
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    // The keys of the objects open, the outermost (the entry) first; how
+    // many of them match `path` so far.
+    let mut keys: Vec<&[u8]> = Vec::with_capacity(4);
+    let mut depth = 0usize;
+    let mut matched = 0usize;
+    let mut i = 0;
+    let mut expect_key = false;
+    let mut pending: Option<&[u8]> = None;
+    let mut objects: u64 = 0;
     while i < line.len() {
         match line[i] {
             b'"' => {
-                i = super::skim::skip_value_at(line, i)?;
+                let end = skip_value_at(line, i)?;
+                if !expect_key {
+                    i = end;
+                    continue;
+                }
+                expect_key = false;
+                let key = &line[i + 1..end - 1];
+                let colon = skip_ws(line, end);
+                if line.get(colon) != Some(&b':') {
+                    return None;
+                }
+                let value = skip_ws(line, colon + 1);
+                if depth == matched + 1 && matched < path.len() && key == path[matched] {
+                    if matched + 1 == path.len() {
+                        return Some(value..skip_value_at(line, value)?);
+                    }
+                    // Descend into it, if it is an object.
+                    if line.get(value) == Some(&b'{') {
+                        pending = Some(key);
+                        i = value;
+                        continue;
+                    }
+                }
+                // Any other value is skipped whole.
+                i = skip_value_at(line, value)?;
                 continue;
             }
+            b'{' | b'[' => {
+                if depth >= 63 {
+                    return None;
+                }
+                depth += 1;
+                let object = line[i] == b'{';
+                if object {
+                    objects |= 1 << depth;
+                } else {
+                    objects &= !(1 << depth);
+                }
+                match pending.take() {
+                    Some(k) => {
+                        keys.push(k);
+                        matched += 1;
+                    }
+                    None if depth > 1 => return None,
+                    None => {}
+                }
+                expect_key = object;
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 0 {
+                    return None;
+                }
+                if depth > 1 && keys.len() == depth - 1 {
+                    keys.pop();
+                    matched = matched.min(keys.len());
+                }
+                depth -= 1;
+                expect_key = false;
+                i += 1;
+            }
+            b',' => {
+                expect_key = objects & (1 << depth) != 0;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// How far from a line's end a message's `usage` object begins: Pi
+/// writes only `stopReason`, `timestamp` and a few short keys after it.
+const TAIL: usize = 768;
+
+/// The message's own `usage` among the line's last bytes, read: the last
+/// object there under the key `usage` whose end leaves exactly the
+/// message and the entry to close (not one inside its details or a tool
+/// call's arguments). A key's quotes are never escaped, so the bytes
+/// `"usage":{` are a key wherever they are; each `{` of the tail is
+/// looked at from the end, no more.
+pub fn read_tail(line: &[u8]) -> Option<(Usage, Option<Fault>)> {
+    let from = line.len().saturating_sub(TAIL);
+    let mut end = line.len();
+    while let Some(at) = memchr::memrchr(b'{', &line[from..end]) {
+        let at = from + at;
+        if line[..at].ends_with(b"\"usage\":") {
+            let (u, fault, next) = parse_at(line, at)?;
+            return closes(line, next, 2).then_some((u, fault));
+        }
+        end = at;
+    }
+    None
+}
+
+/// Whether what follows `from` in `line` closes exactly `levels` of the
+/// objects open there (short keys and values, then braces).
+fn closes(line: &[u8], mut i: usize, levels: i32) -> bool {
+    let mut depth = 0i32;
+    while i < line.len() {
+        match line[i] {
+            b'"' => match skip_small(line, i) {
+                Some(j) => {
+                    i = j;
+                    continue;
+                }
+                None => return false,
+            },
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth -= 1,
             _ => {}
         }
         i += 1;
     }
-    (depth == -2).then_some(start..end)
+    depth == -levels
 }
 
-/// Whether a line the prefix scan skipped is a tool result that may
-/// record usage: its own (found at its end, [`tool_result_usage`]), or,
-/// for Oh My Pi's `task` tool, its subagent's in its details (the line is
-/// parsed for it).
-pub fn tool_result(line: &[u8]) -> Option<bool> {
-    let head = &line[..line.len().min(512)];
-    memchr::memmem::find(head, b"\"role\":\"toolResult\"")?;
-    Some(memchr::memmem::find(head, b"\"toolName\":\"task\"").is_some())
+/// Index just past the JSON value at `b[i]`, for small values: a plain
+/// loop over the bytes.
+fn skip_small(b: &[u8], i: usize) -> Option<usize> {
+    /// Just past the string whose opening quote is at `j`.
+    fn string(b: &[u8], mut j: usize) -> Option<usize> {
+        j += 1;
+        loop {
+            match *b.get(j)? {
+                b'\\' => j += 2,
+                b'"' => return Some(j + 1),
+                _ => j += 1,
+            }
+        }
+    }
+    match *b.get(i)? {
+        b'"' => string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match *b.get(j)? {
+                    b'"' => {
+                        j = string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        // A number or a literal: up to what ends it.
+        _ => {
+            let n = b[i..]
+                .iter()
+                .position(|&c| matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace())?;
+            Some(i + n)
+        }
+    }
+}
+
+#[inline]
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// Powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Powers of ten up to eight, as integers.
+const POW10_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// How many of the eight bytes `w` (the first in its low byte) are
+/// digits before the first that is not, and their value: a few
+/// multiplications for the eight instead of one for each.
+#[inline]
+fn eight_digits(w: u64) -> (usize, u64) {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    // A digit's byte becomes its value 0-9; any other byte is flagged
+    // (a carry out of a flagged byte only disturbs bytes after it).
+    let t = w ^ (0x30 * LOW);
+    let bad = (t | t.wrapping_add(0x06 * LOW)) & (0xf0 * LOW);
+    let n = (bad.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // The n digits moved to the top bytes, the others cleared: the value
+    // of an eight-digit number with leading zeros.
+    let mut v = t << (64 - 8 * n as u32);
+    v = (v & (0x0f * LOW)).wrapping_mul(2561) >> 8;
+    v = (v & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601) >> 16;
+    v = (v & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001) >> 32;
+    (n, v)
+}
+
+/// A number as [`number`] read it.
+#[derive(Clone, Copy)]
+struct Num {
+    /// Its value, exactly as the standard library reads it.
+    x: f64,
+    /// The number, if it was written as a plain whole number.
+    count: Option<u64>,
+    /// Its decimal places, if it is the decimal [`decimal`] computes
+    /// ([`NOT_DECIMAL`] otherwise).
+    places: u8,
+    /// Where it ends.
+    end: usize,
+}
+
+/// The number at `b[i]`. A decimal of up to 19 digits whose digits fit a
+/// double exactly, with places (after any exponent) of 0 to 22, is one
+/// division ([`decimal`]); anything else goes to `f64::from_str`.
+fn number(b: &[u8], i: usize) -> Option<Num> {
+    fn digits(b: &[u8], mut j: usize, m: &mut u64) -> usize {
+        // Eight bytes at a time while eight are there, then one at a time.
+        while let Some(run) = b.get(j..j + 8) {
+            let (n, v) = eight_digits(u64::from_le_bytes(run.try_into().unwrap_or_default()));
+            *m = m.wrapping_mul(POW10_U64[n]).wrapping_add(v);
+            j += n;
+            if n < 8 {
+                return j;
+            }
+        }
+        while let Some(&c) = b.get(j) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            *m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+            j += 1;
+        }
+        j
+    }
+    let mut m = 0u64;
+    let mut j = digits(b, i, &mut m);
+    let whole = j - i;
+    let mut frac = 0;
+    let mut plain = true;
+    let mut exp: i64 = 0;
+    if whole > 0 && b.get(j) == Some(&b'.') {
+        plain = false;
+        let from = j + 1;
+        j = digits(b, from, &mut m);
+        frac = j - from;
+    }
+    if whole > 0 && matches!(b.get(j), Some(b'e' | b'E')) {
+        plain = false;
+        j += 1;
+        let negative = b.get(j) == Some(&b'-');
+        if matches!(b.get(j), Some(b'-' | b'+')) {
+            j += 1;
+        }
+        let mut e = 0u64;
+        let from = j;
+        j = digits(b, from, &mut e);
+        exp = if j - from > 0 && j - from <= 3 {
+            if negative {
+                -(e as i64)
+            } else {
+                e as i64
+            }
+        } else {
+            i64::MAX
+        };
+    }
+    let ends = !matches!(b.get(j), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
+    if whole > 0 && whole + frac <= 19 && ends && (plain || frac > 0 || exp != 0) {
+        if plain {
+            return Some(Num {
+                x: m as f64,
+                count: Some(m),
+                places: 0,
+                end: j,
+            });
+        }
+        if exp != i64::MAX {
+            let places = frac as i64 - exp;
+            if let Some(x) = u8::try_from(places).ok().and_then(|p| decimal(m, p)) {
+                return Some(Num {
+                    x,
+                    count: None,
+                    places: places as u8,
+                    end: j,
+                });
+            }
+        }
+    }
+    let end = b[i..]
+        .iter()
+        .position(|&c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .map_or(b.len(), |n| i + n);
+    let x: f64 = std::str::from_utf8(&b[i..end]).ok()?.parse().ok()?;
+    Some(Num {
+        x,
+        count: None,
+        places: NOT_DECIMAL,
+        end,
+    })
+}
+
+/// The usage object at `b[i]` if it is written exactly as Pi writes it
+/// (its keys in Pi's order, plain counts, costs of up to 15 digits),
+/// read with no search: nearly every one is. `None` sends it to
+/// [`parse_at`], which reads any usage object.
+fn pi_written(b: &[u8], i: usize) -> Option<(Usage, usize)> {
+    fn lit(b: &[u8], i: usize, s: &[u8]) -> Option<usize> {
+        b.get(i..i + s.len())
+            .filter(|x| *x == s)
+            .map(|_| i + s.len())
+    }
+    fn count(b: &[u8], i: usize) -> Option<(u64, usize)> {
+        let n = number(b, i)?;
+        Some((n.count?, n.end))
+    }
+    fn cost(b: &[u8], i: usize, u: &mut Usage, slot: usize) -> Option<usize> {
+        let n = number(b, i)?;
+        if !(n.x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&n.x)) {
+            return None;
+        }
+        *u.cost_mut(slot) = n.x;
+        u.places[slot] = n.places;
+        Some(n.end)
+    }
+    let mut u = Usage::default();
+    let i = lit(b, i, b"{\"input\":")?;
+    let (v, i) = count(b, i)?;
+    u.input = v;
+    let i = lit(b, i, b",\"output\":")?;
+    let (v, i) = count(b, i)?;
+    u.output = v;
+    let i = lit(b, i, b",\"cacheRead\":")?;
+    let (v, i) = count(b, i)?;
+    u.cache_read = v;
+    let i = lit(b, i, b",\"cacheWrite\":")?;
+    let (v, i) = count(b, i)?;
+    u.cache_write = v;
+    let i = lit(b, i, b",\"totalTokens\":")?;
+    let (_, i) = count(b, i)?;
+    let i = lit(b, i, b",\"cost\":{\"input\":")?;
+    let i = cost(b, i, &mut u, 1)?;
+    let i = lit(b, i, b",\"output\":")?;
+    let i = cost(b, i, &mut u, 2)?;
+    let i = lit(b, i, b",\"cacheRead\":")?;
+    let i = cost(b, i, &mut u, 3)?;
+    let i = lit(b, i, b",\"cacheWrite\":")?;
+    let i = cost(b, i, &mut u, 4)?;
+    let i = lit(b, i, b",\"total\":")?;
+    let i = cost(b, i, &mut u, 0)?;
+    let i = lit(b, i, b"}}")?;
+    Some((u, i))
+}
+
+/// What a value at `b[i]` is worth as a count or a cost, and where it
+/// ends: a number, `null` (nothing) or anything else (a fault).
+enum Val {
+    Num(Num),
+    Null,
+    Other,
+}
+
+fn value(b: &[u8], i: usize) -> Option<(Val, usize)> {
+    match *b.get(i)? {
+        b'-' | b'0'..=b'9' => {
+            let n = number(b, i)?;
+            Some((Val::Num(n), n.end))
+        }
+        b'n' if b[i..].starts_with(b"null") => Some((Val::Null, i + 4)),
+        _ => Some((Val::Other, skip_small(b, i)?)),
+    }
+}
+
+/// The keys of the object at `b[i]`, each handed to `each` with where
+/// its value starts; `each` returns where the value ends. Returns where
+/// the object ends.
+fn object(
+    b: &[u8],
+    i: usize,
+    mut each: impl FnMut(&[u8], usize) -> Option<usize>,
+) -> Option<usize> {
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut i = ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let close = i + 1 + b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
+        if b[close] == b'\\' {
+            return None;
+        }
+        let key = &b[i + 1..close];
+        i = ws(b, close + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = each(key, ws(b, i + 1))?;
+        i = ws(b, i);
+        match b.get(i)? {
+            b',' => i = ws(b, i + 1),
+            b'}' => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// The `usage` object at `b[i]` read in one pass: its counts and costs,
+/// or why they cannot be summed (what was read kept), and where it ends.
+fn parse_at(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
+    if let Some((u, end)) = pi_written(b, i) {
+        return Some((u, None, end));
+    }
+    parse_any(b, i)
+}
+
+/// [`parse_at`] for a usage object written any way.
+fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
+    let mut u = Usage::default();
+    let mut fault = None;
+    let mut total = false;
+    let mut costs = false;
+    let end = object(b, i, |k, at| {
+        let slot = match k {
+            b"input" => &mut u.input,
+            b"output" => &mut u.output,
+            b"cacheRead" => &mut u.cache_read,
+            b"cacheWrite" => &mut u.cache_write,
+            b"cost" if b.get(at) == Some(&b'{') => {
+                costs = true;
+                return object(b, at, |k, at| {
+                    let slot = match k {
+                        b"total" => 0,
+                        b"input" => 1,
+                        b"output" => 2,
+                        b"cacheRead" => 3,
+                        b"cacheWrite" => 4,
+                        _ => return skip_small(b, at),
+                    };
+                    let (v, end) = value(b, at)?;
+                    match v {
+                        Val::Num(n) if n.x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&n.x) => {
+                            *u.cost_mut(slot) = n.x;
+                            u.places[slot] = n.places;
+                            total |= k == b"total";
+                        }
+                        Val::Null => {}
+                        _ => {
+                            total |= k == b"total";
+                            fault.get_or_insert(Fault::BadCost);
+                        }
+                    }
+                    Some(end)
+                });
+            }
+            _ => return skip_small(b, at),
+        };
+        let (v, end) = value(b, at)?;
+        match v {
+            Val::Num(Num { count: Some(n), .. }) => *slot = n,
+            Val::Num(Num { x, .. }) if x >= 0.0 && x.fract() == 0.0 && x < 1e18 => *slot = x as u64,
+            Val::Null => {}
+            _ => {
+                fault.get_or_insert(Fault::BadTokens);
+            }
+        }
+        Some(end)
+    })?;
+    if !costs || !total {
+        fault.get_or_insert(Fault::NoCost);
+    }
+    // A faulty cost is not money: none of it is kept.
+    if matches!(fault, Some(Fault::BadCost | Fault::NoCost)) {
+        for slot in 0..5 {
+            *u.cost_mut(slot) = 0.0;
+        }
+        u.places = [0; 5];
+    }
+    Some((u, fault, end))
+}
+
+/// The `usage` object `b` (its bytes, as written) read, or why it cannot
+/// be summed; a value that is not an object is an entry without usage.
+pub fn parse(b: &[u8]) -> (Usage, Option<Fault>) {
+    match parse_at(b, ws(b, 0)) {
+        Some((u, f, _)) => (u, f),
+        None => (Usage::default(), Some(Fault::NoUsage)),
+    }
+}
+
+/// Whether a tool result line is Oh My Pi's `task` tool's, whose
+/// subagent's usage is in its details: its `toolName`, which Pi and Oh My
+/// Pi write among the message's first keys.
+pub fn is_task_result(line: &[u8]) -> bool {
+    use memchr::memmem::Finder;
+    static TASK: std::sync::LazyLock<Finder<'static>> =
+        std::sync::LazyLock::new(|| Finder::new(b"\"toolName\":\"task\""));
+    TASK.find(&line[..line.len().min(384)]).is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pi::entry::LineParser;
-
-    fn read_str(json: &str) -> (Usage, Option<Fault>) {
-        LineParser::new()
-            .parse(json.as_bytes(), |v| read(&v.as_object().unwrap()))
-            .unwrap()
-    }
 
     #[test]
     fn a_usage_object_is_read_as_pi_writes_it() {
-        let (u, f) = read_str(
-            r#"{"input":12,"output":34,"cacheRead":5,"cacheWrite":6,"totalTokens":57,"cost":{"input":0.1,"output":0.2,"cacheRead":0.01,"cacheWrite":0.02,"total":0.33}}"#,
+        let (u, f) = parse(
+            br#"{"input":12,"output":34,"cacheRead":5,"cacheWrite":6,"totalTokens":57,"cost":{"input":0.1,"output":0.2,"cacheRead":0.01,"cacheWrite":0.02,"total":0.33}}"#,
         );
         assert_eq!(f, None);
         assert_eq!(
@@ -351,9 +906,16 @@ mod tests {
                 cost_cache_read: 0.01,
                 cost_cache_write: 0.02,
                 cost: 0.33,
+                // total, input, output, cache read, cache write
+                places: [2, 1, 1, 2, 2],
             }
         );
         assert_eq!(u.tokens(), 57);
+        // Whitespace, keys in any order, keys it does not know.
+        let (v, f) = parse(
+            br#"{ "cost" : { "total" : 0.33, "totalFromProvider": true, "output":0.2, "input":0.1, "cacheRead":0.01, "cacheWrite":0.02 }, "reasoning": 3, "cacheWrite":6, "cacheRead":5, "output":34, "input":12 }"#,
+        );
+        assert_eq!((v, f), (u, None));
     }
 
     #[test]
@@ -361,29 +923,165 @@ mod tests {
         for (json, fault) in [
             (r#"{"input":1,"output":2}"#, Fault::NoCost),
             (r#"{"input":1,"cost":{"input":0.1}}"#, Fault::NoCost),
+            (r#"{"input":1,"cost":{"total":null}}"#, Fault::NoCost),
             (r#"{"input":1,"cost":{"total":-0.5}}"#, Fault::BadCost),
             (r#"{"input":1,"cost":{"total":2e6}}"#, Fault::BadCost),
             (r#"{"input":1,"cost":{"total":"NaN"}}"#, Fault::BadCost),
             (r#"{"input":-1,"cost":{"total":0.5}}"#, Fault::BadTokens),
             (r#"{"input":1.5,"cost":{"total":0.5}}"#, Fault::BadTokens),
+            (r#"null"#, Fault::NoUsage),
         ] {
-            let (u, f) = read_str(json);
+            let (u, f) = parse(json.as_bytes());
             assert_eq!(f, Some(fault), "{json}");
             if fault != Fault::BadTokens {
                 assert_eq!(u.cost, 0.0, "{json}");
             }
         }
+        // Read exactly, to the last bit.
+        let (u, _) = parse(br#"{"cost":{"total":0.026850000000000002}}"#);
+        assert_eq!(u.cost, 0.026850000000000002);
     }
 
     #[test]
-    fn a_tool_result_s_own_usage_is_found_at_its_end_and_only_there() {
+    fn a_message_s_own_usage_is_found_at_its_end_and_only_there() {
         let with = r#"{"type":"message","id":"a","parentId":"b","timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"x","content":[{"type":"text","text":"a \"usage\":{ b"}],"details":{"usage":{"input":9}},"usage":{"input":1,"cost":{"total":0.5}},"isError":false,"timestamp":1}}"#;
-        let r = tool_result_usage(with.as_bytes()).unwrap();
+        let path: &[&[u8]] = &[b"message", b"usage"];
+        let r = locate(with.as_bytes(), path).unwrap();
         assert_eq!(&with[r], r#"{"input":1,"cost":{"total":0.5}}"#);
         // A usage inside the details only: not the message's.
         let without = r#"{"type":"message","id":"a","parentId":"b","timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"x","content":[],"details":{"usage":{"input":9}},"isError":false,"timestamp":1}}"#;
-        assert_eq!(tool_result_usage(without.as_bytes()), None);
-        assert_eq!(tool_result_usage(b"{}"), None);
+        assert_eq!(locate(without.as_bytes(), path), None);
+        // Oh My Pi's subagent, in the details.
+        let details: &[&[u8]] = &[b"message", b"details", b"usage"];
+        let r = locate(without.as_bytes(), details).unwrap();
+        assert_eq!(&without[r], r#"{"input":9}"#);
+        // Far from the end (a long value after it): walked.
+        let long = format!(
+            r#"{{"type":"message","message":{{"role":"assistant","usage":{{"input":2}},"errorMessage":"{}"}}}}"#,
+            "e".repeat(5000)
+        );
+        let r = locate(long.as_bytes(), path).unwrap();
+        assert_eq!(&long[r], r#"{"input":2}"#);
+        // An entry's own.
+        let entry = r#"{"type":"compaction","id":"c","usage":{"input":3},"systemMessage":{"usage":{"input":4}}}"#;
+        let r = locate(entry.as_bytes(), &[b"usage"]).unwrap();
+        assert_eq!(&entry[r], r#"{"input":3}"#);
+        assert_eq!(locate(b"{}", path), None);
+        assert_eq!(locate(b"[1]", path), None);
+        // Read from the tail: the message's own, not the details'.
+        assert_eq!(read_tail(with.as_bytes()).unwrap().0.input, 1);
+        assert_eq!(read_tail(without.as_bytes()), None);
+        assert_eq!(read_tail(long.as_bytes()), None);
+    }
+
+    #[test]
+    fn eight_bytes_are_read_as_the_digits_they_start_with() {
+        for (text, n, v) in [
+            ("12345678", 8, 12_345_678),
+            ("00000001", 8, 1),
+            ("0.016361", 1, 0),
+            ("2122,\"ca", 4, 2122),
+            ("9/999999", 1, 9),
+            (":1234567", 0, 0),
+            ("\u{ff}9999999", 0, 0),
+            ("7\u{fa}999999", 1, 7),
+        ] {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&text.as_bytes()[..8]);
+            assert_eq!(eight_digits(u64::from_le_bytes(w)), (n, v), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_number_is_the_double_the_standard_library_reads() {
+        let cases: [(&str, Option<u64>, u8); 17] = [
+            ("0", Some(0), 0),
+            ("17", Some(17), 0),
+            ("18446744073709551615", None, NOT_DECIMAL),
+            ("0.1", None, 1),
+            ("0.01636185", None, 8),
+            ("3.9e-05", None, 6),
+            ("1.5E-7", None, 8),
+            ("2e6", None, NOT_DECIMAL),
+            ("1.25e+1", None, 1),
+            ("0.026850000000000002", None, NOT_DECIMAL),
+            ("123456.789012345", None, 9),
+            ("9007199254740993.5", None, NOT_DECIMAL),
+            ("1e-23", None, NOT_DECIMAL),
+            ("1e-1000", None, NOT_DECIMAL),
+            ("4.5e1000", None, NOT_DECIMAL),
+            ("-0.5", None, NOT_DECIMAL),
+            ("1.", None, NOT_DECIMAL),
+        ];
+        for (text, count, places) in cases {
+            let b = format!("{text},");
+            let n = number(b.as_bytes(), 0).unwrap();
+            let exact: f64 = text.parse().unwrap();
+            assert_eq!(n.x.to_bits(), exact.to_bits(), "{text}");
+            assert_eq!(
+                (n.count, n.places, n.end),
+                (count, places, text.len()),
+                "{text}"
+            );
+            if places != NOT_DECIMAL {
+                assert_eq!(
+                    digits(n.x, places).and_then(|m| decimal(m, places)),
+                    Some(n.x)
+                );
+            }
+        }
+        // Digits of every length, either side of the point.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let whole = seed >> (1 + seed % 63);
+            let frac = (seed >> 7) % 10u64.pow((seed % 13) as u32);
+            let places = 1 + (seed >> 40) as usize % 12;
+            for text in [
+                format!("{whole}"),
+                format!("{}.{frac:0places$}", whole % 1000),
+            ] {
+                let b = format!("{text}}}");
+                let n = number(b.as_bytes(), 0).unwrap();
+                let exact: f64 = text.parse().unwrap();
+                assert_eq!(n.x.to_bits(), exact.to_bits(), "{text}");
+                assert_eq!(n.end, text.len(), "{text}");
+                if !text.contains('.') && text.len() < 20 {
+                    assert_eq!(n.count, Some(whole), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pi_s_own_layout_is_read_as_any_layout_is() {
+        let mut n = 0u64;
+        for input in [0u64, 7, 1234, 98_765_432] {
+            for cost in [
+                "0",
+                "0.1",
+                "0.003",
+                "0.026850000000000002",
+                "1.5e-7",
+                "123456.789012345",
+                "0.0000001",
+                "2e6",
+                "-0.5",
+            ] {
+                n += 1;
+                let json = format!(
+                    r#"{{"input":{input},"output":{n},"cacheRead":0,"cacheWrite":3,"totalTokens":9,"cost":{{"input":{cost},"output":0.5,"cacheRead":0,"cacheWrite":0.25,"total":{cost}}}}}"#
+                );
+                let b = json.as_bytes();
+                let any = parse_any(b, 0).unwrap();
+                assert_eq!(parse_at(b, 0).unwrap(), any, "{json}");
+                if let Some((u, end)) = pi_written(b, 0) {
+                    assert_eq!((u, None, end), any, "{json}");
+                    let exact: f64 = cost.parse().unwrap();
+                    assert_eq!(u.cost.to_bits(), exact.to_bits(), "{json}");
+                }
+            }
+        }
     }
 
     #[test]

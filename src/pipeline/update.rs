@@ -8,7 +8,6 @@ use std::fs::File;
 use super::parse::parse_mapped;
 use super::report::{DamageReport, TruncationReport};
 use crate::discover::{Candidate, FileIdentity};
-use crate::index::document::StoredUsage;
 use crate::index::state::{FileState, FileStates};
 use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
 use crate::index::IndexError;
@@ -119,12 +118,11 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     let mut last_ms = documents.iter().filter_map(|d| d.timestamp_ms).max();
     let mut models: Vec<String> = documents.iter().filter_map(|d| d.model.clone()).collect();
     let mut head = crate::index::lineage::head_of(&documents);
-    let mut usage: Vec<StoredUsage> = Vec::new();
-    let mut usage_models: Vec<String> = Vec::new();
+    let mut usage = crate::index::spent::Rows::default();
     if grown.is_some() {
         how = How::Grown;
         // The usage of the part read before, then the new lines'.
-        (usage, usage_models) = w.pi.recorded_usage(w.searcher, &path_str)?;
+        usage = w.pi.recorded_usage(w.searcher, &path_str)?;
         let before = w.pi.session_by_path(w.searcher, &path_str)?;
         if let Some(b) = before {
             if b.title.is_some() {
@@ -174,10 +172,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     }
     models.sort_unstable();
     models.dedup();
-    usage.extend(session.usage.iter().map(StoredUsage::of));
-    usage_models.extend(session.usage.iter().map(|u| u.model.clone()));
-    usage_models.sort_unstable();
-    usage_models.dedup();
+    usage.extend(&session.usage);
     let mut documents = documents;
     crate::failpoint::drop_last(&c.path, &mut documents);
     let count = documents.len() as u64;
@@ -192,7 +187,6 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         models,
         head,
         usage,
-        usage_models,
     })?;
     let report = |list: &[crate::pi::Damage]| {
         list.iter()

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 use tantivy::Searcher;
 
-use crate::index::document::StoredUsage;
+use crate::index::spent::Row;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 use crate::pi::usage::Fault;
 
@@ -79,7 +79,7 @@ pub struct Spent {
 }
 
 impl Spent {
-    fn add(&mut self, u: &StoredUsage) {
+    fn add(&mut self, u: &Row) {
         self.input += u.tokens[0];
         self.output += u.tokens[1];
         self.cache_read += u.tokens[2];
@@ -170,8 +170,9 @@ pub struct SessionSpend {
     pub family: Option<u64>,
     /// Its place in its family ([`crate::search::family::Families::age`]).
     pub age: (u32, i64, u64),
-    /// Its usage rows, in file order.
-    pub rows: Vec<StoredUsage>,
+    /// Its usage rows, in file order (their buckets index
+    /// [`UsageData::buckets`]).
+    pub rows: Vec<Row>,
 }
 
 /// Every session's usage, and the names of the buckets.
@@ -179,102 +180,70 @@ pub struct SessionSpend {
 pub struct UsageData {
     /// The sessions.
     pub sessions: Vec<SessionSpend>,
-    /// Bucket names by hash.
-    pub buckets: HashMap<u64, String>,
-}
-
-/// What a report needs of each session beside its usage.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Needs {
-    /// Ids, paths and names (sessions listed, `session:`, `family:`):
-    /// read from the stored records.
-    pub records: bool,
-    /// Working directories (projects, `cwd:`): read from the term
-    /// dictionary.
-    pub cwd: bool,
-}
-
-impl UsageQuery {
-    /// What the report needs of each session.
-    pub fn needs(&self) -> Needs {
-        Needs {
-            records: self.grouping == Grouping::Session
-                || self.session.is_some()
-                || self.family.is_some(),
-            cwd: self.grouping == Grouping::Project || self.cwd.is_some(),
-        }
-    }
+    /// The buckets the rows name.
+    pub buckets: Vec<String>,
 }
 
 impl PiIndex {
-    /// Every session's usage in the state `searcher` shows, from the
-    /// records' columns; with what `needs` asks of each session.
-    pub fn usage_data(&self, searcher: &Searcher, needs: Needs) -> Result<UsageData, IndexError> {
+    /// Every session's usage in the state `searcher` shows, read with its
+    /// record (one stored value a session, [`crate::index::spent`]).
+    pub fn usage_data(&self, searcher: &Searcher) -> Result<UsageData, IndexError> {
+        use tantivy::schema::Value;
         let err = |e| tantivy_err(&self.dir, e);
-        let families = self.families(searcher)?;
-        let mut out = UsageData::default();
         let f = &self.fields;
-        for seg in searcher.segment_readers() {
-            out.buckets
-                .extend(crate::index::usage_buckets(seg).map_err(err)?);
-            let keys = seg.fast_fields().u64("session_key").map_err(err)?;
-            let docs: Vec<u32> = match &keys.index {
-                tantivy::columnar::ColumnIndex::Optional(rows) => rows
-                    .iter_non_null_docs()
-                    .filter(|&d| !seg.is_deleted(d))
-                    .collect(),
-                _ => (0..seg.max_doc())
-                    .filter(|&d| !seg.is_deleted(d) && keys.first(d).is_some())
-                    .collect(),
+        let families = self.families(searcher)?;
+        let query = tantivy::query::TermQuery::new(
+            tantivy::Term::from_field_text(f.doc_type, crate::index::schema::SESSION_DOC),
+            tantivy::schema::IndexRecordOption::Basic,
+        );
+        let mut addrs: Vec<tantivy::DocAddress> = searcher
+            .search(&query, &tantivy::collector::DocSetCollector)
+            .map_err(err)?
+            .into_iter()
+            .collect();
+        addrs.sort_unstable();
+        let mut out = UsageData::default();
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        for a in addrs {
+            let d: tantivy::TantivyDocument = searcher.doc(a).map_err(err)?;
+            let text = |field| {
+                d.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned)
             };
-            // Working directories by document, from the term dictionary
-            // (no stored document read).
-            let mut cwds: HashMap<u32, String> = HashMap::new();
-            if needs.cwd && !needs.records {
-                let inv = seg.inverted_index(f.cwd).map_err(err)?;
-                let mut terms = inv.terms().stream().map_err(|e| err(e.into()))?;
-                while terms.advance() {
-                    let cwd = String::from_utf8_lossy(terms.key()).into_owned();
-                    let mut postings = inv
-                        .read_postings_from_terminfo(
-                            terms.value(),
-                            tantivy::schema::IndexRecordOption::Basic,
-                        )
-                        .map_err(|e| err(e.into()))?;
-                    use tantivy::DocSet;
-                    let mut d = postings.doc();
-                    while d != tantivy::TERMINATED {
-                        cwds.insert(d, cwd.clone());
-                        d = postings.advance();
-                    }
-                }
-            }
-            for d in docs {
-                let Some(key) = keys.first(d) else { continue };
-                out.sessions.push(SessionSpend {
-                    key,
-                    family: families.family_of(key),
-                    age: families.age(key),
-                    cwd: cwds.remove(&d),
-                    rows: crate::index::usage_rows(seg, &[d]).map_err(err)?,
-                    ..SessionSpend::default()
-                });
-            }
-        }
-        if needs.records {
-            let rows: HashMap<u64, crate::search::SessionRow> = self
-                .sessions(searcher)?
-                .into_iter()
-                .map(|r| (r.key, r))
+            let path = text(f.path).unwrap_or_default();
+            let key = crate::index::schema::session_key(&path);
+            let stored = d
+                .get_first(f.usage)
+                .and_then(|v| v.as_str())
+                .and_then(crate::index::spent::Rows::decode)
+                .unwrap_or_default();
+            // The session's buckets, as the report numbers them.
+            let global: Vec<u32> = stored
+                .buckets
+                .iter()
+                .map(|b| {
+                    let next = out.buckets.len() as u32;
+                    *ids.entry(b.clone()).or_insert_with(|| {
+                        out.buckets.push(b.clone());
+                        next
+                    })
+                })
                 .collect();
-            for s in &mut out.sessions {
-                if let Some(r) = rows.get(&s.key) {
-                    s.session_id.clone_from(&r.session_id);
-                    s.path.clone_from(&r.path);
-                    s.name.clone_from(&r.session_name);
-                    s.cwd.clone_from(&r.cwd);
-                }
+            let mut rows = stored.rows;
+            for r in &mut rows {
+                r.bucket = global.get(r.bucket as usize).copied().unwrap_or(0);
             }
+            out.sessions.push(SessionSpend {
+                key,
+                family: families.family_of(key),
+                age: families.age(key),
+                session_id: text(f.session_id).unwrap_or_default(),
+                name: text(f.session_name),
+                cwd: text(f.cwd),
+                path,
+                rows,
+            });
         }
         Ok(out)
     }
@@ -336,9 +305,9 @@ fn below(cwd: Option<&str>, dir: &str) -> bool {
 
 /// Total `data` as `q` asks.
 pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
-    let name = |h: u64| {
+    let name = |b: u32| {
         data.buckets
-            .get(&h)
+            .get(b as usize)
             .cloned()
             .unwrap_or_else(|| "unknown".to_owned())
     };
@@ -359,12 +328,11 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 .as_ref()
                 .is_none_or(|f| f.contains(&s.family.unwrap_or(s.key)))
     };
-    let keep_row = |u: &StoredUsage| {
-        let t = u.ts_ms as i64;
-        (q.since_ms.is_none_or(|s| u.ts_ms != 0 && t >= s))
-            && (q.until_ms.is_none_or(|e| u.ts_ms != 0 && t < e))
+    let keep_row = |u: &Row| {
+        (q.since_ms.is_none_or(|s| u.ts_ms.is_some_and(|t| t >= s)))
+            && (q.until_ms.is_none_or(|e| u.ts_ms.is_some_and(|t| t < e)))
             && (q.models.is_empty() || {
-                let n = name(u.model).to_lowercase();
+                let n = name(u.bucket).to_lowercase();
                 q.models.iter().any(|m| n.contains(m.as_str()))
             })
     };
@@ -374,7 +342,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     order.sort_by_key(|s| (s.family.unwrap_or(s.key), s.age));
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
     let mut total = Spent::default();
-    let mut groups: BTreeMap<String, (Spent, HashSet<u64>)> = BTreeMap::new();
+    let mut groups: BTreeMap<String, (Spent, HashSet<u32>)> = BTreeMap::new();
     let mut sessions: Vec<UsageRow> = Vec::new();
     let mut days = Days {
         tz: q.tz.clone(),
@@ -389,9 +357,9 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         }
         let mut whole = Spent::default();
         let mut own = 0.0;
-        let mut buckets: HashSet<u64> = HashSet::new();
+        let mut buckets: HashSet<u32> = HashSet::new();
         // The session's breakdown, in the order its buckets first appear.
-        let mut by_bucket: Vec<(u64, Spent)> = Vec::new();
+        let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
         let kept = keep_session(s);
         for u in &s.rows {
             // Only a family's sessions hold copies of each other's entries.
@@ -406,14 +374,14 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 continue;
             }
             whole.add(u);
-            buckets.insert(u.model);
+            buckets.insert(u.bucket);
             if q.grouping == Grouping::Session {
-                match by_bucket.iter_mut().find(|(m, _)| *m == u.model) {
+                match by_bucket.iter_mut().find(|(m, _)| *m == u.bucket) {
                     Some((_, b)) => b.add(u),
                     None => {
                         let mut b = Spent::default();
                         b.add(u);
-                        by_bucket.push((u.model, b));
+                        by_bucket.push((u.bucket, b));
                     }
                 }
             }
@@ -423,20 +391,17 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             own += u.cost[0];
             total.add(u);
             let key = match q.grouping {
-                Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
-                    if u.ts_ms == 0 {
-                        "unknown".to_owned()
-                    } else {
-                        period(q.grouping, days.date(u.ts_ms as i64))
-                    }
-                }
-                Grouping::Model => name(u.model),
+                Grouping::Daily | Grouping::Weekly | Grouping::Monthly => match u.ts_ms {
+                    None => "unknown".to_owned(),
+                    Some(t) => period(q.grouping, days.date(t)),
+                },
+                Grouping::Model => name(u.bucket),
                 Grouping::Project => s.cwd.clone().unwrap_or_else(|| "(unknown)".into()),
                 Grouping::Session => continue,
             };
             let g = groups.entry(key).or_default();
             g.0.add(u);
-            g.1.insert(u.model);
+            g.1.insert(u.bucket);
         }
         if q.grouping == Grouping::Session && kept && !buckets.is_empty() {
             let mut models: Vec<String> = buckets.into_iter().map(name).collect();

@@ -119,7 +119,7 @@ impl Skeleton {
                 continue;
             }
             let (id, parent) = match peek_links(b, true) {
-                Peek::Skip { id, parent } => (id.map(Box::from), parent.map(Box::from)),
+                Peek::Skip { id, parent, .. } => (id.map(Box::from), parent.map(Box::from)),
                 _ => match serde_json::from_slice::<Links>(b) {
                     Ok(l) => (l.id.map(Box::from), l.parent_id.map(Box::from)),
                     Err(_) => (None, None),
