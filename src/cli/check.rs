@@ -49,16 +49,9 @@ pub fn run(args: CheckArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
             .build_info()?
             .and_then(|i| Kinds::parse(&i.kinds).ok())
             .unwrap_or_default();
-        let opts = BuildOptions {
-            roots: roots.clone(),
-            index_dir: index_dir.to_owned(),
-            kinds,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: pi_index::pipeline::DEFAULT_MEMORY_MB << 20,
-            full: false,
-            prune: false,
-            locations,
-        };
+        let opts = BuildOptions::new(roots.clone(), index_dir.to_owned())
+            .kinds(kinds)
+            .locations(locations);
         let mended = found.defective_paths.len() as u64 + u64::from(!found.orphan_keys.is_empty());
         repair(&opts, &found, &|_| {})?;
         let before = found;

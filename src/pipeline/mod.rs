@@ -451,7 +451,6 @@ mod tests {
     use super::*;
     use crate::index::saved_states;
     use crate::index::PiIndex;
-    use crate::pi::Kinds;
 
     /// The file states a build with nothing to do saves beside the index
     /// are those of the index's columns; the next such build plans from
@@ -471,16 +470,9 @@ mod tests {
             std::fs::copy(fixtures.join(name), root.join(name)).unwrap();
         }
         let index = t.path().join("index");
-        let opts = BuildOptions {
-            roots: vec![root.clone()],
-            index_dir: index.clone(),
-            kinds: Kinds::default(),
-            threads: 2,
-            memory_budget: 64 << 20,
-            full: false,
-            prune: false,
-            locations: Vec::new(),
-        };
+        let opts = BuildOptions::new(vec![root.clone()], index.clone())
+            .threads(2)
+            .memory_budget(64 << 20);
         let file = index.join(saved_states::FILE[0]);
         let build = || build(&opts, &|_| {}).unwrap();
         // What the columns say, and the file for the current state.
