@@ -217,7 +217,7 @@ impl PiIndex {
                 return Err(IndexError::NotADirectory(dir.to_owned()));
             }
             if dir.is_dir() && has_entries(dir)? {
-                let ours = writer::only_index_files(dir).map_err(|error| IndexError::Io {
+                let ours = directory::only_index_files(dir).map_err(|error| IndexError::Io {
                     path: dir.to_owned(),
                     error,
                 })?;

@@ -50,8 +50,9 @@ use rmcp::transport::streamable_http_server::{
 use rmcp::transport::WorkerTransport;
 
 use super::message::{self, MAX_MESSAGE_BYTES};
-use super::{ServeError, Server};
+use super::server::{runtime, ServeError, Server};
 use crate::http::Watch;
+use crate::live::Options;
 
 /// What one client may hold of the HTTP server.
 #[derive(Clone, Copy, Debug)]
@@ -453,4 +454,36 @@ pub async fn serve(
     })
     .await;
     Ok(())
+}
+
+/// Serve MCP over streamable HTTP on `127.0.0.1:port` (0: any free port)
+/// until the process is stopped; `listening` is told the address once
+/// bound. Every request is answered and no client holds more than
+/// `limits` allow (this module). Every connection shares the one index state.
+pub async fn serve_http(
+    opts: Options,
+    port: u16,
+    limits: Limits,
+    listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
+        .await
+        .map_err(|e| ServeError(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    listening(
+        listener
+            .local_addr()
+            .map_err(|e| ServeError(e.to_string()))?,
+    );
+    serve(Server::new(opts), listener, limits).await
+}
+
+/// Serve MCP over streamable HTTP on a runtime of our own (see
+/// [`serve_http`]).
+pub fn run_http(
+    opts: Options,
+    port: u16,
+    limits: Limits,
+    listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    runtime()?.block_on(serve_http(opts, port, limits, listening))
 }

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::state::{Refresh, Snapshot};
+use crate::live::{Refresh, Snapshot};
 use crate::search::query::{normalize_dir, parse_when, shown, Filters, Key, Now, Warning};
 use crate::search::{
     LookupError, SearchRequest, SearchResult, SessionQuery, SessionRow, Sort, StoredDoc,

@@ -21,7 +21,7 @@ use crate::index::{tantivy_err, IndexError, PiIndex};
 use crate::pipeline::BuildError;
 use crate::refresh::{self, Config, Outcome, Refresher};
 
-use super::View;
+use super::source::View;
 
 /// The view every worker reads: `None` until an index exists, replaced
 /// whole when a refresh commits.

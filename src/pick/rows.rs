@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use tantivy::Searcher;
 
-use super::View;
+use super::source::View;
 use crate::index::PiIndex;
 use crate::search::query::{Filters, Key, Now, Warning};
 use crate::search::{Hit, Matched, SearchError, SearchRequest, SessionQuery, SessionRow, Sort};
