@@ -53,7 +53,7 @@ fn main() {
     println!(
         "index {}: {} documents; terminal {}x{}; {rounds} rounds",
         dir.display(),
-        view.searcher.num_docs(),
+        view.local.searcher.num_docs(),
         pick_drive::SIZE.0,
         pick_drive::SIZE.1
     );

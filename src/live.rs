@@ -26,12 +26,13 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tantivy::{IndexReader, ReloadPolicy, Searcher};
+use tantivy::{IndexReader, ReloadPolicy};
 
 use crate::index::{IndexError, PiIndex};
 use crate::pi::Kinds;
 use crate::pipeline::BuildError;
 use crate::refresh::{self, Checked, Outcome, Refresher};
+use crate::search::{Local, Reader};
 
 /// How the server finds, refreshes and opens its index.
 #[derive(Clone, Debug)]
@@ -151,17 +152,15 @@ impl Refresh {
 
 /// A consistent view of the index for one call.
 pub struct Snapshot {
-    /// The index.
-    pub pi: PiIndex,
-    /// A searcher over its last committed state (as of this call).
-    pub searcher: Searcher,
+    /// The index as of its last committed state (as of this call).
+    pub local: Local,
     /// What the refresh did.
     pub refresh: Refresh,
 }
 
 struct Opened {
-    pi: PiIndex,
-    reader: IndexReader,
+    reader: Reader,
+    index_reader: IndexReader,
     /// The index files the reader has mapped.
     mapped: std::sync::Arc<crate::index::Mapped>,
     /// `meta.json` as the reader last loaded it.
@@ -313,7 +312,7 @@ impl State {
         let meta = MetaStamp::of(&self.opts.index_dir);
         if let Some(o) = opened.as_mut() {
             if meta.is_none() || meta != o.meta {
-                if o.reader.reload().is_err() {
+                if o.index_reader.reload().is_err() {
                     *opened = None;
                 } else {
                     o.meta = meta;
@@ -330,7 +329,7 @@ impl State {
             }
         }
         let o = opened.as_ref().expect("opened above");
-        let searcher = o.reader.searcher();
+        let searcher = o.index_reader.searcher();
         // What the searcher shows: its segments and their deletes (in
         // memory; a new commit changes one or the other).
         let stamp = {
@@ -346,8 +345,7 @@ impl State {
             self.generation.fetch_add(1, Ordering::Relaxed);
         }
         Ok(Snapshot {
-            pi: o.pi.clone(),
-            searcher,
+            local: Local::new(o.reader.clone(), searcher),
             refresh,
         })
     }
@@ -439,10 +437,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
     let mapped = std::sync::Arc::new(crate::index::Mapped::default());
     let pi = PiIndex::open_mapped(dir, Some(mapped.clone()))?;
-    // Many searches of one reader: worth keeping what each one reads
-    // whatever the query.
-    pi.keep_between_searches();
-    let reader = pi
+    let index_reader = pi
         .index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -451,9 +446,13 @@ fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
             path: dir.to_owned(),
             error,
         })?;
+    let reader = Reader::new(pi);
+    // Many searches of one reader: worth keeping what each one reads
+    // whatever the query.
+    reader.keep_between_searches();
     Ok(Opened {
-        pi,
         reader,
+        index_reader,
         mapped,
         meta: None,
     })

@@ -129,12 +129,12 @@ pub fn run() -> ExitCode {
 
 /// Say so on stderr when an index holds nothing yet; returns whether it
 /// was empty.
-fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) -> bool {
-    if searcher.num_docs() == 0 {
+fn hint_if_empty(local: &pi_index::search::Local) -> bool {
+    if local.searcher.num_docs() == 0 {
         let _ = writeln!(
             output::stderr(),
             "pi-index: the index at {} is empty: run `pi-index build` (with the directory of your sessions if Pi keeps them elsewhere)",
-            pi.dir.display()
+            local.reader.pi.dir.display()
         );
         return true;
     }

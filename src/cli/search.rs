@@ -8,10 +8,10 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use pi_index::index::PiIndex;
 use pi_index::output::{Paint, Screen};
 use pi_index::pi::Agent;
 use pi_index::search::query::{Filters, Key, Warning};
+use pi_index::search::Local;
 use pi_index::search::{SearchRequest, SearchResult, Sort};
 
 use super::output::{self, cut, highlight, shell_quote, short_time, show_command, ColorChoice};
@@ -151,12 +151,11 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
     if let Some(url) = &args.db {
         return team(&args, url, &filters, &now, sort);
     }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
+    let local = Local::open(index_dir)?;
     // No search returns more hits than the index has documents: counts
     // past that are clamped, so none is allocated for (`-n 4000000000`
     // once asked for 64 GB) and `offset + limit` cannot overflow.
-    let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+    let docs = usize::try_from(local.searcher.num_docs()).unwrap_or(usize::MAX);
     let req = SearchRequest {
         query: args.query.join(" "),
         filters,
@@ -167,10 +166,10 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         now,
         copies: args.copies,
     };
-    if super::hint_if_empty(&pi, &searcher) {
+    if super::hint_if_empty(&local) {
         return Ok(EXIT_NOTHING);
     }
-    let result = pi.search(&searcher, &req)?;
+    let result = local.search(&req)?;
     warn(
         &result.warnings,
         args.offset,
@@ -197,8 +196,7 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
     }
     // The process ends now: the index's files are left mapped for the exit
     // to unmap all at once, instead of one munmap per segment file.
-    std::mem::forget(searcher);
-    std::mem::forget(pi);
+    std::mem::forget(local);
     Ok(if result.hits.is_empty() {
         EXIT_NOTHING
     } else {
@@ -428,7 +426,7 @@ fn print_grouped<W: Write>(
     Ok(())
 }
 
-pub use pi_index::search::copies::also_in;
+pub use pi_index::output::text::also_in;
 
 /// What a session's line under its heading starts with: the agent that
 /// wrote it and two spaces, unless it is Pi (what most sessions are).

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use clap::Args;
 
-use pi_index::index::PiIndex;
 use pi_index::search::family::{refs_of, Families};
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
+use pi_index::search::Local;
 use pi_index::search::{Matched, SessionQuery, SessionRow};
 
 use pi_index::output::Paint;
@@ -103,20 +103,19 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     if let Some(url) = &args.db {
         return team(&args, url, dir.as_deref(), since);
     }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    if super::hint_if_empty(&pi, &searcher) {
+    let local = Local::open(index_dir)?;
+    if super::hint_if_empty(&local) {
         return Ok(EXIT_OK);
     }
     let keep = |s: &SessionRow| s.selected(dir.as_deref(), since);
     if !args.query.is_empty() {
-        return found(&args, &pi, &searcher, keep);
+        return found(&args, &local, keep);
     }
-    let mut sessions = pi.sessions(&searcher)?;
-    let families = pi.families(&searcher)?;
+    let mut sessions = local.sessions()?;
+    let families = local.families()?;
     let refs = refs_of(&sessions);
     for s in &mut sessions {
-        families.annotate(&pi, &searcher, s, &refs)?;
+        local.annotate(&families, s, &refs)?;
     }
     sessions.retain(keep);
     let rows: Vec<(usize, &SessionRow)> = if args.threads {
@@ -156,12 +155,11 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
 /// `sessions QUERY`: the sessions found, best first.
 fn found(
     args: &SessionsArgs,
-    pi: &PiIndex,
-    searcher: &tantivy::Searcher,
+    local: &Local,
     keep: impl Fn(&SessionRow) -> bool,
 ) -> anyhow::Result<std::process::ExitCode> {
     let now = pi_index::search::query::Now::system();
-    let sessions = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+    let sessions = usize::try_from(local.searcher.num_docs()).unwrap_or(usize::MAX);
     let req = SessionQuery {
         query: args.query.join(" "),
         filters: Filters::default(),
@@ -171,7 +169,7 @@ fn found(
         snippet_chars: 160,
         now,
     };
-    let result = pi.search_sessions(searcher, &req)?;
+    let result = local.search_sessions(&req)?;
     let mut err = output::stderr();
     for w in result.warnings.iter().take(20) {
         writeln!(
@@ -187,9 +185,9 @@ fn found(
         .filter(|h| keep(&h.session))
         .take(args.shown())
         .collect();
-    let families = pi.families(searcher)?;
+    let families = local.families()?;
     for h in &mut hits {
-        families.annotate(pi, searcher, &mut h.session, &Default::default())?;
+        local.annotate(&families, &mut h.session, &Default::default())?;
     }
     if args.json {
         let mut out = output::json_stdout();

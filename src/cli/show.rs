@@ -6,8 +6,8 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use pi_index::index::PiIndex;
 use pi_index::pi::Edited;
+use pi_index::search::Local;
 
 use super::{output, EXIT_OK};
 
@@ -122,8 +122,7 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
         let docs = docs.into_iter().map(|d| d.doc).collect();
         return print(&args, docs, host.as_deref(), Source::Team(&db));
     }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
+    let local = Local::open(index_dir)?;
     // The index stores paths as `build` found them, lossily where they
     // are not UTF-8: an existing file is named the same way.
     let arg = Path::new(&args.session);
@@ -131,16 +130,16 @@ pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::Exi
         Ok(path) if path.is_file() => path.to_string_lossy().into_owned(),
         _ => arg.to_string_lossy().into_owned(),
     };
-    let key = pi.resolve_session(&searcher, &arg)?;
-    let docs = pi.session_documents(&searcher, &key)?;
-    print(&args, docs, None, Source::Local(&pi, &searcher))
+    let key = local.resolve_session(&arg)?;
+    let docs = local.session_documents(&key)?;
+    print(&args, docs, None, Source::Local(&local))
 }
 
 /// Where a session's documents come from (and its family, for the
 /// header).
 enum Source<'a> {
     /// The local index.
-    Local(&'a PiIndex, &'a tantivy::Searcher),
+    Local(&'a Local),
     /// The team database.
     Team(&'a pi_index::team::Db),
 }
@@ -191,10 +190,10 @@ fn print(
                 )?;
                 writeln!(out, "file {}", OneLine(&first.path))?;
                 let family = match source {
-                    Source::Local(pi, searcher) => match pi.lineage(searcher, &first.path)? {
+                    Source::Local(local) => match local.lineage(&first.path)? {
                         Some(lineage) => {
                             let at = match lineage.parent.as_ref().filter(|p| p.session.is_some()) {
-                                Some(p) => pi.fork_point(searcher, &first.path, &p.path)?,
+                                Some(p) => local.fork_point(&first.path, &p.path)?,
                                 None => None,
                             };
                             Some((lineage, at))
@@ -245,8 +244,8 @@ fn family_header(
 ) -> anyhow::Result<()> {
     if let Some(p) = &lineage.parent {
         let how = match p.how {
-            pi_index::search::family::Link::Stated => "",
-            pi_index::search::family::Link::Inferred => {
+            pi_index::search::lineage::Link::Stated => "",
+            pi_index::search::lineage::Link::Inferred => {
                 " (inferred: it begins with the same entries)"
             }
         };

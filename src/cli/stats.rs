@@ -6,7 +6,7 @@ use std::path::Path;
 
 use clap::Args;
 
-use pi_index::index::PiIndex;
+use pi_index::search::Local;
 
 use super::{output, EXIT_OK};
 
@@ -20,13 +20,12 @@ pub struct StatsArgs {
 
 /// Run `stats`.
 pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    if super::hint_if_empty(&pi, &searcher) {
+    let local = Local::open(index_dir)?;
+    if super::hint_if_empty(&local) {
         return Ok(EXIT_OK);
     }
-    let sessions = pi.sessions(&searcher)?;
-    let stats = pi.stats(&searcher, &sessions)?;
+    let sessions = local.sessions()?;
+    let stats = local.stats(&sessions)?;
     if args.json {
         let mut out = output::json_stdout();
         out.line(&stats)?;

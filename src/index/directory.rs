@@ -371,15 +371,14 @@ pub(crate) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
 /// bookkeeping files and locks, the temporary file of an atomic write
 /// (`.tmpXXXXXX`, left behind when a build is killed while writing
 /// `meta.json`), and segment files (32 hex digits and an extension); or
-/// what a build saves beside them ([`super::COPY_GROUPS`],
-/// [`super::saved_states::FILE`]).
+/// what a build saves beside them ([`super::saved`]).
 fn is_tantivy_file(name: &str) -> bool {
     if matches!(
         name,
         "meta.json" | ".managed.json" | ".tantivy-meta.lock" | ".tantivy-writer.lock"
     ) || (name.starts_with(".tmp") && name.len() <= 16)
-        || super::COPY_GROUPS.contains(&name)
-        || super::saved_states::FILE.contains(&name)
+        || super::saved::mark::GROUPS.contains(&name)
+        || super::saved::mark::STATES.contains(&name)
     {
         return true;
     }

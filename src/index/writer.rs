@@ -241,7 +241,6 @@ impl IndexStore {
             index,
             fields,
             dir: dir.to_owned(),
-            kept: super::Kept::default(),
             mapped: None,
         };
         let info = pi.build_info()?;
@@ -1107,14 +1106,14 @@ impl PiIndex {
 
     /// [`PiIndex::file_states`] of the state `searcher` shows, from the
     /// file a build with nothing to do saved beside the index for that
-    /// state ([`super::saved_states`]) when there is one, else from the
+    /// state ([`super::saved::states`]) when there is one, else from the
     /// columns; then also the mark to save them under.
     pub(crate) fn file_states_saved_or_read(
         &self,
         searcher: &tantivy::Searcher,
     ) -> Result<(FileStates, Option<Vec<u8>>), IndexError> {
-        let mark = super::saved_states::mark(searcher.segment_readers());
-        Ok(match super::saved_states::read(&self.dir, &mark) {
+        let mark = super::saved::states::mark(searcher.segment_readers());
+        Ok(match super::saved::states::read(&self.dir, &mark) {
             Some(states) => (states, None),
             None => (self.file_states_in(searcher)?, Some(mark)),
         })

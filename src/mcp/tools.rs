@@ -150,7 +150,7 @@ pub struct HitOut {
     /// The same message (same entry id and text) in forks of this
     /// session that matched too: one hit stands for them all.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub copies: Vec<crate::search::copies::CopyRef>,
+    pub copies: Vec<crate::search::CopyRef>,
 }
 
 /// Arguments of `show`.
@@ -301,10 +301,10 @@ pub struct SessionOut {
     /// The session it was forked from (`how`: `stated` by its header, or
     /// `inferred`; `session` absent when that file is not indexed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<crate::search::family::ParentRef>,
+    pub parent: Option<crate::search::lineage::ParentRef>,
     /// The sessions forked from it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forks: Vec<crate::search::family::SessionRef>,
+    pub forks: Vec<crate::search::lineage::SessionRef>,
 }
 
 /// A session's best matching message.
@@ -338,10 +338,10 @@ fn count(name: &str, v: &Option<Value>) -> Result<Option<u64>, String> {
     let bad = |v: &Value| {
         let v = match v {
             Value::String(s) => shown(s),
-            v => match cut(&v.to_string(), crate::search::query::limits::SHOWN_CHARS) {
-                (c, true) => format!("{c}…"),
-                (c, false) => c,
-            },
+            v => crate::output::text::ellipsized(
+                &v.to_string(),
+                crate::search::query::limits::SHOWN_CHARS,
+            ),
         };
         Err(format!(
             "{name} must be a whole number of 0 or more, not {v}"
@@ -381,19 +381,10 @@ fn offset(given: &Option<Value>) -> Result<u64, String> {
     }
 }
 
-/// At most `max` characters of `s`, and whether it was cut.
-pub fn cut(s: &str, max: usize) -> (String, bool) {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => (s[..i].to_owned(), true),
-        None => (s.to_owned(), false),
-    }
-}
+pub use crate::output::text::cut;
 
 fn cut_name(s: Option<String>) -> Option<String> {
-    s.map(|s| match cut(&s, MAX_NAME_CHARS) {
-        (c, true) => format!("{c}…"),
-        (c, false) => c,
-    })
+    s.map(|s| crate::output::text::ellipsized(&s, MAX_NAME_CHARS))
 }
 
 fn filters(
@@ -459,10 +450,7 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
         now,
         copies: false,
     };
-    let result = snap
-        .pi
-        .search(&snap.searcher, &req)
-        .map_err(|e| e.to_string())?;
+    let result = snap.local.search(&req).map_err(|e| e.to_string())?;
     let shown = offset + result.hits.len() as u64;
     let total = result.total as u64;
     Ok(SearchOutput {
@@ -507,8 +495,8 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
         ));
     }
     let key = snap
-        .pi
-        .resolve_session(&snap.searcher, args.session.trim())
+        .local
+        .resolve_session(args.session.trim())
         .map_err(|e| match e {
             LookupError::NotFound(s) => format!(
                 "no indexed session matches {}: give a session id as search or sessions return it, a unique prefix of one, or the session file's path",
@@ -521,8 +509,8 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
             e @ (LookupError::Empty | LookupError::Index(_)) => e.to_string(),
         })?;
     let docs = snap
-        .pi
-        .session_documents(&snap.searcher, &key)
+        .local
+        .session_documents(&key)
         .map_err(|e| e.to_string())?;
     let first = docs.first().cloned();
     let session_id = first
@@ -634,14 +622,14 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
                 query: q.to_owned(),
                 filters: Filters::default(),
                 // `keep` selects among the rows: ask for them all.
-                limit: usize::try_from(snap.searcher.num_docs()).unwrap_or(usize::MAX),
+                limit: usize::try_from(snap.local.searcher.num_docs()).unwrap_or(usize::MAX),
                 offset: 0,
                 snippet_chars: SNIPPET_CHARS,
                 now,
             };
             let found = snap
-                .pi
-                .search_sessions(&snap.searcher, &req)
+                .local
+                .search_sessions(&req)
                 .map_err(|e| e.to_string())?;
             warn = query_warnings(&found.warnings);
             for h in found.hits.into_iter().filter(|h| keep(&h.session)) {
@@ -654,11 +642,7 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
             }
         }
         None => {
-            for s in snap
-                .pi
-                .sessions(&snap.searcher)
-                .map_err(|e| e.to_string())?
-            {
+            for s in snap.local.sessions().map_err(|e| e.to_string())? {
                 if keep(&s) {
                     picked.push((s, None, None));
                 }
@@ -668,13 +652,10 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
     let total = picked.len();
     let shown = (offset + limit).min(total);
     let mut page: Vec<_> = picked.into_iter().skip(offset).take(limit).collect();
-    let families = snap
-        .pi
-        .families(&snap.searcher)
-        .map_err(|e| e.to_string())?;
+    let families = snap.local.families().map_err(|e| e.to_string())?;
     for (s, _, _) in &mut page {
-        families
-            .annotate(&snap.pi, &snap.searcher, s, &Default::default())
+        snap.local
+            .annotate(&families, s, &Default::default())
             .map_err(|e| e.to_string())?;
     }
     Ok(SessionsOutput {

@@ -19,6 +19,8 @@
 //!   text indexed up to [`giant::MAX_DOCUMENT_BYTES`], the cut reported).
 //! - [`branch`]: which entries lie on the active branch.
 //! - [`time`]: Pi's timestamps.
+//! - [`tree`]: a session file's entry tree (each entry's place, none of
+//!   its text), as Pi's export reads it.
 //! - [`kinds`]: the roles of indexed text and the opt-in kinds.
 //!
 //! This module knows nothing of files, threads or the index: it turns bytes
@@ -40,6 +42,7 @@ pub mod repair;
 pub mod session;
 pub mod skim;
 pub mod time;
+pub mod tree;
 
 pub use agent::Agent;
 pub use chunk::ChunkParser;

@@ -8,11 +8,11 @@
 //! session of 100 MB costs its column values, not its text.
 
 use tantivy::collector::DocSetCollector;
-use tantivy::{DocAddress, Searcher, TantivyDocument};
+use tantivy::DocAddress;
 
-use crate::index::{messages_only, sess_query, tantivy_err, IndexError, PiIndex};
-use crate::search::reader::MessageReader;
-use crate::search::StoredDoc;
+use crate::index::{messages_only, sess_query, tantivy_err, IndexError};
+use crate::search::messages::MessageReader;
+use crate::search::{Local, StoredDoc};
 
 /// Messages shown before and after the target (as `show --around`).
 pub const CONTEXT: usize = 3;
@@ -60,12 +60,8 @@ pub struct Preview {
 }
 
 /// Read the window of `context` messages either side of `key`'s target.
-pub fn read(
-    pi: &PiIndex,
-    searcher: &Searcher,
-    key: &PreviewKey,
-    context: usize,
-) -> Result<Preview, IndexError> {
+pub fn read(local: &Local, key: &PreviewKey, context: usize) -> Result<Preview, IndexError> {
+    let (pi, searcher) = (&local.reader.pi, &local.searcher);
     let err = |e| tantivy_err(&pi.dir, e);
     let query = messages_only(&pi.fields, Box::new(sess_query(&pi.fields, key.sess)));
     let found = searcher.search(&query, &DocSetCollector).map_err(err)?;
@@ -105,11 +101,10 @@ pub fn read(
         .saturating_add(context)
         .saturating_add(1)
         .min(order.len());
-    let mut reader = MessageReader::new(pi, searcher);
+    let mut reader = MessageReader::new(&local.reader, searcher);
     let mut docs = Vec::with_capacity(to - from);
     for &(_, _, a) in &order[from..to] {
-        let d: TantivyDocument = searcher.doc(a).map_err(err)?;
-        docs.push(reader.read(a, &d)?);
+        docs.push(reader.read_at(a)?);
     }
     Ok(Preview {
         docs,

@@ -2,8 +2,8 @@
 //!
 //! [`rows`] is the one place that turns a query into rows, and it does
 //! not rank anything itself: an empty query lists every session newest
-//! first ([`PiIndex::sessions`]), any other is the library's
-//! session-level search ([`PiIndex::search_sessions`], as `pi-index
+//! first ([`Local::sessions`]), any other is the library's
+//! session-level search ([`Local::search_sessions`], as `pi-index
 //! sessions QUERY`): sessions whose name matches, then those whose first
 //! user message does, then those found by their messages alone, each
 //! with its best message as the hit. [`session_hits`] lists the hits
@@ -12,11 +12,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use tantivy::Searcher;
-
 use super::source::View;
-use crate::index::PiIndex;
 use crate::search::query::{Filters, Key, Now, Warning};
+use crate::search::Local;
 use crate::search::{Hit, Matched, SearchError, SearchRequest, SessionQuery, SessionRow, Sort};
 
 /// Sessions a query lists at first. The session-level search scores every
@@ -95,7 +93,6 @@ pub struct Rows {
 /// (all of them read once per view of the index; `total` says how many
 /// there are), else the session-level search's best `limit`.
 pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, SearchError> {
-    let (pi, searcher) = (&view.pi, &view.searcher);
     if query.is_listing() {
         let sessions = view.listing()?;
         return Ok(Rows {
@@ -123,7 +120,7 @@ pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, 
         snippet_chars: SNIPPET_CHARS,
         now,
     };
-    let found = pi.search_sessions(searcher, &req)?;
+    let found = view.local.search_sessions(&req)?;
     Ok(Rows {
         rows: found
             .hits
@@ -146,8 +143,7 @@ pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, 
 /// [`SESSION_HITS`]: `pi-index search QUERY session:ID`, kept to the
 /// session's own file (a copy of a session file has the same id).
 pub fn session_hits(
-    pi: &PiIndex,
-    searcher: &Searcher,
+    local: &Local,
     query: &Query,
     session: &SessionRow,
     now: Now,
@@ -168,8 +164,8 @@ pub fn session_hits(
         // This session's own hits, each of them.
         copies: true,
     };
-    let mut hits = pi.search(searcher, &req)?.hits;
+    let mut hits = local.search(&req)?.hits;
     hits.retain(|h| h.doc.path == session.path);
-    pi.fill_copies(searcher, &mut hits.iter_mut().collect::<Vec<_>>())?;
+    local.fill_copies(&mut hits.iter_mut().collect::<Vec<_>>())?;
     Ok(hits)
 }

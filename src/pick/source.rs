@@ -3,18 +3,14 @@
 
 use std::sync::{Arc, OnceLock};
 
-use tantivy::Searcher;
-
-use crate::index::{IndexError, PiIndex};
-use crate::search::SessionRow;
+use crate::index::IndexError;
+use crate::search::{Local, SessionRow};
 
 /// The index as of one commit: what a search or a preview reads.
 #[derive(Clone)]
 pub struct View {
-    /// The index.
-    pub pi: PiIndex,
-    /// A searcher over one committed state of it.
-    pub searcher: Searcher,
+    /// The index as of one committed state.
+    pub local: Local,
     /// Every session, newest first, once read (the listing of an empty
     /// query: 2,118 sessions take ~8 ms to read, and they only change
     /// with the commit).
@@ -22,33 +18,25 @@ pub struct View {
 }
 
 impl View {
-    /// A view of `pi` through `searcher`.
-    pub fn new(pi: PiIndex, searcher: Searcher) -> View {
+    /// A view of `local`.
+    pub fn new(local: Local) -> View {
         View {
-            pi,
-            searcher,
+            local,
             listing: Arc::default(),
         }
     }
 
     /// The index at `dir`, as of its last commit.
     pub fn open(dir: &std::path::Path) -> Result<View, IndexError> {
-        let pi = PiIndex::open(dir)?;
-        let searcher = pi.searcher()?;
-        Ok(View::new(pi, searcher))
+        Ok(View::new(Local::open(dir)?))
     }
 
-    /// Every session, newest first ([`PiIndex::sessions`]), read once.
+    /// Every session, newest first ([`Local::sessions`]), read once.
     pub fn listing(&self) -> Result<&[Arc<SessionRow>], IndexError> {
         if let Some(l) = self.listing.get() {
             return Ok(l);
         }
-        let read: Vec<Arc<SessionRow>> = self
-            .pi
-            .sessions(&self.searcher)?
-            .into_iter()
-            .map(Arc::new)
-            .collect();
+        let read: Vec<Arc<SessionRow>> = self.local.sessions()?.into_iter().map(Arc::new).collect();
         Ok(self.listing.get_or_init(|| read))
     }
 }

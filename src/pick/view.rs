@@ -606,7 +606,7 @@ fn hit_snippet(hit: &Hit, t: Theme) -> Vec<Span<'static>> {
 /// "[also in 2 forks]" when other sessions of the hit's family hold the
 /// same message.
 fn also_in(hit: &Hit) -> Option<String> {
-    crate::search::copies::also_in(hit.copies.len())
+    crate::output::text::also_in(hit.copies.len())
 }
 
 fn gutter(selected: bool, t: Theme) -> Span<'static> {

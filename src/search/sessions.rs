@@ -37,11 +37,13 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader};
 
-use super::hits::{Hit, HitMaker};
+use super::error::SearchError;
+use super::hits::HitMaker;
+use super::messages::MessageReader;
 use super::query::{compile, grammar, FieldMap, Filters, Warning};
-use super::reader::{MessageReader, SessionRow};
-use super::SearchError;
-use crate::index::{tantivy_err, PiIndex};
+use super::reader::Reader;
+use super::types::{Hit, SessionRow};
+use crate::index::tantivy_err;
 
 /// Weight of `ln(1 + matching messages)`.
 pub const MATCHES_WEIGHT: f32 = 0.5;
@@ -115,135 +117,132 @@ pub struct SessionSearch {
     pub warnings: Vec<Warning>,
 }
 
-impl PiIndex {
-    /// Find sessions: one row per session, ranked as the [module
-    /// documentation](self) says.
-    pub fn search_sessions(
-        &self,
-        searcher: &Searcher,
-        req: &SessionQuery,
-    ) -> Result<SessionSearch, SearchError> {
-        super::query::limits::check(&req.query)?;
-        let offset = super::query::limits::check_offset(req.offset as u64)?;
-        // The rows ranked: the page and every one before it.
-        let want = offset.saturating_add(req.limit);
-        let f = &self.fields;
-        let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
-        let mut map = FieldMap::new(self, searcher)?;
-        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
-        let messages = searcher
-            .search(&compiled.query, &BestPerSession)
-            .map_err(err)?;
+/// Find sessions: one row per session, ranked as the [module
+/// documentation](self) says.
+pub fn search_sessions(
+    r: &Reader,
+    searcher: &Searcher,
+    req: &SessionQuery,
+) -> Result<SessionSearch, SearchError> {
+    super::query::limits::check(&req.query)?;
+    let offset = super::query::limits::check_offset(req.offset as u64)?;
+    // The rows ranked: the page and every one before it.
+    let want = offset.saturating_add(req.limit);
+    let f = &r.pi.fields;
+    let err = |e| SearchError::Index(tantivy_err(&r.pi.dir, e));
+    let mut map = FieldMap::new(r, searcher)?;
+    let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+    let messages = searcher
+        .search(&compiled.query, &BestPerSession)
+        .map_err(err)?;
 
-        // Names and titles, unless the query is about messages' own facts.
-        let mut names = HashMap::new();
-        let mut titles = HashMap::new();
-        if !about_messages(&req.query, &req.filters) {
-            for (field, out) in [(f.session_name, &mut names), (f.title, &mut titles)] {
-                let mut map = FieldMap::for_sessions(self, searcher, field)?;
-                let q = compile(&req.query, &req.filters, &req.now, &mut map)?;
-                let found = searcher.search(&q.query, &BestPerSession).map_err(err)?;
-                *out = found.into_iter().map(|(k, b)| (k, b.score)).collect();
-            }
+    // Names and titles, unless the query is about messages' own facts.
+    let mut names = HashMap::new();
+    let mut titles = HashMap::new();
+    if !about_messages(&req.query, &req.filters) {
+        for (field, out) in [(f.session_name, &mut names), (f.title, &mut titles)] {
+            let mut map = FieldMap::for_sessions(r, searcher, field)?;
+            let q = compile(&req.query, &req.filters, &req.now, &mut map)?;
+            let found = searcher.search(&q.query, &BestPerSession).map_err(err)?;
+            *out = found.into_iter().map(|(k, b)| (k, b.score)).collect();
         }
-
-        let mut keys: Vec<u64> = messages.keys().copied().collect();
-        keys.extend(names.keys().filter(|k| !messages.contains_key(k)));
-        keys.extend(
-            titles
-                .keys()
-                .filter(|k| !messages.contains_key(k) && !names.contains_key(k)),
-        );
-        let mut scored = Vec::with_capacity(keys.len());
-        for key in keys {
-            let best = messages.get(&key).copied();
-            let name = names.get(&key).copied().unwrap_or(0.0);
-            let title = titles.get(&key).copied().unwrap_or(0.0);
-            let (message, count) = best.map_or((0.0, 0), |b| (b.score, b.count));
-            let matched = if names.contains_key(&key) {
-                Matched::Name
-            } else if titles.contains_key(&key) {
-                Matched::Title
-            } else {
-                Matched::Messages
-            };
-            let score = name + title + message + MATCHES_WEIGHT * (count as f32).ln_1p();
-            scored.push((matched, score, name, title, best, key));
-        }
-        let total = scored.len();
-        // Group and score decide the order; the summary (read from the
-        // doc store, ~4 µs each) only breaks ties. So summaries are read
-        // for the rows that can be listed: the first `limit` in that
-        // order and any tied with the last of them. A common word matches
-        // nearly every session, and reading all their summaries was two
-        // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
-        scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
-        let mut rows = Vec::with_capacity(want.min(total));
-        let mut at = 0;
-        while at < scored.len() && rows.len() < want {
-            let (group, score) = (scored[at].0, scored[at].1);
-            let tied = scored[at..]
-                .iter()
-                .take_while(|r| r.0 == group && r.1.total_cmp(&score).is_eq())
-                .count();
-            let from = rows.len();
-            for &(matched, score, name, title, best, key) in &scored[at..at + tied] {
-                if let Some(session) = self.session_by_key(searcher, key)? {
-                    rows.push((matched, score, name, title, best, session));
-                }
-            }
-            rows[from..].sort_by(|a, b| {
-                b.5.last_ms
-                    .cmp(&a.5.last_ms)
-                    .then_with(|| a.5.path.cmp(&b.5.path))
-            });
-            at += tied;
-        }
-        rows.truncate(want);
-        rows.drain(..offset.min(rows.len()));
-
-        let mut snippets = HitMaker::new(self, searcher, &*compiled.query, req.snippet_chars)?;
-        let mut reader = MessageReader::new(self, searcher);
-        let mut hits = Vec::with_capacity(rows.len());
-        for (matched, score, name_score, title_score, best, session) in rows {
-            let hit = match best {
-                Some(b) => Some(snippets.hit(self, &mut reader, b.addr, b.score)?),
-                None => None,
-            };
-            let (snippet, highlights) = match &hit {
-                Some(h) => (h.snippet.clone(), h.highlights.clone()),
-                None => (
-                    session
-                        .title
-                        .clone()
-                        .or_else(|| session.session_name.clone())
-                        .unwrap_or_default(),
-                    Vec::new(),
-                ),
-            };
-            hits.push(SessionHit {
-                matched,
-                score,
-                name_score,
-                title_score,
-                matches: best.map_or(0, |b| b.count),
-                hit,
-                snippet,
-                highlights,
-                session,
-            });
-        }
-        // A fork's row and its parent's may show one message: each says
-        // where else it is.
-        let mut shown: Vec<&mut super::Hit> =
-            hits.iter_mut().filter_map(|h| h.hit.as_mut()).collect();
-        self.fill_copies(searcher, &mut shown)?;
-        Ok(SessionSearch {
-            hits,
-            total,
-            warnings: compiled.warnings,
-        })
     }
+
+    let mut keys: Vec<u64> = messages.keys().copied().collect();
+    keys.extend(names.keys().filter(|k| !messages.contains_key(k)));
+    keys.extend(
+        titles
+            .keys()
+            .filter(|k| !messages.contains_key(k) && !names.contains_key(k)),
+    );
+    let mut scored = Vec::with_capacity(keys.len());
+    for key in keys {
+        let best = messages.get(&key).copied();
+        let name = names.get(&key).copied().unwrap_or(0.0);
+        let title = titles.get(&key).copied().unwrap_or(0.0);
+        let (message, count) = best.map_or((0.0, 0), |b| (b.score, b.count));
+        let matched = if names.contains_key(&key) {
+            Matched::Name
+        } else if titles.contains_key(&key) {
+            Matched::Title
+        } else {
+            Matched::Messages
+        };
+        let score = name + title + message + MATCHES_WEIGHT * (count as f32).ln_1p();
+        scored.push((matched, score, name, title, best, key));
+    }
+    let total = scored.len();
+    // Group and score decide the order; the summary (read from the
+    // doc store, ~4 µs each) only breaks ties. So summaries are read
+    // for the rows that can be listed: the first `limit` in that
+    // order and any tied with the last of them. A common word matches
+    // nearly every session, and reading all their summaries was two
+    // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
+    let mut rows = Vec::with_capacity(want.min(total));
+    let mut at = 0;
+    while at < scored.len() && rows.len() < want {
+        let (group, score) = (scored[at].0, scored[at].1);
+        let tied = scored[at..]
+            .iter()
+            .take_while(|r| r.0 == group && r.1.total_cmp(&score).is_eq())
+            .count();
+        let from = rows.len();
+        for &(matched, score, name, title, best, key) in &scored[at..at + tied] {
+            if let Some(session) = super::lookup::session_by_key(r, searcher, key)? {
+                rows.push((matched, score, name, title, best, session));
+            }
+        }
+        rows[from..].sort_by(|a, b| {
+            b.5.last_ms
+                .cmp(&a.5.last_ms)
+                .then_with(|| a.5.path.cmp(&b.5.path))
+        });
+        at += tied;
+    }
+    rows.truncate(want);
+    rows.drain(..offset.min(rows.len()));
+
+    let mut snippets = HitMaker::new(r, searcher, &*compiled.query, req.snippet_chars)?;
+    let mut reader = MessageReader::new(r, searcher);
+    let mut hits = Vec::with_capacity(rows.len());
+    for (matched, score, name_score, title_score, best, session) in rows {
+        let hit = match best {
+            Some(b) => Some(snippets.hit(r, &mut reader, b.addr, b.score)?),
+            None => None,
+        };
+        let (snippet, highlights) = match &hit {
+            Some(h) => (h.snippet.clone(), h.highlights.clone()),
+            None => (
+                session
+                    .title
+                    .clone()
+                    .or_else(|| session.session_name.clone())
+                    .unwrap_or_default(),
+                Vec::new(),
+            ),
+        };
+        hits.push(SessionHit {
+            matched,
+            score,
+            name_score,
+            title_score,
+            matches: best.map_or(0, |b| b.count),
+            hit,
+            snippet,
+            highlights,
+            session,
+        });
+    }
+    // A fork's row and its parent's may show one message: each says
+    // where else it is.
+    let mut shown: Vec<&mut Hit> = hits.iter_mut().filter_map(|h| h.hit.as_mut()).collect();
+    super::copies::fill_copies(r, searcher, &mut shown)?;
+    Ok(SessionSearch {
+        hits,
+        total,
+        warnings: compiled.warnings,
+    })
 }
 
 /// Whether the query or the flags filter on messages' own facts (then

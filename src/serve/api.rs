@@ -168,7 +168,7 @@ pub fn search_hits(snap: &Snapshot, params: &Params) -> Result<SearchResult, Fai
         now: Now::system(),
         copies: false,
     };
-    Ok(snap.pi.search(&snap.searcher, &req)?)
+    Ok(snap.local.search(&req)?)
 }
 
 /// The sessions `sessions QUERY` finds for a non-empty query, best first;
@@ -187,15 +187,13 @@ pub fn search_sessions(
         snippet_chars: 160,
         now: Now::system(),
     };
-    Ok(snap.pi.search_sessions(&snap.searcher, &req)?)
+    Ok(snap.local.search_sessions(&req)?)
 }
 
 /// The indexed session with this id (the newest file, when copies share
 /// it); nothing of `id` is read as a path.
 pub fn session_row(snap: &Snapshot, id: &str) -> Result<SessionRow, Failure> {
-    let mut row = snap
-        .pi
-        .sessions_with_id(&snap.searcher, id)?
+    let mut row = snap.local.sessions_with_id(id)?
         .into_iter()
         .next()
         .ok_or_else(|| {
@@ -204,12 +202,9 @@ pub fn session_row(snap: &Snapshot, id: &str) -> Result<SessionRow, Failure> {
             ))
         })?;
     // The object of `sessions --json`: with its parent and forks.
-    snap.pi.families(&snap.searcher)?.annotate(
-        &snap.pi,
-        &snap.searcher,
-        &mut row,
-        &Default::default(),
-    )?;
+    let families = snap.local.families()?;
+    snap.local
+        .annotate(&families, &mut row, &Default::default())?;
     Ok(row)
 }
 
@@ -316,14 +311,14 @@ pub async fn sessions(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Res
             let offset = p.offset.unwrap_or(0);
             let q = p.query()?;
             if q.is_empty() {
-                let all = snap.pi.sessions(&snap.searcher)?;
+                let all = snap.local.sessions()?;
                 let total = all.len();
                 let refs = crate::search::family::refs_of(&all);
                 let mut page: Vec<_> = all.into_iter().skip(offset).take(limit).collect();
                 // The objects of `sessions --json`: with parent and forks.
-                let families = snap.pi.families(&snap.searcher)?;
+                let families = snap.local.families()?;
                 for row in &mut page {
-                    families.annotate(&snap.pi, &snap.searcher, row, &refs)?;
+                    snap.local.annotate(&families, row, &refs)?;
                 }
                 return Ok(json_of(
                     Some(total),
@@ -333,14 +328,10 @@ pub async fn sessions(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Res
                 ));
             }
             let mut found = search_sessions(&snap, q, offset, limit)?;
-            let families = snap.pi.families(&snap.searcher)?;
+            let families = snap.local.families()?;
             for h in &mut found.hits {
-                families.annotate(
-                    &snap.pi,
-                    &snap.searcher,
-                    &mut h.session,
-                    &Default::default(),
-                )?;
+                snap.local
+                    .annotate(&families, &mut h.session, &Default::default())?;
             }
             Ok(json_of(
                 Some(found.total),
@@ -368,8 +359,7 @@ pub async fn session(State(app): State<Arc<App>>, Id(id): Id, Args(p): Args<Para
             let key = crate::search::SessionKey::Path(row.path.clone());
             // Only the page is read from the store: bounded memory for a
             // session of any size.
-            let (total, page) = snap.pi.session_documents_page(
-                &snap.searcher,
+            let (total, page) = snap.local.session_documents_page(
                 &key,
                 active,
                 p.offset.unwrap_or(0),
@@ -396,11 +386,9 @@ pub async fn stats(State(app): State<Arc<App>>) -> Response {
     answer(
         app.blocking(move |app| {
             let snap = snapshot(app)?;
-            let sessions = snap.pi.sessions(&snap.searcher)?;
-            let stats = snap.pi.stats(&snap.searcher, &sessions)?;
-            let activity = snap
-                .pi
-                .activity(&snap.searcher, &sessions, now_ms(), 90, 10)?;
+            let sessions = snap.local.sessions()?;
+            let stats = snap.local.stats(&sessions)?;
+            let activity = snap.local.activity(&sessions, now_ms(), 90, 10)?;
             Ok(json_of(
                 None,
                 StatsBody {

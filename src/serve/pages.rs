@@ -12,6 +12,7 @@ use axum::Extension;
 use maud::{html, Markup, DOCTYPE};
 
 use crate::live::{Refresh, RefreshStatus};
+use crate::output::text::marked;
 use crate::search::family::Families;
 use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
 
@@ -244,8 +245,8 @@ fn results(snap: &crate::live::Snapshot, p: &Params) -> Result<Markup, Failure> 
 /// when both are listed in the same directory. Parents and forks are the
 /// index's families, as `sessions --json` gives them.
 fn recent(snap: &crate::live::Snapshot, offset: usize) -> Result<Markup, Failure> {
-    let all = snap.pi.sessions(&snap.searcher)?;
-    let families = snap.pi.families(&snap.searcher)?;
+    let all = snap.local.sessions()?;
+    let families = snap.local.families()?;
     let total = all.len();
     let page: Vec<&SessionRow> = all.iter().skip(offset).take(RECENT).collect();
     let mut groups: Vec<(&str, Vec<&SessionRow>)> = Vec::new();
@@ -408,19 +409,8 @@ pub fn hit_link(h: &Hit, host: Option<&str>) -> Markup {
 
 /// A snippet with its matched words marked.
 pub fn highlighted(s: &str, ranges: &[std::ops::Range<usize>]) -> Markup {
-    let mut parts: Vec<(bool, &str)> = Vec::new();
-    let mut at = 0;
-    for r in ranges {
-        if r.start < at || s.get(r.clone()).is_none() || s.get(at..r.start).is_none() {
-            continue;
-        }
-        parts.push((false, &s[at..r.start]));
-        parts.push((true, &s[r.clone()]));
-        at = r.end;
-    }
-    parts.push((false, s.get(at..).unwrap_or("")));
     html! {
-        @for (m, t) in parts {
+        @for (m, t) in marked(s, ranges) {
             @if m { mark { (t) } } @else { (t) }
         }
     }
@@ -492,14 +482,7 @@ pub fn enc(s: &str) -> String {
     out
 }
 
-/// `2026-01-10T09:00:00.000Z` as `2026-01-10 09:00`.
-pub fn short(t: Option<&str>) -> String {
-    match t {
-        Some(t) if t.len() >= 16 => format!("{} {}", &t[..10], &t[11..16]),
-        Some(t) => t.to_owned(),
-        None => "-".into(),
-    }
-}
+pub use crate::output::text::short_time as short;
 
 /// The stats page's three charts of `activity`.
 pub fn activity_charts(activity: &crate::search::stats::Activity) -> Markup {
@@ -521,11 +504,9 @@ fn stats_page(app: &App) -> Page {
         Err(f) => return failure_page(app, &f),
     };
     let numbers = (|| -> Result<_, Failure> {
-        let sessions = snap.pi.sessions(&snap.searcher)?;
-        let stats = snap.pi.stats(&snap.searcher, &sessions)?;
-        let activity = snap
-            .pi
-            .activity(&snap.searcher, &sessions, api::now_ms(), 90, 10)?;
+        let sessions = snap.local.sessions()?;
+        let stats = snap.local.stats(&sessions)?;
+        let activity = snap.local.activity(&sessions, api::now_ms(), 90, 10)?;
         Ok((stats, activity))
     })();
     let (stats, activity) = match numbers {

@@ -3,11 +3,9 @@
 //! The index names the file (a URL names a session by its id, never by a
 //! path). The file is read twice over, both bounded:
 //!
-//! 1. its **tree** ([`Skeleton`]): one pass over the lines (the format's
-//!    prefix scan, [`crate::pi::entry::peek_links`], gives most lines'
-//!    `id` and `parentId` without parsing them; pages the pass has read
-//!    are released behind it), kept for the file's size and time in a
-//!    small cache: ~60 bytes an entry, a few MB for 50,000 messages;
+//! 1. its **tree** ([`Skeleton`], built by [`crate::pi::tree`]: one pass
+//!    over the lines), kept for the file's size and time in a small
+//!    cache: ~60 bytes an entry, a few MB for 50,000 messages;
 //! 2. a **window** of at most [`WINDOW`] entries of the chosen view (the
 //!    active branch, a branch by its last entry, or every entry in file
 //!    order), each line read at its offset and parsed alone; the page's
@@ -33,11 +31,8 @@ use maud::{html, Markup, PreEscaped};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::pi::branch::{active, Link};
-use crate::pi::entry::{peek_links, Peek};
-use crate::pi::Header;
+use crate::pi::tree::{Entry, Skeleton, View};
 use crate::search::SessionRow;
-use crate::source::{complete_len, Lines, MappedFile};
 
 use super::api::{self, Failure};
 use super::extract::{Args, Id};
@@ -57,188 +52,6 @@ pub const MAX_IMAGE: usize = 2 << 20;
 pub const MAX_OUTPUT: usize = 100 << 10;
 /// Sessions whose tree is kept.
 const CACHED: usize = 4;
-
-/// One entry (a line after the header) of a session file.
-#[derive(Debug)]
-pub struct Entry {
-    /// Byte offset of its line.
-    pub offset: u64,
-    /// Length of its line, in bytes.
-    pub len: u64,
-    /// 1-based line number.
-    pub line: u64,
-    /// Its `id` (none in version 1).
-    pub id: Option<Box<str>>,
-    /// The entry its `parentId` names, by index.
-    pub parent: Option<u32>,
-    /// On the active branch.
-    pub active: bool,
-}
-
-/// A session file's tree: every entry's place, none of its text.
-#[derive(Debug)]
-pub struct Skeleton {
-    /// The header, when the first line is one.
-    pub header: Option<Header>,
-    /// The entries in file order.
-    pub entries: Vec<Entry>,
-    /// Entries no other entry names as parent (the ends of branches), in
-    /// file order; the last is the active branch's.
-    pub tips: Vec<u32>,
-    /// `toolResult` messages: one per tool call that finished.
-    pub tool_results: usize,
-}
-
-impl Skeleton {
-    /// Read the tree of the file at `path`.
-    pub fn read(file: &File) -> std::io::Result<Skeleton> {
-        let map = MappedFile::from_file(file)?;
-        let bytes = map.bytes();
-        let complete = &bytes[..complete_len(bytes)];
-        let release = |s: usize, e: usize| map.release(s, e);
-        let mut header = None;
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut parents: Vec<Option<Box<str>>> = Vec::new();
-        let mut tool_results = 0;
-        let finder = memchr::memmem::Finder::new(b"\"role\":\"toolResult\"");
-        // The entries begin after the header's line (and Oh My Pi's title
-        // slot before it), as the build reads them.
-        let mut body_from = 1;
-        if let Ok(Ok((first, h))) = crate::pi::fingerprint::read_header(&mut &complete[..]) {
-            header = Some(h);
-            body_from = first.number;
-        }
-        for line in Lines::releasing(complete, 0, 1, &release) {
-            let b = line
-                .bytes
-                .strip_prefix(b"\xef\xbb\xbf")
-                .unwrap_or(line.bytes);
-            if line.number <= body_from {
-                continue;
-            }
-            if b.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let (id, parent) = match peek_links(b, true) {
-                Peek::Skip { id, parent } => (id.map(Box::from), parent.map(Box::from)),
-                _ => match serde_json::from_slice::<Links>(b) {
-                    Ok(l) => (l.id.map(Box::from), l.parent_id.map(Box::from)),
-                    Err(_) => (None, None),
-                },
-            };
-            if finder.find(&b[..b.len().min(256)]).is_some() {
-                tool_results += 1;
-            }
-            entries.push(Entry {
-                offset: line.offset,
-                len: line.bytes.len() as u64,
-                line: line.number,
-                id,
-                parent: None,
-                active: false,
-            });
-            parents.push(parent);
-        }
-        let links: Vec<Link<'_>> = entries
-            .iter()
-            .zip(&parents)
-            .map(|(e, p)| Link {
-                id: e.id.as_deref(),
-                parent: p.as_deref(),
-            })
-            .collect();
-        let flags = active(&links);
-        let mut by_id: HashMap<&str, u32> = HashMap::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            if let Some(id) = e.id.as_deref() {
-                by_id.insert(id, i as u32);
-            }
-        }
-        let resolved: Vec<Option<u32>> = parents
-            .iter()
-            .map(|p| p.as_deref().and_then(|p| by_id.get(p).copied()))
-            .collect();
-        drop(by_id);
-        drop(links);
-        let mut has_child = vec![false; entries.len()];
-        for (i, e) in entries.iter_mut().enumerate() {
-            e.active = flags[i];
-            e.parent = resolved[i];
-            if let Some(p) = e.parent {
-                has_child[p as usize] = true;
-            }
-        }
-        let linear = entries.iter().all(|e| e.id.is_none());
-        let tips = if linear {
-            entries
-                .len()
-                .checked_sub(1)
-                .map(|l| l as u32)
-                .into_iter()
-                .collect()
-        } else {
-            (0..entries.len() as u32)
-                .filter(|&i| !has_child[i as usize] && entries[i as usize].id.is_some())
-                .collect()
-        };
-        Ok(Skeleton {
-            header,
-            entries,
-            tips,
-            tool_results,
-        })
-    }
-
-    /// The entries of `view`, in reading order.
-    pub fn view(&self, view: &View) -> Vec<u32> {
-        match view {
-            View::Active => (0..self.entries.len() as u32)
-                .filter(|&i| self.entries[i as usize].active)
-                .collect(),
-            View::All => (0..self.entries.len() as u32).collect(),
-            View::Leaf(leaf) => {
-                let mut path = Vec::new();
-                let mut at = Some(*leaf);
-                while let Some(i) = at {
-                    if path.len() > self.entries.len() {
-                        break; // a cycle
-                    }
-                    path.push(i);
-                    at = self.entries[i as usize].parent;
-                }
-                path.reverse();
-                path
-            }
-        }
-    }
-
-    /// The last entry with this id.
-    pub fn find(&self, id: &str) -> Option<u32> {
-        self.entries
-            .iter()
-            .rposition(|e| e.id.as_deref() == Some(id))
-            .map(|i| i as u32)
-    }
-}
-
-#[derive(Deserialize)]
-struct Links<'a> {
-    #[serde(borrow)]
-    id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "parentId", borrow)]
-    parent_id: Option<std::borrow::Cow<'a, str>>,
-}
-
-/// Which entries a session page shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum View {
-    /// The active branch (Pi's reading order).
-    Active,
-    /// Every entry in file order, abandoned branches marked.
-    All,
-    /// The branch that ends at this entry.
-    Leaf(u32),
-}
 
 /// A tree kept: the file's path, size and time when it was read.
 type Held = (String, u64, std::time::SystemTime, Arc<Skeleton>);
@@ -416,7 +229,7 @@ fn lineage_of(snap: &crate::live::Snapshot, row: &SessionRow) -> Result<Lineage,
             forks: Vec::new(),
         });
     };
-    let by_path = |p: &str| snap.pi.session_by_path(&snap.searcher, p);
+    let by_path = |p: &str| snap.local.session_by_path(p);
     let parent = match &family.parent {
         Some(p) if p.session.is_some() => Some((by_path(&p.path)?, p.path.clone())),
         Some(p) => Some((None, p.path.clone())),
@@ -933,11 +746,7 @@ fn one_line(s: &str, n: usize) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .take(n + 1)
         .collect();
-    if flat.chars().count() > n {
-        format!("{}…", flat.chars().take(n).collect::<String>())
-    } else {
-        flat
-    }
+    crate::output::text::ellipsized(&flat, n)
 }
 
 fn capped(s: &str) -> String {
@@ -1010,8 +819,8 @@ pub fn open_indexed(snap: &crate::live::Snapshot, path: &str) -> Result<(File, u
         ))
     };
     let state = snap
-        .pi
-        .file_state(&snap.searcher, path)?
+        .local
+        .file_state(path)?
         .ok_or_else(|| gone("the index holds no record of it".into()))?;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);

@@ -47,13 +47,14 @@ use super::lineage::RowLineage;
 use super::query::{self, Param, Scope, SqlQuery};
 use super::text::PairWords;
 use super::{schema, Db, TeamError};
+use crate::output::text::lead;
 use crate::pi::time::format_millis;
 use crate::pi::{Agent, Edited, Role};
-use crate::search::copies::CopyRef;
 use crate::search::lineage::Lineage;
 use crate::search::query::expand::Known;
 use crate::search::query::{Filters, Now, Warning};
 use crate::search::snippet::{head, Snippets};
+use crate::search::CopyRef;
 use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
 
 /// A hit from the team database.
@@ -155,16 +156,6 @@ fn copies_of(r: &Row, at: usize) -> Vec<CopyRef> {
             line: line as u64,
         })
         .collect()
-}
-
-/// The start of `text`, at most `chars` characters, on one line (what a
-/// local hit with no highlighted word shows).
-fn lead(text: &str, chars: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(chars) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat,
-    }
 }
 
 /// Snippets of hits for the query's terms, by pi-index's own highlighter.
