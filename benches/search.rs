@@ -16,9 +16,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+use pi_index::read::SearchRequest;
 use pi_index::search::query::Filters;
 use pi_index::search::Local;
-use pi_index::search::{SearchRequest, Sort};
+use pi_index::search::Sort;
 
 #[path = "corpus.rs"]
 mod corpus;

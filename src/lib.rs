@@ -60,6 +60,7 @@ pub mod output;
 pub mod pi;
 pub mod pick;
 pub mod pipeline;
+pub mod read;
 pub mod refresh;
 pub mod search;
 pub mod serve;

@@ -18,6 +18,9 @@
 //! One refresh runs at a time in a process (a second caller waits for the
 //! first one's); reading a snapshot ([`State::current`]) never waits for a
 //! refresh, so a server can refresh in the background while it answers.
+//!
+//! A server over the team database (`--db`) reads it at each request
+//! instead ([`Served`]): the same read interface, nothing to refresh.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +34,7 @@ use tantivy::{IndexReader, ReloadPolicy};
 use crate::index::{IndexError, PiIndex};
 use crate::pi::Kinds;
 use crate::pipeline::BuildError;
+use crate::read::{Place, Source};
 use crate::refresh::{self, Checked, Outcome, Refresher};
 use crate::search::{Local, Reader};
 
@@ -147,6 +151,82 @@ impl Refresh {
             }
         }
         self
+    }
+}
+
+/// What a long-running front end reads: the local index, kept fresh, or
+/// the team database (`--db`), read as it is at each request.
+pub enum Served {
+    /// The local index.
+    Index(Box<State>),
+    /// The team database.
+    Database(Box<dyn Source>),
+}
+
+/// What one call reads, and where its answer comes from.
+pub enum Reading<'a> {
+    /// The local index as of one commit, and what its refresh did.
+    Index(Box<Snapshot>),
+    /// The team database.
+    Database(&'a dyn Source),
+}
+
+impl Served {
+    /// Something to answer one call from: the local index refreshed
+    /// first (unless refreshes are off), or the database. The error is
+    /// the message for the caller: no usable index.
+    pub fn snapshot(&self) -> Result<Reading<'_>, String> {
+        match self {
+            Served::Index(state) => state.snapshot().map(|s| Reading::Index(Box::new(s))),
+            Served::Database(db) => Ok(Reading::Database(db.as_ref())),
+        }
+    }
+
+    /// Something to answer one call from, without a refresh (other
+    /// processes' commits are picked up).
+    pub fn current(&self) -> Result<Reading<'_>, String> {
+        match self {
+            Served::Index(state) => state.current().map(|s| Reading::Index(Box::new(s))),
+            Served::Database(db) => Ok(Reading::Database(db.as_ref())),
+        }
+    }
+
+    /// The local index's state, when that is what is served.
+    pub fn index(&self) -> Option<&State> {
+        match self {
+            Served::Index(state) => Some(state),
+            Served::Database(_) => None,
+        }
+    }
+
+    /// The database, for people (`user@host:port/db`), when that is what
+    /// is served.
+    pub fn database(&self) -> Option<String> {
+        match self {
+            Served::Database(db) => match db.place() {
+                Place::Database(target) => Some(target),
+                Place::Index(_) => None,
+            },
+            Served::Index(_) => None,
+        }
+    }
+}
+
+impl Reading<'_> {
+    /// Where to read.
+    pub fn source(&self) -> &dyn Source {
+        match self {
+            Reading::Index(snap) => &snap.local,
+            Reading::Database(db) => *db,
+        }
+    }
+
+    /// What the refresh before this call did (the local index).
+    pub fn refresh(&self) -> Option<&Refresh> {
+        match self {
+            Reading::Index(snap) => Some(&snap.refresh),
+            Reading::Database(_) => None,
+        }
     }
 }
 

@@ -672,9 +672,9 @@ fn a_generated_corpus_with_forks_has_one_hit_per_distinct_message() {
 /// gives it (hits as JSON, and the total), and whether each merged its
 /// copies by the groups the build saved.
 fn searched(index: &Path, queries: &[(&str, Option<&str>)]) -> (Vec<Value>, Vec<bool>) {
+    use pi_index::read::SearchRequest;
     use pi_index::search::query::filters::Key;
     use pi_index::search::query::{Now, Sort};
-    use pi_index::search::SearchRequest;
     let local = pi_index::search::Local::open(index).unwrap();
     let now = Now::system();
     let mut out = Vec::new();
@@ -766,7 +766,7 @@ fn saved_copy_groups_give_exactly_the_hits_merged_at_search_time() {
     // What copies may differ in is merged at search time.
     let local = pi_index::search::Local::open(&s.index()).unwrap();
     for query in ["cwd:/tmp the", "branch:active the", "family:loop-a the"] {
-        let req = pi_index::search::SearchRequest {
+        let req = pi_index::read::SearchRequest {
             query: query.into(),
             filters: Default::default(),
             sort: Default::default(),
@@ -801,7 +801,7 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     s.build(&[&forks_dir(), &corpus], &[]);
     let searched_with = |what: &str| {
         let local = pi_index::search::Local::open(&s.index()).unwrap();
-        let req = pi_index::search::SearchRequest {
+        let req = pi_index::read::SearchRequest {
             query: "the".into(),
             filters: Default::default(),
             sort: Default::default(),

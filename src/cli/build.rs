@@ -15,7 +15,8 @@ use pi_index::pi::giant::max_document_bytes;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildError, BuildOptions, BuildReport};
 
-use super::{output, EXIT_OK};
+use super::common::EXIT_OK;
+use super::output;
 
 /// Arguments of `pi-index build`.
 #[derive(Args, Debug)]

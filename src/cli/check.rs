@@ -12,7 +12,8 @@ use pi_index::pi::Kinds;
 use pi_index::pipeline::{check, repair, BuildOptions, CheckReport};
 
 use super::build::{sources, Sources};
-use super::{output, EXIT_NOTHING, EXIT_OK};
+use super::common::{EXIT_NOTHING, EXIT_OK};
+use super::output;
 
 /// Arguments of `pi-index check`.
 #[derive(Args, Debug)]

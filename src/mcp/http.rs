@@ -52,7 +52,7 @@ use rmcp::transport::WorkerTransport;
 use super::message::{self, MAX_MESSAGE_BYTES};
 use super::server::{runtime, ServeError, Server};
 use crate::http::Watch;
-use crate::live::Options;
+use crate::live::Served;
 
 /// What one client may hold of the HTTP server.
 #[derive(Clone, Copy, Debug)]
@@ -461,7 +461,7 @@ pub async fn serve(
 /// bound. Every request is answered and no client holds more than
 /// `limits` allow (this module). Every connection shares the one index state.
 pub async fn serve_http(
-    opts: Options,
+    served: Served,
     port: u16,
     limits: Limits,
     listening: impl FnOnce(std::net::SocketAddr),
@@ -474,16 +474,16 @@ pub async fn serve_http(
             .local_addr()
             .map_err(|e| ServeError(e.to_string()))?,
     );
-    serve(Server::new(opts), listener, limits).await
+    serve(Server::new(served), listener, limits).await
 }
 
 /// Serve MCP over streamable HTTP on a runtime of our own (see
 /// [`serve_http`]).
 pub fn run_http(
-    opts: Options,
+    served: Served,
     port: u16,
     limits: Limits,
     listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), ServeError> {
-    runtime()?.block_on(serve_http(opts, port, limits, listening))
+    runtime()?.block_on(serve_http(served, port, limits, listening))
 }

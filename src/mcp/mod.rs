@@ -10,7 +10,8 @@
 //!   every call from the watched session directories (nothing runs when
 //!   nothing changed; what changed is built; a message Pi appended before
 //!   the call is found by it), its reader kept open and reloaded after a
-//!   commit;
+//!   commit; or the team database (`--db`), read as it is at each call,
+//!   through the same read interface;
 //! - [`tools`]: the three tools' arguments, results and work, bounded
 //!   whatever the corpus;
 //! - [`stdio`] and [`http`]: the transports, in front of rmcp's, so that
@@ -26,11 +27,11 @@
 //! do; no call panics the server or waits on a lock.
 //!
 //! ```no_run
-//! use pi_index::mcp::{call, Options};
+//! use pi_index::mcp::{call, Options, Served, State};
 //!
 //! let opts = Options::new("/tmp/pi-index-example".into());
-//! let state = pi_index::live::State::new(opts);
-//! let hits = call(&state, "search", serde_json::json!({"query": "tokio"})).unwrap();
+//! let served = Served::Index(Box::new(State::new(opts)));
+//! let hits = call(&served, "search", serde_json::json!({"query": "tokio"})).unwrap();
 //! println!("{hits}");
 //! ```
 
@@ -41,7 +42,7 @@ pub mod stdio;
 pub mod tools;
 
 pub use crate::live as state;
-pub use crate::live::{Options, Refresh, RefreshStatus, State};
+pub use crate::live::{Options, Refresh, RefreshStatus, Served, State};
 pub use http::{run_http, serve_http};
 pub use server::{call, ServeError, Server, MAX_CONCURRENT_CALLS};
 pub use stdio::{run_stdio, serve_stdio};

@@ -17,15 +17,16 @@ use serde_json::Value;
 use super::tools::{
     self, SearchArgs, SearchOutput, SessionsArgs, SessionsOutput, ShowArgs, ShowOutput,
 };
-use crate::live::{Options, State};
+use crate::live::Served;
 
 /// What the server tells a client about itself when it connects.
 const INSTRUCTIONS: &str = "pi-index searches every past session of the Pi coding agent on this machine (the user's saved conversations with the agent). Use `search` to find what was said or decided before (it returns messages with their session id and line), `show` with a session id and `around` = a hit's line to read that part of the conversation, and `sessions` to list sessions (newest first, or best match first with a query). The index is brought up to date before every call.";
 
-/// The MCP server: the index's state and the tools over it.
+/// The MCP server: what it reads (the index kept fresh, or the team
+/// database) and the tools over it.
 #[derive(Clone)]
 pub struct Server {
-    state: Arc<State>,
+    served: Arc<Served>,
     calls: Arc<tokio::sync::Semaphore>,
     tool_router: ToolRouter<Server>,
 }
@@ -37,10 +38,10 @@ pub struct Server {
 pub const MAX_CONCURRENT_CALLS: usize = 4;
 
 impl Server {
-    /// A server over `opts`' index.
-    pub fn new(opts: Options) -> Server {
+    /// A server over `served`.
+    pub fn new(served: Served) -> Server {
         Server {
-            state: Arc::new(State::new(opts)),
+            served: Arc::new(served),
             calls: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
             tool_router: Self::tool_router(),
         }
@@ -49,13 +50,13 @@ impl Server {
     /// Run one tool call off the async runtime (refreshes and searches
     /// block), as the protocol's result.
     async fn run(&self, tool: &'static str, args: JsonObject) -> CallToolResult {
-        let state = self.state.clone();
+        let served = self.served.clone();
         // The semaphore is never closed, so this always gets a permit.
         let permit = self.calls.clone().acquire_owned().await;
         let done = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             crate::failpoint::mcp_hold();
-            call_value(&state, tool, args)
+            call_value(&served, tool, args)
         })
         .await;
         match done {
@@ -141,17 +142,17 @@ impl ServerHandler for Server {
 /// Run one tool call: refresh, then the tool. The result object as the
 /// tool returns it, or the message of a tool error. This is what the
 /// server runs for each call, and what `pi-index mcp --call` prints.
-pub fn call(state: &State, tool: &str, args: Value) -> Result<Value, String> {
+pub fn call(served: &Served, tool: &str, args: Value) -> Result<Value, String> {
     match args {
-        Value::Object(map) => call_value(state, tool, map),
-        Value::Null => call_value(state, tool, JsonObject::new()),
+        Value::Object(map) => call_value(served, tool, map),
+        Value::Null => call_value(served, tool, JsonObject::new()),
         other => Err(format!(
             "the arguments of {tool} must be a JSON object, not {other}"
         )),
     }
 }
 
-fn call_value(state: &State, tool: &str, args: JsonObject) -> Result<Value, String> {
+fn call_value(served: &Served, tool: &str, args: JsonObject) -> Result<Value, String> {
     fn out<T: Serialize>(v: Result<T, String>) -> Result<Value, String> {
         v.and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))
     }
@@ -160,18 +161,18 @@ fn call_value(state: &State, tool: &str, args: JsonObject) -> Result<Value, Stri
         "search" => {
             let args: SearchArgs = tools::parse_args(tool, args)?;
             crate::search::query::limits::check(&args.query).map_err(|e| e.to_string())?;
-            out(tools::search(&state.snapshot()?, args))
+            out(tools::search(&served.snapshot()?, args))
         }
         "show" => {
             let args: ShowArgs = tools::parse_args(tool, args)?;
-            out(tools::show(&state.snapshot()?, args))
+            out(tools::show(&served.snapshot()?, args))
         }
         "sessions" => {
             let args: SessionsArgs = tools::parse_args(tool, args)?;
             if let Some(q) = &args.query {
                 crate::search::query::limits::check(q).map_err(|e| e.to_string())?;
             }
-            out(tools::sessions(&state.snapshot()?, args))
+            out(tools::sessions(&served.snapshot()?, args))
         }
         other => Err(format!(
             "no tool named {other:?}: the tools are search, show and sessions"

@@ -27,7 +27,7 @@ use rmcp::ServiceExt;
 
 use super::message::{self, MAX_MESSAGE_BYTES};
 use super::server::{runtime, ServeError, Server};
-use crate::live::Options;
+use crate::live::Served;
 
 /// What the transport owes the client: requests read and not yet
 /// answered, and error replies being written.
@@ -272,9 +272,9 @@ impl<R, W> Stdio<R, W> {
 /// Serve MCP over stdin and stdout until the client closes stdin, every
 /// line answered ([`Stdio`]); the calls still running then are answered
 /// before this returns. Nothing else is written to stdout.
-pub async fn serve_stdio(opts: Options) -> Result<(), ServeError> {
+pub async fn serve_stdio(served: Served) -> Result<(), ServeError> {
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    let running = Server::new(opts)
+    let running = Server::new(served)
         .serve(Stdio::new(read, write))
         .await
         .map_err(|e| ServeError(e.to_string()))?;
@@ -287,9 +287,9 @@ pub async fn serve_stdio(opts: Options) -> Result<(), ServeError> {
 
 /// Serve MCP over stdio on a runtime of our own; returns when the client
 /// closes stdin.
-pub fn run_stdio(opts: Options) -> Result<(), ServeError> {
+pub fn run_stdio(served: Served) -> Result<(), ServeError> {
     let rt = runtime()?;
-    let result = rt.block_on(serve_stdio(opts));
+    let result = rt.block_on(serve_stdio(served));
     // A refresh still running when the client left is not waited for: an
     // interrupted build leaves the last committed index.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -22,7 +22,7 @@ pub fn run_search(view: Option<&View>, job: &SearchJob) -> SearchDone {
 /// Run a hits-in-a-session job on `view`.
 pub fn run_hits(view: Option<&View>, job: &HitsJob) -> HitsDone {
     let result = match view {
-        Some(v) => rows::session_hits(&v.local, &job.query, &job.session, Now::system())
+        Some(v) => rows::session_hits(v.source.as_ref(), &job.query, &job.session, Now::system())
             .map_err(|e| e.to_string()),
         None => Ok(Vec::new()),
     };
@@ -35,7 +35,10 @@ pub fn run_hits(view: Option<&View>, job: &HitsJob) -> HitsDone {
 /// Run a preview job on `view`.
 pub fn run_preview(view: Option<&View>, job: &PreviewJob) -> PreviewDone {
     let result = match view {
-        Some(v) => preview::read(&v.local, &job.key, preview::CONTEXT).map_err(|e| e.to_string()),
+        Some(v) => v
+            .source
+            .preview(&job.session, &job.key.target, preview::CONTEXT)
+            .map_err(|e| e.to_string()),
         None => Err("no index yet".into()),
     };
     PreviewDone {

@@ -116,17 +116,17 @@ pub fn follow(
 }
 
 /// The index directory and its reader, once it can be opened.
-pub struct Source {
+pub struct Index {
     dir: PathBuf,
     opened: Option<(Reader, IndexReader)>,
     shared: SharedView,
 }
 
-impl Source {
+impl Index {
     /// Open the index at `dir` if there is one; a missing index is not an
     /// error (a refresh may build it), any other failure is.
-    pub fn open(dir: &Path) -> Result<Source, IndexError> {
-        let mut source = Source {
+    pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        let mut source = Index {
             dir: dir.to_owned(),
             opened: None,
             shared: Arc::new(RwLock::new(None)),
@@ -155,7 +155,7 @@ impl Source {
                 index_reader
                     .reload()
                     .map_err(|e| tantivy_err(&self.dir, e))?;
-                let view = View::new(Local::new(reader.clone(), index_reader.searcher()));
+                let view = View::local(Local::new(reader.clone(), index_reader.searcher()));
                 *self.shared.write().unwrap_or_else(PoisonError::into_inner) = Some(view);
                 Ok(())
             }
@@ -172,7 +172,7 @@ impl Source {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(|e| tantivy_err(&self.dir, e))?;
-        let view = View::new(Local::new(reader.clone(), index_reader.searcher()));
+        let view = View::local(Local::new(reader.clone(), index_reader.searcher()));
         *self.shared.write().unwrap_or_else(PoisonError::into_inner) = Some(view);
         self.opened = Some((reader, index_reader));
         Ok(())

@@ -1,42 +1,32 @@
-//! The index as the picker reads it: one committed state, and what is
-//! read once of it.
+//! What the picker reads: the local index as of one commit, or the team
+//! database (`pick --db`), through the read interface.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use crate::index::IndexError;
-use crate::search::{Local, SessionRow};
+use crate::read::Source;
+use crate::search::Local;
 
-/// The index as of one commit: what a search or a preview reads.
+/// Where the picker's jobs read: one committed state of the local index,
+/// or the team database.
 #[derive(Clone)]
 pub struct View {
-    /// The index as of one committed state.
-    pub local: Local,
-    /// Every session, newest first, once read (the listing of an empty
-    /// query: 2,118 sessions take ~8 ms to read, and they only change
-    /// with the commit).
-    listing: Arc<OnceLock<Vec<Arc<SessionRow>>>>,
+    /// Where to read.
+    pub source: Arc<dyn Source>,
 }
 
 impl View {
-    /// A view of `local`.
-    pub fn new(local: Local) -> View {
-        View {
-            local,
-            listing: Arc::default(),
-        }
+    /// A view of `source`.
+    pub fn new(source: Arc<dyn Source>) -> View {
+        View { source }
+    }
+
+    /// A view of the local index as of `local`'s commit.
+    pub fn local(local: Local) -> View {
+        View::new(Arc::new(local))
     }
 
     /// The index at `dir`, as of its last commit.
-    pub fn open(dir: &std::path::Path) -> Result<View, IndexError> {
-        Ok(View::new(Local::open(dir)?))
-    }
-
-    /// Every session, newest first ([`Local::sessions`]), read once.
-    pub fn listing(&self) -> Result<&[Arc<SessionRow>], IndexError> {
-        if let Some(l) = self.listing.get() {
-            return Ok(l);
-        }
-        let read: Vec<Arc<SessionRow>> = self.local.sessions()?.into_iter().map(Arc::new).collect();
-        Ok(self.listing.get_or_init(|| read))
+    pub fn open(dir: &std::path::Path) -> Result<View, crate::index::IndexError> {
+        Ok(View::local(Local::open(dir)?))
     }
 }

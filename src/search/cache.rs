@@ -32,10 +32,10 @@ use tantivy::schema::Field;
 use tantivy::Searcher;
 
 use super::top::Ranks;
-use super::types::SessionRow;
 use crate::index::family::Families;
 use crate::index::saved::groups::Groups;
 use crate::index::stored::Columns;
+use crate::read::SessionRow;
 
 /// Words whose dictionary lookups are kept per field, at most.
 pub const MAX_WORDS: usize = 4096;

@@ -25,10 +25,10 @@ use super::messages::MessageReader;
 use super::query::Sort;
 use super::reader::Reader;
 use super::top::{time_key, ByTime};
-use super::types::{CopyRef, Hit};
 use crate::index::family::{Families, KeyMap};
 use crate::index::schema::RECENCY;
 use crate::index::{tantivy_err, IndexError};
+use crate::read::{CopyRef, Hit};
 
 /// A hit before it is read: where, its sort key, and its copies.
 #[derive(Clone, Debug)]

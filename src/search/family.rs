@@ -6,13 +6,13 @@ use std::collections::HashMap;
 
 use tantivy::Searcher;
 
-use super::lineage::{Lineage, ParentRef, SessionRef};
 use super::lookup::{session_by_key, session_by_path, session_documents};
 use super::reader::Reader;
-use super::types::{SessionKey, SessionRow};
 pub use crate::index::family::Families;
 use crate::index::family::Link;
 use crate::index::IndexError;
+use crate::read::{Lineage, ParentRef, SessionRef};
+use crate::read::{SessionKey, SessionRow};
 
 /// Fill in `row.family` (its parent and forks) from `families`, reading
 /// the relatives' records from `known` when there, else from the index.

@@ -7,50 +7,15 @@ use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
 use super::error::SearchError;
 use super::messages::MessageReader;
-use super::query::{compile, Constraint, FieldMap, Filters, Sort, Warning};
+use super::query::{compile, Constraint, FieldMap, Sort};
 use super::reader::Reader;
 use super::snippet::{head, Snippets};
 use super::top::{best_first, BestFirst, ByTime};
-use super::types::Hit;
 use crate::index::saved::groups::Groups;
 use crate::index::schema::RECENCY;
 use crate::index::{tantivy_err, Fields, IndexError};
 use crate::output::text::lead;
-
-/// A search request.
-#[derive(Clone, Debug)]
-pub struct SearchRequest {
-    /// The query string.
-    pub query: String,
-    /// Filters from flags, ANDed with the whole query.
-    pub filters: Filters,
-    /// Order.
-    pub sort: Sort,
-    /// Hits to return.
-    pub limit: usize,
-    /// Hits to skip.
-    pub offset: usize,
-    /// Snippet length in characters.
-    pub snippet_chars: usize,
-    /// Now, in the time zone that civil dates (`after:2026-03-01`,
-    /// `today`) are read in; relative dates count back from it.
-    pub now: super::query::Now,
-    /// Every copy of a message copied into forks as its own hit (by
-    /// default a message is one hit, with its copies listed: see
-    /// [`super::copies`]).
-    pub copies: bool,
-}
-
-/// The result of a search.
-#[derive(Debug)]
-pub struct SearchResult {
-    /// The hits, in order.
-    pub hits: Vec<Hit>,
-    /// How many documents matched in all.
-    pub total: usize,
-    /// What was repaired or ignored in the query.
-    pub warnings: Vec<Warning>,
-}
+use crate::read::{Hit, SearchRequest, SearchResult};
 
 /// What the copy groups the build saved do for a search.
 enum Saved {
@@ -175,6 +140,7 @@ pub fn search(
         return Ok(SearchResult {
             hits,
             total,
+            more: false,
             warnings: compiled.warnings,
         });
     }
@@ -231,6 +197,7 @@ pub fn search(
     Ok(SearchResult {
         hits,
         total,
+        more: false,
         warnings: compiled.warnings,
     })
 }

@@ -10,13 +10,14 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
+use super::error::LookupError;
 use super::messages::MessageReader;
 use super::reader::Reader;
-use super::types::{LookupError, SessionKey, SessionRow, StoredDoc};
 use crate::index::schema::SESSION_DOC;
 use crate::index::stored::StoredSession;
 use crate::index::{all_terms, messages_only, sess_query, tantivy_err, IndexError};
 use crate::pi::Role;
+use crate::read::{SessionKey, SessionRow, StoredDoc};
 
 /// Resolve a `show` argument: a session file path, a session id, or a
 /// unique prefix of an id.

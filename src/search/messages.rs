@@ -11,9 +11,9 @@ use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::cache::{stamp, Cache};
 use super::reader::Reader;
-use super::types::{SessionRow, StoredDoc};
 use crate::index::stored::Columns;
 use crate::index::{tantivy_err, IndexError};
+use crate::read::{SessionRow, StoredDoc};
 
 /// See the module documentation.
 pub struct MessageReader<'a> {

@@ -11,17 +11,17 @@
 //! - [`hits`]: ranked hits with snippets; a page's first hits are found
 //!   by the private module `top` (in time order, or best first through
 //!   pruning).
-//! - [`types`]: what is returned: a message, a session, a hit.
+//! - what is returned (a message, a session, a hit) is the read
+//!   interface's objects ([`crate::read`]), which [`Local`] implements.
 //! - [`around`](mod@around): the messages around a line of a session.
 //! - [`family`]: a session's parent and forks filled in, from the
 //!   families the index resolves ([`crate::index::family`]).
 //! - [`copies`]: one hit for a message copied into forks; [`skip`]: the
 //!   copy groups the build saved, skipped by a search.
-//! - [`lineage`]: a session's parent and forks, as printed.
 //! - [`lookup`]: finding a session and reading its stored documents;
 //!   session listings; [`messages`]: message documents read back whole.
 //! - [`sessions`]: session-level search (one row per session, for a
-//!   picker).
+//!   picker); [`preview`]: the messages around a place in a session.
 //! - [`snippet`]: snippets, from a bounded window of a long text.
 //! - [`stats`]: what the index holds.
 
@@ -32,11 +32,11 @@ pub mod copies;
 pub mod error;
 pub mod family;
 pub mod hits;
-pub mod lineage;
 pub mod local;
 pub mod lookup;
 pub mod messages;
 pub mod parallel;
+pub mod preview;
 pub mod query;
 pub mod reader;
 pub mod sessions;
@@ -44,12 +44,8 @@ pub mod skip;
 pub mod snippet;
 pub mod stats;
 pub(crate) mod top;
-pub mod types;
 
-pub use error::SearchError;
-pub use hits::{SearchRequest, SearchResult};
+pub use error::{LookupError, SearchError};
 pub use local::Local;
 pub use query::Sort;
 pub use reader::Reader;
-pub use sessions::{Matched, SessionHit, SessionQuery, SessionSearch};
-pub use types::{CopyRef, Hit, LookupError, SessionKey, SessionRow, StoredDoc};

@@ -32,7 +32,6 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader};
@@ -40,82 +39,13 @@ use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader}
 use super::error::SearchError;
 use super::hits::HitMaker;
 use super::messages::MessageReader;
-use super::query::{compile, grammar, FieldMap, Filters, Warning};
+use super::query::{compile, grammar, FieldMap, Filters};
 use super::reader::Reader;
-use super::types::{Hit, SessionRow};
 use crate::index::tantivy_err;
+use crate::read::{Hit, Matched, SessionHit, SessionQuery, SessionSearch};
 
 /// Weight of `ln(1 + matching messages)`.
 pub const MATCHES_WEIGHT: f32 = 0.5;
-
-/// A session-level search.
-#[derive(Clone, Debug)]
-pub struct SessionQuery {
-    /// The query, in the language of `search`.
-    pub query: String,
-    /// Filters from flags, ANDed with the whole query.
-    pub filters: Filters,
-    /// Sessions to return.
-    pub limit: usize,
-    /// Sessions to skip first, in rank order (at most
-    /// [`super::query::MAX_OFFSET`]).
-    pub offset: usize,
-    /// Snippet length in characters.
-    pub snippet_chars: usize,
-    /// Now, as for [`super::SearchRequest::now`].
-    pub now: super::query::Now,
-}
-
-/// One session found.
-#[derive(Clone, Debug, Serialize)]
-pub struct SessionHit {
-    /// The session.
-    #[serde(flatten)]
-    pub session: SessionRow,
-    /// What matched: `"name"` (its name), `"title"` (its first user
-    /// message) or `"messages"` (only messages), the group it is ranked in.
-    pub matched: Matched,
-    /// Its score within that group (see the [module documentation](self)).
-    pub score: f32,
-    /// BM25 of the query on its name (0: no match).
-    pub name_score: f32,
-    /// BM25 of the query on its title (0: no match).
-    pub title_score: f32,
-    /// How many of its messages match.
-    pub matches: u64,
-    /// Its best matching message, with its snippet (none when only the
-    /// name or title matched).
-    pub hit: Option<Hit>,
-    /// The best message's snippet, else the title.
-    pub snippet: String,
-    /// Byte ranges of matched words within `snippet`.
-    #[serde(skip)]
-    pub highlights: Vec<std::ops::Range<usize>>,
-}
-
-/// Which part of a session matched first: the groups sessions are ranked
-/// in, in this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Matched {
-    /// Its name.
-    Name,
-    /// Its title (first user message), not its name.
-    Title,
-    /// Only some of its messages.
-    Messages,
-}
-
-/// The result of a session-level search.
-#[derive(Debug)]
-pub struct SessionSearch {
-    /// The sessions, best first, at most the limit.
-    pub hits: Vec<SessionHit>,
-    /// How many sessions matched in all.
-    pub total: usize,
-    /// What was repaired or ignored in the query.
-    pub warnings: Vec<Warning>,
-}
 
 /// Find sessions: one row per session, ranked as the [module
 /// documentation](self) says.
@@ -126,6 +56,28 @@ pub fn search_sessions(
 ) -> Result<SessionSearch, SearchError> {
     super::query::limits::check(&req.query)?;
     let offset = super::query::limits::check_offset(req.offset as u64)?;
+    if req.dir.is_some() || req.since.is_some() {
+        // The directory and the time select among every session ranked,
+        // then the page is cut from those kept.
+        let every = SessionQuery {
+            dir: None,
+            since: None,
+            limit: usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX),
+            offset: 0,
+            ..req.clone()
+        };
+        let all = search_sessions(r, searcher, &every)?;
+        let kept: Vec<SessionHit> = all
+            .hits
+            .into_iter()
+            .filter(|h| h.session.selected(req.dir.as_deref(), req.since))
+            .collect();
+        return Ok(SessionSearch {
+            total: kept.len(),
+            hits: kept.into_iter().skip(offset).take(req.limit).collect(),
+            warnings: all.warnings,
+        });
+    }
     // The rows ranked: the page and every one before it.
     let want = offset.saturating_add(req.limit);
     let f = &r.pi.fields;

@@ -2,61 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
 use tantivy::collector::Count;
 use tantivy::Searcher;
 
 use super::reader::Reader;
-use super::types::SessionRow;
 use crate::index::{all_messages, tantivy_err, IndexError};
 use crate::pi::time::format_millis;
 use crate::pi::Role;
-
-/// Sessions and messages of one project directory.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Project {
-    /// The session's working directory.
-    pub cwd: String,
-    /// Sessions there.
-    pub sessions: u64,
-    /// Documents there.
-    pub messages: u64,
-}
-
-/// What `pi-index stats` reports.
-#[derive(Clone, Debug, Serialize)]
-pub struct Stats {
-    /// Where the index is.
-    pub index: String,
-    /// Sessions indexed.
-    pub sessions: u64,
-    /// Documents indexed.
-    pub messages: u64,
-    /// Of those, copies of a message that an older session of their
-    /// family holds (forks copy their parent's entries): `messages -
-    /// copies` distinct messages.
-    pub copies: u64,
-    /// Sessions with a parent (stated or inferred: see
-    /// [`crate::search::family`]).
-    pub forks: u64,
-    /// Documents per role (roles with none are left out).
-    pub messages_by_role: BTreeMap<String, u64>,
-    /// Projects with the most sessions, at most 10.
-    pub top_projects: Vec<Project>,
-    /// The earliest session start.
-    pub first: Option<String>,
-    /// The latest document.
-    pub last: Option<String>,
-    /// Bytes the index takes on disk.
-    pub index_bytes: u64,
-    /// When the last build committed.
-    pub built_at: Option<String>,
-    /// The opt-in kinds the last build included.
-    pub kinds: Option<String>,
-    /// Where the last build read sessions from, and why (each with `read`:
-    /// whether it existed and was read).
-    pub roots: Vec<crate::discover::Location>,
-}
+use crate::read::{Activity, Built, Place, Project, SessionRow, Stats};
 
 /// Gather the statistics.
 pub fn stats(
@@ -108,19 +61,22 @@ pub fn stats(
         .filter(|s| families.parent_of(s.key).is_some() || s.parent_path.is_some())
         .count() as u64;
     Ok(Stats {
-        index: r.pi.dir.display().to_string(),
+        place: Place::Index(r.pi.dir.display().to_string()),
         sessions: sessions.len() as u64,
         messages,
-        copies,
+        copies: Some(copies),
         forks,
         messages_by_role: by_role,
-        top_projects: top,
+        top_projects: Some(top),
+        hosts: None,
         first,
         last,
-        index_bytes: dir_size(&r.pi.dir),
-        built_at: info.as_ref().map(|i| format_millis(i.built_at_ms)),
-        roots: info.as_ref().map(|i| i.roots.clone()).unwrap_or_default(),
-        kinds: info.map(|i| i.kinds),
+        build: Some(Built {
+            index_bytes: dir_size(&r.pi.dir),
+            built_at: info.as_ref().map(|i| format_millis(i.built_at_ms)),
+            roots: info.as_ref().map(|i| i.roots.clone()).unwrap_or_default(),
+            kinds: info.map(|i| i.kinds),
+        }),
     })
 }
 
@@ -132,72 +88,6 @@ fn dir_size(dir: &std::path::Path) -> u64 {
         .filter(|m| m.is_file())
         .map(|m| m.len())
         .sum()
-}
-
-/// What the stats page draws: messages per day, sessions per directory,
-/// messages per model.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Activity {
-    /// Messages per UTC day, oldest first, one entry per day of the
-    /// window (days without messages hold 0): `(YYYY-MM-DD, messages)`.
-    pub per_day: Vec<(String, u64)>,
-    /// Sessions per directory, most first (then by name), at most `top`.
-    pub per_directory: Vec<(String, u64)>,
-    /// Messages per model (assistant messages; `(none)` for messages
-    /// without one is left out), most first, at most `top`.
-    pub per_model: Vec<(String, u64)>,
-}
-
-impl Activity {
-    /// A day, in milliseconds.
-    pub const DAY: i64 = 86_400_000;
-
-    /// The first and the last day (days since the epoch, UTC) of the
-    /// `days` days ending with the day of `now_ms`.
-    pub fn window(now_ms: i64, days: usize) -> (i64, i64) {
-        let today = now_ms.div_euclid(Self::DAY);
-        (today - days as i64 + 1, today)
-    }
-
-    /// The charts from counts: messages per day (days since the epoch;
-    /// days outside [`Activity::window`] are left out), sessions per
-    /// directory and messages per model, each ranked most first (then by
-    /// name) and cut to `top`.
-    pub fn new(
-        now_ms: i64,
-        days: usize,
-        top: usize,
-        per_day: impl IntoIterator<Item = (i64, u64)>,
-        per_directory: Vec<(String, u64)>,
-        per_model: Vec<(String, u64)>,
-    ) -> Activity {
-        use crate::pi::time::civil_from_days;
-        let (first, today) = Self::window(now_ms, days);
-        let mut counts = vec![0u64; days];
-        for (day, n) in per_day {
-            if (first..=today).contains(&day) {
-                counts[(day - first) as usize] += n;
-            }
-        }
-        let ranked = |mut v: Vec<(String, u64)>| {
-            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            v.truncate(top);
-            v
-        };
-        let day_name = |d: i64| {
-            let (y, m, dd) = civil_from_days(d);
-            format!("{y:04}-{m:02}-{dd:02}")
-        };
-        Activity {
-            per_day: counts
-                .into_iter()
-                .enumerate()
-                .map(|(i, n)| (day_name(first + i as i64), n))
-                .collect(),
-            per_directory: ranked(per_directory),
-            per_model: ranked(per_model),
-        }
-    }
 }
 
 /// Messages per UTC day over the `days` days ending with the day of

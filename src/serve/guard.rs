@@ -39,7 +39,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::{App, MAX_IN_FLIGHT, MAX_PER_CLIENT, REQUEST_TIMEOUT, RESPONSE_TIMEOUT};
+use super::app::{MAX_IN_FLIGHT, MAX_PER_CLIENT, REQUEST_TIMEOUT, RESPONSE_TIMEOUT};
 
 /// The policy: scripts and styles from the server only (no inline
 /// script), images also inline (a user message's pasted screenshot),
@@ -281,12 +281,12 @@ impl HttpBody for Counted {
 
 /// The middleware: refuse, limit, time out, and set the headers.
 pub(crate) async fn check(
-    State(app): State<Arc<App>>,
+    State(guard): State<Arc<Guard>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     mut req: Request,
     next: Next,
 ) -> Response {
-    let mut resp = match app.guard.admit(&req) {
+    let mut resp = match guard.admit(&req) {
         Err(Refusal(status, message)) => {
             let mut r = refuse(status, &message);
             // What was sent of the request is not read further.
@@ -298,9 +298,9 @@ pub(crate) async fn check(
             if admitted.cross_site {
                 req.extensions_mut().insert(CrossSite);
             }
-            let mut resp = limited(&app, peer.ip(), req, next).await;
+            let mut resp = limited(&guard, peer.ip(), req, next).await;
             if admitted.set_cookie {
-                if let Some(t) = &app.guard.token {
+                if let Some(t) = &guard.token {
                     if let Ok(v) = HeaderValue::from_str(&format!(
                         "{TOKEN_COOKIE}={t}; Path=/; HttpOnly; SameSite=Strict"
                     )) {
@@ -330,8 +330,7 @@ pub(crate) async fn check(
     resp
 }
 
-async fn limited(app: &Arc<App>, ip: IpAddr, req: Request, next: Next) -> Response {
-    let g = &app.guard;
+async fn limited(g: &Guard, ip: IpAddr, req: Request, next: Next) -> Response {
     {
         let mut map = g.per_client.lock().unwrap_or_else(|p| p.into_inner());
         let n = map.entry(ip).or_insert(0);

@@ -19,8 +19,8 @@ use tantivy::Searcher;
 
 use super::text::pg_text;
 use crate::index::IndexError;
+use crate::read::{Lineage, Link, ParentRef, SessionRef};
 use crate::search::family::{annotate, refs_of};
-use crate::search::lineage::{Lineage, Link, ParentRef, SessionRef};
 use crate::search::{lookup, Reader};
 
 /// What a session row holds of its family (every field empty when it

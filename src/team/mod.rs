@@ -19,8 +19,11 @@
 //! - [`query`]: the query tree compiled to a SQL `WHERE` clause (user text
 //!   only ever as bind parameters).
 //! - [`search`]: `search`, `sessions` and `show` against the database.
-//! - [`browse`]: what the web view reads beside searches (`serve --db`):
-//!   a session's messages a page at a time, and the stats.
+//! - [`browse`]: what the front ends read beside searches: a session's
+//!   messages a page at a time or around a place, and the stats.
+//! - [`source`]: the database as a source of the read interface
+//!   ([`Team`]: a pool of connections), what every front end reads with
+//!   `--db`.
 //! - [`db`]: one connection ([`Db`]), the URL it is made from, and the
 //!   errors of the team database.
 //! - `tls`: the connection's TLS (rustls), as `sslmode` asks.
@@ -35,7 +38,9 @@ pub mod push;
 pub mod query;
 pub mod schema;
 pub mod search;
+pub mod source;
 pub mod text;
 mod tls;
 
 pub use db::{advice, default_host_name, Db, TeamError, URL_VAR};
+pub use source::Team;

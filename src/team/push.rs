@@ -49,8 +49,9 @@ use super::text::{self, PairWords};
 use super::{schema, Db, TeamError};
 use crate::index::state::FileState;
 use crate::index::PiIndex;
+use crate::read::{SessionRow, StoredDoc};
 use crate::search::lookup;
-use crate::search::{Reader, SessionRow, StoredDoc};
+use crate::search::Reader;
 use tantivy::Searcher;
 
 /// Bytes of rows one transaction carries, about (a session larger than

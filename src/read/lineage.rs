@@ -1,7 +1,8 @@
 //! A session's place in its family, as `sessions --json`, `show` and
 //! MCP print it: its parent (stated or inferred) and its forks. The types
-//! alone, below both the listings ([`super::types`]) and the families
-//! that fill them ([`super::family`]).
+//! alone, below both the listings ([`super::session`]) and the families
+//! that fill them ([`crate::search::family`], and the team database's
+//! rows).
 
 use serde::Serialize;
 
