@@ -38,6 +38,7 @@
 pub mod http;
 pub mod message;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 pub mod tools;
 

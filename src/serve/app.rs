@@ -144,3 +144,19 @@ impl Trees {
         Ok(sk)
     }
 }
+
+/// The limits every request of the web view is held to.
+pub const BOUNDS: crate::http::guard::Bounds = crate::http::guard::Bounds {
+    in_flight: MAX_IN_FLIGHT,
+    per_client: MAX_PER_CLIENT,
+    request_timeout: REQUEST_TIMEOUT,
+    response_timeout: RESPONSE_TIMEOUT,
+};
+
+/// Anything else: 404, said plainly.
+pub(crate) async fn not_found() -> axum::response::Response {
+    crate::http::guard::refuse(
+        StatusCode::NOT_FOUND,
+        "no such page: the pages are /, /session/ID and /stats, the API is under /api/",
+    )
+}

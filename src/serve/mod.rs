@@ -9,10 +9,10 @@
 //! the page as text by construction. The few scripts and the stylesheet
 //! are plain files compiled into the binary ([`assets`]).
 //!
-//! - [`server`]: options, listening, the one route table; [`app`]: what
-//!   every handler shares; `guard.rs`: the rules every request passes
-//!   (Host, Origin and token checks, the security headers, the limits per
-//!   request and per client);
+//! - [`server`]: options, listening, the one route table, behind the
+//!   guard every request passes ([`crate::http::guard`]: Host, Origin and
+//!   token checks, the security headers, the limits per request and per
+//!   client); [`app`]: what every handler shares;
 //! - [`api`]: the JSON API under `/api/`, the same objects as the command
 //!   line's `--json`;
 //! - [`pages`]: the search and stats pages;
@@ -41,7 +41,6 @@ pub mod app;
 pub mod assets;
 pub mod charts;
 pub mod extract;
-pub(crate) mod guard;
 pub mod markdown;
 pub mod pages;
 pub mod server;

@@ -20,7 +20,7 @@ use super::api::{self, Params};
 use super::app::{App, Failure};
 use super::charts;
 use super::extract::Args;
-use super::guard::CrossSite;
+use crate::http::guard::CrossSite;
 
 /// A page: its HTTP status and its HTML.
 pub type Page = (StatusCode, Markup);

@@ -11,8 +11,9 @@ use axum::Router;
 
 use crate::live::{Options as LiveOptions, RefreshStatus, Served, State};
 
-use super::app::{App, CONNECTIONS, REQUEST_TIMEOUT};
-use super::{api, assets, guard, pages, session};
+use super::app::{not_found, App, BOUNDS, CONNECTIONS, REQUEST_TIMEOUT};
+use super::{api, assets, pages, session};
+use crate::http::guard::{self, Guard};
 
 /// How to serve.
 #[derive(Clone, Debug)]
@@ -203,10 +204,11 @@ async fn serve(
         .iter()
         .filter_map(|l| l.local_addr().ok())
         .collect();
-    let guard = Arc::new(guard::Guard::new(
+    let guard = Arc::new(Guard::web(
         &addrs,
         opts.token.clone(),
         opts.bind.is_some(),
+        BOUNDS,
     ));
     if opts.live.refresh && app.served.index().is_some() {
         refresher(app.clone(), opts.refresh_every);
@@ -216,22 +218,9 @@ async fn serve(
     let mut tasks = Vec::new();
     for l in listeners {
         let router = router.clone();
-        tasks.push(tokio::spawn(crate::http::accept(
-            l,
-            CONNECTIONS,
-            move |peer, watch| {
-                let router = router.clone();
-                hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
-                    // The head is in; a request with a body is refused
-                    // (by the guard) without reading it.
-                    watch.served(false);
-                    req.extensions_mut()
-                        .insert(axum::extract::ConnectInfo(peer));
-                    let mut router = router.clone();
-                    tower_service::Service::call(&mut router, req)
-                })
-            },
-        )));
+        // A request with a body is refused (by the guard) without reading
+        // it.
+        tasks.push(tokio::spawn(crate::http::serve(l, CONNECTIONS, router)));
     }
     for t in tasks {
         if let Err(e) = t.await {
@@ -265,7 +254,7 @@ fn refresher(app: Arc<App>, every: Duration) {
 }
 
 /// Every route, behind the guard: one table, whatever the source.
-pub(crate) fn router(app: Arc<App>, guard: Arc<guard::Guard>) -> Router {
+pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
     Router::new()
         .route("/session/", get(session::by_query))
         .route("/session/{id}", get(session::page))
@@ -278,7 +267,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<guard::Guard>) -> Router {
         .route("/", get(pages::search))
         .route("/stats", get(pages::stats))
         .route("/assets/{name}", get(assets::serve))
-        .fallback(guard::not_found)
+        .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .with_state(app)
 }
