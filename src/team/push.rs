@@ -484,18 +484,31 @@ const MESSAGE_COLUMNS: &str =
     "host, sid, ord, line, off, entry_id, role, ts_ms, model, active, edited, \
      replacement, text, windowed, tsv, rank_len, copy";
 
-#[allow(clippy::too_many_arguments)]
+/// One session as a push writes its row: the host and id it is stored
+/// under, its listing row, its documents, its file's state and its lineage.
+struct Writing<'a> {
+    host: &'a str,
+    sid: i64,
+    row: &'a SessionRow,
+    docs: &'a [StoredDoc],
+    st: &'a FileState,
+    lineage: &'a RowLineage,
+}
+
 fn session_row(
     out: &mut Vec<u8>,
     rows: i32,
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
-    host: &str,
-    sid: i64,
-    row: &SessionRow,
-    docs: &[StoredDoc],
-    st: &FileState,
-    lineage: &RowLineage,
+    pushed: &Writing,
 ) {
+    let Writing {
+        host,
+        sid,
+        row,
+        docs,
+        st,
+        lineage,
+    } = *pushed;
     let messages = docs.len();
     copy_str(out, host);
     out.push(b'\t');
@@ -1207,12 +1220,14 @@ fn push_locked(
                             &mut batch.sessions,
                             rows,
                             &mut analyzer,
-                            host,
-                            sid,
-                            &row,
-                            &docs,
-                            &st,
-                            &want(path),
+                            &Writing {
+                                host,
+                                sid,
+                                row: &row,
+                                docs: &docs,
+                                st: &st,
+                                lineage: &want(path),
+                            },
                         );
                         for (ord, d) in docs.iter().enumerate() {
                             message_row(&mut batch, list, &mut analyzer, host, sid, ord, d);
