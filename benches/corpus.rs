@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildOptions};
 
 /// The corpus size asked for.
@@ -57,16 +56,9 @@ pub fn index() -> PathBuf {
     let dir = root.join("target").join(format!("bench-index-{}", size()));
     if !dir.join("meta.json").exists() {
         build(
-            &BuildOptions {
-                roots: vec![corpus()],
-                index_dir: dir.clone(),
-                kinds: Kinds::default(),
-                threads: 2,
-                memory_budget: 64 << 20,
-                full: false,
-                prune: false,
-                locations: Vec::new(),
-            },
+            &BuildOptions::new(vec![corpus()], dir.clone())
+                .threads(2)
+                .memory_budget(64 << 20),
             &|_| {},
         )
         .unwrap();

@@ -16,9 +16,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use pi_index::index::PiIndex;
+use pi_index::read::SearchRequest;
 use pi_index::search::query::Filters;
-use pi_index::search::{SearchRequest, Sort};
+use pi_index::search::Local;
+use pi_index::search::Sort;
 
 #[path = "corpus.rs"]
 mod corpus;
@@ -37,8 +38,7 @@ fn request(query: &str, sort: Sort) -> SearchRequest {
 }
 
 fn search(c: &mut Criterion) {
-    let pi = PiIndex::open(&corpus::index()).unwrap();
-    let searcher = pi.searcher().unwrap();
+    let local = Local::open(&corpus::index()).unwrap();
     let mut g = c.benchmark_group("search_20_hits");
     for (name, query, sort) in [
         ("one_word_rare", "zqplant0042", Sort::Relevance),
@@ -53,15 +53,13 @@ fn search(c: &mut Criterion) {
         ("sorted_by_date", "error", Sort::Newest),
     ] {
         let req = request(query, sort);
-        let hits = pi.search(&searcher, &req).unwrap();
+        let hits = local.search(&req).unwrap();
         eprintln!(
             "{name}: {query:?} -> {} of {} hits",
             hits.hits.len(),
             hits.total
         );
-        g.bench_function(name, |b| {
-            b.iter(|| pi.search(&searcher, &req).unwrap().hits.len())
-        });
+        g.bench_function(name, |b| b.iter(|| local.search(&req).unwrap().hits.len()));
     }
     g.finish();
 }

@@ -224,16 +224,9 @@ fn stages(c: &mut Criterion) {
             || tempfile::tempdir().unwrap(),
             |dir| {
                 let report = build(
-                    &BuildOptions {
-                        roots: vec![corpus_root(&corpus)],
-                        index_dir: dir.path().join("index"),
-                        kinds: Kinds::default(),
-                        threads: THREADS,
-                        memory_budget: 64 << 20,
-                        full: false,
-                        prune: false,
-                        locations: Vec::new(),
-                    },
+                    &BuildOptions::new(vec![corpus_root(&corpus)], dir.path().join("index"))
+                        .threads(THREADS)
+                        .memory_budget(64 << 20),
                     &|_| {},
                 )
                 .unwrap();

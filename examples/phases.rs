@@ -92,16 +92,9 @@ fn main() {
         let scratch = tempfile::tempdir().expect("temp dir");
         let (report, build_cpu, build_wall) = timed(|| {
             build(
-                &BuildOptions {
-                    roots: vec![dir.clone()],
-                    index_dir: scratch.path().join("index"),
-                    kinds: Kinds::default(),
-                    threads: THREADS,
-                    memory_budget: MEMORY,
-                    full: false,
-                    prune: false,
-                    locations: Vec::new(),
-                },
+                &BuildOptions::new(vec![dir.clone()], scratch.path().join("index"))
+                    .threads(THREADS)
+                    .memory_budget(MEMORY),
                 &|_| {},
             )
             .expect("build")

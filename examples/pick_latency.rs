@@ -49,11 +49,13 @@ fn main() {
     let dir = dir
         .or_else(|| std::env::var_os("PI_INDEX_BENCH_INDEX").map(PathBuf::from))
         .expect("usage: pick_latency INDEX_DIR [--rounds N]");
-    let view = View::open(&dir).expect("open the index");
+    let local = pi_index::search::Local::open(&dir).expect("open the index");
+    let documents = local.searcher.num_docs();
+    let view = View::local(local);
     println!(
         "index {}: {} documents; terminal {}x{}; {rounds} rounds",
         dir.display(),
-        view.searcher.num_docs(),
+        documents,
         pick_drive::SIZE.0,
         pick_drive::SIZE.1
     );

@@ -39,20 +39,21 @@ fn main() {
             .collect();
     }
     println!("alternatives: {:?} per call: {forms:?}", t.elapsed() / n);
+    let reader = pi_index::search::Reader::new(pi.clone());
     let t = Instant::now();
     for _ in 0..n {
-        std::hint::black_box(pi.families(&searcher).expect("families"));
+        std::hint::black_box(reader.families(&searcher).expect("families"));
     }
     println!("families: {:?} per call", t.elapsed() / n);
     let t = Instant::now();
     for _ in 0..n {
-        pi_index::search::groups::save(&pi, &searcher).expect("groups saved");
+        pi_index::index::saved::groups::save(&pi, &searcher).expect("groups saved");
     }
     println!("copy groups saved: {:?} per call", t.elapsed() / n);
     let t = Instant::now();
     for _ in 0..n {
         // A fresh index each time: an open one keeps what it read.
-        let fresh = PiIndex::open(std::path::Path::new(&a[1])).expect("an index");
+        let fresh = pi_index::search::Reader::open(std::path::Path::new(&a[1])).expect("an index");
         std::hint::black_box(fresh.copy_groups(&searcher).expect("groups for this state"));
     }
     println!(

@@ -38,20 +38,14 @@
 //! use pi_index::pipeline::{build, BuildOptions};
 //! use pi_index::pi::Kinds;
 //!
-//! let report = build(
-//!     &BuildOptions {
-//!         roots: vec!["fixtures/sessions".into()],
-//!         index_dir: "/tmp/pi-index-example".into(),
-//!         kinds: Kinds::default(),
-//!         threads: 2,
-//!         memory_budget: 64 << 20,
-//!         full: false,
-//!         prune: false,
-//!         locations: Vec::new(),
-//!     },
-//!     &|_bytes| {},
+//! let opts = BuildOptions::new(
+//!     vec!["fixtures/sessions".into()],
+//!     "/tmp/pi-index-example".into(),
 //! )
-//! .unwrap();
+//! .kinds(Kinds::default())
+//! .threads(2)
+//! .memory_budget(64 << 20);
+//! let report = build(&opts, &|_bytes| {}).unwrap();
 //! println!("{} messages from {} sessions", report.messages_indexed, report.sessions);
 //! ```
 #![warn(missing_docs)]
@@ -66,6 +60,7 @@ pub mod output;
 pub mod pi;
 pub mod pick;
 pub mod pipeline;
+pub mod read;
 pub mod refresh;
 pub mod search;
 pub mod serve;

@@ -18,6 +18,9 @@
 //! One refresh runs at a time in a process (a second caller waits for the
 //! first one's); reading a snapshot ([`State::current`]) never waits for a
 //! refresh, so a server can refresh in the background while it answers.
+//!
+//! A server over the team database (`--db`) reads it at each request
+//! instead ([`Served`]): the same read interface, nothing to refresh.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,12 +29,14 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tantivy::{IndexReader, ReloadPolicy, Searcher};
+use tantivy::{IndexReader, ReloadPolicy};
 
 use crate::index::{IndexError, PiIndex};
 use crate::pi::Kinds;
 use crate::pipeline::BuildError;
+use crate::read::{Place, Source};
 use crate::refresh::{self, Checked, Outcome, Refresher};
+use crate::search::{Local, Reader};
 
 /// How the server finds, refreshes and opens its index.
 #[derive(Clone, Debug)]
@@ -149,19 +154,93 @@ impl Refresh {
     }
 }
 
+/// What a long-running front end reads: the local index, kept fresh, or
+/// the team database (`--db`), read as it is at each request.
+pub enum Served {
+    /// The local index.
+    Index(Box<State>),
+    /// The team database.
+    Database(Box<dyn Source>),
+}
+
+/// What one call reads, and where its answer comes from.
+pub enum Reading<'a> {
+    /// The local index as of one commit, and what its refresh did.
+    Index(Box<Snapshot>),
+    /// The team database.
+    Database(&'a dyn Source),
+}
+
+impl Served {
+    /// Something to answer one call from: the local index refreshed
+    /// first (unless refreshes are off), or the database. The error is
+    /// the message for the caller: no usable index.
+    pub fn snapshot(&self) -> Result<Reading<'_>, String> {
+        match self {
+            Served::Index(state) => state.snapshot().map(|s| Reading::Index(Box::new(s))),
+            Served::Database(db) => Ok(Reading::Database(db.as_ref())),
+        }
+    }
+
+    /// Something to answer one call from, without a refresh (other
+    /// processes' commits are picked up).
+    pub fn current(&self) -> Result<Reading<'_>, String> {
+        match self {
+            Served::Index(state) => state.current().map(|s| Reading::Index(Box::new(s))),
+            Served::Database(db) => Ok(Reading::Database(db.as_ref())),
+        }
+    }
+
+    /// The local index's state, when that is what is served.
+    pub fn index(&self) -> Option<&State> {
+        match self {
+            Served::Index(state) => Some(state),
+            Served::Database(_) => None,
+        }
+    }
+
+    /// The database, for people (`user@host:port/db`), when that is what
+    /// is served.
+    pub fn database(&self) -> Option<String> {
+        match self {
+            Served::Database(db) => match db.place() {
+                Place::Database(target) => Some(target),
+                Place::Index(_) => None,
+            },
+            Served::Index(_) => None,
+        }
+    }
+}
+
+impl Reading<'_> {
+    /// Where to read.
+    pub fn source(&self) -> &dyn Source {
+        match self {
+            Reading::Index(snap) => &snap.local,
+            Reading::Database(db) => *db,
+        }
+    }
+
+    /// What the refresh before this call did (the local index).
+    pub fn refresh(&self) -> Option<&Refresh> {
+        match self {
+            Reading::Index(snap) => Some(&snap.refresh),
+            Reading::Database(_) => None,
+        }
+    }
+}
+
 /// A consistent view of the index for one call.
 pub struct Snapshot {
-    /// The index.
-    pub pi: PiIndex,
-    /// A searcher over its last committed state (as of this call).
-    pub searcher: Searcher,
+    /// The index as of its last committed state (as of this call).
+    pub local: Local,
     /// What the refresh did.
     pub refresh: Refresh,
 }
 
 struct Opened {
-    pi: PiIndex,
-    reader: IndexReader,
+    reader: Reader,
+    index_reader: IndexReader,
     /// The index files the reader has mapped.
     mapped: std::sync::Arc<crate::index::Mapped>,
     /// `meta.json` as the reader last loaded it.
@@ -334,7 +413,7 @@ impl State {
         let meta = MetaStamp::of(&self.opts.index_dir);
         if let Some(o) = opened.as_mut() {
             if meta.is_none() || meta != o.meta {
-                if o.reader.reload().is_err() {
+                if o.index_reader.reload().is_err() {
                     *opened = None;
                 } else {
                     o.meta = meta;
@@ -351,7 +430,7 @@ impl State {
             }
         }
         let o = opened.as_ref().expect("opened above");
-        let searcher = o.reader.searcher();
+        let searcher = o.index_reader.searcher();
         // What the searcher shows: its segments and their deletes (in
         // memory; a new commit changes one or the other).
         let stamp = {
@@ -367,8 +446,7 @@ impl State {
             self.generation.fetch_add(1, Ordering::Relaxed);
         }
         Ok(Snapshot {
-            pi: o.pi.clone(),
-            searcher,
+            local: Local::new(o.reader.clone(), searcher),
             refresh,
         })
     }
@@ -460,10 +538,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
     let mapped = std::sync::Arc::new(crate::index::Mapped::default());
     let pi = PiIndex::open_mapped(dir, Some(mapped.clone()))?;
-    // Many searches of one reader: worth keeping what each one reads
-    // whatever the query.
-    pi.keep_between_searches();
-    let reader = pi
+    let index_reader = pi
         .index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -472,9 +547,13 @@ fn open(dir: &std::path::Path) -> Result<Opened, IndexError> {
             path: dir.to_owned(),
             error,
         })?;
+    let reader = Reader::new(pi);
+    // Many searches of one reader: worth keeping what each one reads
+    // whatever the query.
+    reader.keep_between_searches();
     Ok(Opened {
-        pi,
         reader,
+        index_reader,
         mapped,
         meta: None,
     })

@@ -179,17 +179,13 @@ impl Refresher {
             .and_then(|pi| pi.build_info().ok().flatten())
             .and_then(|info| Kinds::parse(&info.kinds).ok())
             .unwrap_or(self.config.kinds);
-        let opts = BuildOptions {
-            roots,
-            index_dir: self.config.index_dir.clone(),
-            kinds,
-            threads: self.config.threads,
-            memory_budget: self.config.memory_budget,
-            full: false,
-            prune: false,
-            // Recorded for `stats`, as `pi-index build` records them.
-            locations,
-        };
+        // Where the roots come from is recorded for `stats`, as `pi-index
+        // build` records it.
+        let opts = BuildOptions::new(roots, self.config.index_dir.clone())
+            .kinds(kinds)
+            .threads(self.config.threads)
+            .memory_budget(self.config.memory_budget)
+            .locations(locations);
         let result = match &changes {
             Changes::Paths(paths) => build_changed(&opts, paths, progress),
             _ => build(&opts, progress),

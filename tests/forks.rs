@@ -672,11 +672,10 @@ fn a_generated_corpus_with_forks_has_one_hit_per_distinct_message() {
 /// gives it (hits as JSON, and the total), and whether each merged its
 /// copies by the groups the build saved.
 fn searched(index: &Path, queries: &[(&str, Option<&str>)]) -> (Vec<Value>, Vec<bool>) {
+    use pi_index::read::SearchRequest;
     use pi_index::search::query::filters::Key;
     use pi_index::search::query::{Now, Sort};
-    use pi_index::search::SearchRequest;
-    let pi = pi_index::index::PiIndex::open(index).unwrap();
-    let searcher = pi.searcher().unwrap();
+    let local = pi_index::search::Local::open(index).unwrap();
     let now = Now::system();
     let mut out = Vec::new();
     let mut by_groups = Vec::new();
@@ -697,8 +696,8 @@ fn searched(index: &Path, queries: &[(&str, Option<&str>)]) -> (Vec<Value>, Vec<
                     now: Now::system(),
                     copies: false,
                 };
-                let got = pi.search(&searcher, &req).unwrap();
-                by_groups.push(pi.merges_by_saved_groups(&searcher, &req).unwrap());
+                let got = local.search(&req).unwrap();
+                by_groups.push(local.merges_by_saved_groups(&req).unwrap());
                 out.push(json!({
                     "query": query, "role": role, "sort": format!("{sort:?}"),
                     "limit": limit, "offset": offset, "total": got.total,
@@ -765,10 +764,9 @@ fn saved_copy_groups_give_exactly_the_hits_merged_at_search_time() {
         the["total"]
     );
     // What copies may differ in is merged at search time.
-    let pi = pi_index::index::PiIndex::open(&s.index()).unwrap();
-    let searcher = pi.searcher().unwrap();
+    let local = pi_index::search::Local::open(&s.index()).unwrap();
     for query in ["cwd:/tmp the", "branch:active the", "family:loop-a the"] {
-        let req = pi_index::search::SearchRequest {
+        let req = pi_index::read::SearchRequest {
             query: query.into(),
             filters: Default::default(),
             sort: Default::default(),
@@ -778,12 +776,9 @@ fn saved_copy_groups_give_exactly_the_hits_merged_at_search_time() {
             now: pi_index::search::query::Now::system(),
             copies: false,
         };
-        assert!(
-            !pi.merges_by_saved_groups(&searcher, &req).unwrap(),
-            "{query}"
-        );
+        assert!(!local.merges_by_saved_groups(&req).unwrap(), "{query}");
     }
-    drop((searcher, pi));
+    drop(local);
 
     // Without the file, every search merges at search time: the same.
     fs::remove_file(&groups).unwrap();
@@ -805,9 +800,8 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     let old = fs::read(&groups).unwrap();
     s.build(&[&forks_dir(), &corpus], &[]);
     let searched_with = |what: &str| {
-        let pi = pi_index::index::PiIndex::open(&s.index()).unwrap();
-        let searcher = pi.searcher().unwrap();
-        let req = pi_index::search::SearchRequest {
+        let local = pi_index::search::Local::open(&s.index()).unwrap();
+        let req = pi_index::read::SearchRequest {
             query: "the".into(),
             filters: Default::default(),
             sort: Default::default(),
@@ -817,8 +811,8 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
             now: pi_index::search::query::Now::system(),
             copies: false,
         };
-        let by_groups = pi.merges_by_saved_groups(&searcher, &req).unwrap();
-        let got = pi.search(&searcher, &req).unwrap();
+        let by_groups = local.merges_by_saved_groups(&req).unwrap();
+        let got = local.search(&req).unwrap();
         eprintln!("{what}: {} hits", got.total);
         (
             by_groups,

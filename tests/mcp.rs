@@ -292,7 +292,8 @@ fn python_sdk_lists_three_tools_with_schemas() {
             "until"
         ]
     );
-    assert_eq!(props("show"), ["around", "context", "session"]);
+    // `host`: the team database's (`--db`), where ids repeat across hosts.
+    assert_eq!(props("show"), ["around", "context", "host", "session"]);
     assert_eq!(
         props("sessions"),
         ["cwd", "limit", "offset", "query", "since"]
@@ -332,6 +333,7 @@ fn python_sdk_lists_three_tools_with_schemas() {
             "copies",
             "cwd",
             "entry_id",
+            "host",
             "line",
             "path",
             "role",
@@ -1642,4 +1644,107 @@ fn python_sdk_search_merges_copies_and_sessions_know_their_family() {
     assert_eq!(row(inferred)["parent"]["how"], "inferred");
     assert_eq!(row(edited)["parent"]["how"], "stated");
     assert!(row(edited).get("forks").is_none());
+}
+
+/// `pi-index mcp --db URL`: the same tools over the team database, two
+/// hosts having pushed the search fixtures: the local answers, each with
+/// its host, and `database` where the local ones say `index`; a session
+/// two hosts hold is shown by its host.
+#[test]
+fn python_sdk_over_the_team_database_each_answer_with_its_host() {
+    let Some(py) = python("python_sdk_over_the_team_database_each_answer_with_its_host") else {
+        return;
+    };
+    let Some(url) = crate::team::database("mcp_db") else {
+        return;
+    };
+    let s = Scratch::new();
+    let dir = search_fixtures(&s);
+    for host in ["alice@laptop", "bob@devbox"] {
+        crate::util::pg::push_ok(&s, &url, host);
+    }
+    let steps = json!([
+        {"call": "search", "args": {"query": "tokio host:bob@devbox"}},
+        {"call": "sessions", "args": {}},
+        {"call": "sessions", "args": {"query": "tokio", "cwd": "/home/u/alpha"}},
+        {"call": "show", "args": {"session": A, "host": "bob@devbox"}},
+        {"call": "show", "args": {"session": A}},
+        {"call": "search", "args": {"query": "tokio"}},
+    ]);
+    let c = client(py, &s, steps.clone(), &["--db", &url]);
+    let local = client(py, &s, steps, &strs(&server_args(&s, &dir)));
+    let r: Vec<&Value> = c.results[..4].iter().map(ok).collect();
+    let database = url.trim_start_matches("postgres://");
+    for answer in &r {
+        assert_eq!(answer["database"], database, "{answer}");
+        assert!(answer.get("index").is_none(), "{answer}");
+    }
+    // One host's hits: the local hits but for the snippet's ranking, each
+    // with the host.
+    assert_eq!(set(lines(r[0])), set(lines(ok(&local.results[5]))));
+    let hits = r[0]["hits"].as_array().unwrap();
+    assert!(hits.iter().all(|h| h["host"] == "bob@devbox"), "{hits:?}");
+    let a4 = hits
+        .iter()
+        .find(|h| h["line"] == 4 && h["session_id"] == A)
+        .unwrap();
+    assert_eq!(a4["text"], "What about tokio runtime panics?");
+    assert_eq!(a4["active"], false);
+    // Every host's sessions, newest first.
+    assert_eq!(r[1]["total"], 6);
+    let hosts: Vec<&str> = r[1]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts.len(), 6);
+    assert!(hosts.contains(&"alice@laptop") && hosts.contains(&"bob@devbox"));
+    // A query and a directory: alpha's session, on each host.
+    let found: Vec<(&str, &str)> = r[2]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["session_id"].as_str().unwrap(),
+                s["host"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found.iter().all(|(id, _)| *id == A), "{found:?}");
+    // A session by its id and host: the local messages.
+    assert_eq!(r[3]["host"], "bob@devbox");
+    let local_show = ok(&local.results[3]);
+    assert_eq!(r[3]["messages"], local_show["messages"]);
+    assert_eq!(r[3]["total"], local_show["total"]);
+    // Two hosts hold it: without one, the error says how to choose.
+    assert!(
+        err(&c.results[4]).contains("--host"),
+        "{}",
+        err(&c.results[4])
+    );
+    // And `--call` reads the database too.
+    let out = s
+        .cmd()
+        .args([
+            "mcp",
+            "--db",
+            &url,
+            "--call",
+            "sessions",
+            "--args",
+            "{\"limit\": 1}",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["total"], 6);
+    assert_eq!(v["database"], database);
 }

@@ -673,3 +673,69 @@ fn a_hit_copied_into_forks_says_how_many_forks_hold_it() {
     let text = screen(&mut app, 80, 24);
     assert!(text.contains("[also in 2 forks]"), "{text}");
 }
+
+#[test]
+fn the_team_database_is_picked_from_as_the_index_is_each_session_with_its_host() {
+    let Some(url) = crate::team::database("pick_db") else {
+        return;
+    };
+    let s = Scratch::new();
+    s.build(&[&search_fixtures()], &[]);
+    crate::util::pg::push_ok(&s, &url, "bob@devbox");
+    let db = pi_index::read::open(Some(&url), &s.index()).unwrap();
+    assert!(!db.capabilities().files, "the files stay on their host");
+    let view = View::new(std::sync::Arc::from(db));
+    // Every session, newest first, each under its host.
+    let mut app = picker(&view, "", false);
+    let text = screen(&mut app, 140, 30);
+    assert!(
+        text.lines().next().unwrap().ends_with("3 sessions"),
+        "{text}"
+    );
+    let sub = row_with(&text, "Explain the flaky test");
+    let beta = row_with(&text, "Beta planning");
+    let alpha = row_with(&text, "How do I parse JSON");
+    assert!(sub < beta && beta < alpha, "{text}");
+    assert!(
+        text.lines().nth(beta).unwrap().contains("bob@devbox"),
+        "{text}"
+    );
+    // A query finds what the local picker finds.
+    typed(&mut app, &view, "tokio");
+    let text = screen(&mut app, 140, 30);
+    assert!(
+        text.lines().next().unwrap().ends_with("2 sessions"),
+        "{text}"
+    );
+    assert!(text.contains("Beta planning"), "{text}");
+    assert!(text.contains("How do I parse JSON"), "{text}");
+    // The preview: the hit among its neighbours, read from the database.
+    let at = app.selection().0;
+    let alpha_first = row_with(&text, "How do I parse JSON") < row_with(&text, "Beta planning");
+    if (at == 0) == alpha_first {
+        // Alpha selected.
+    } else {
+        key(&mut app, &view, KeyCode::Down);
+    }
+    let text = screen(&mut app, 140, 30);
+    assert!(text.contains("▶ "), "{text}");
+    assert!(
+        text.contains("Use serde_json::from_str"),
+        "a message before the hit: {text}"
+    );
+    // Tab: the hits inside that session, each of them.
+    key(&mut app, &view, KeyCode::Tab);
+    assert_eq!(app.focus(), Focus::Hits);
+    assert_eq!(app.session_hits().len(), 2, "a3 and a4 name tokio");
+    assert!(app
+        .session_hits()
+        .iter()
+        .all(|h| h.doc.host.as_deref() == Some("bob@devbox")));
+    key(&mut app, &view, KeyCode::Enter);
+    let choice = chosen(&app);
+    assert_eq!(choice.session.host.as_deref(), Some("bob@devbox"));
+    assert!(choice
+        .session
+        .path
+        .ends_with("aaaa0001-0000-4000-8000-000000000001.jsonl"));
+}

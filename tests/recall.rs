@@ -17,8 +17,8 @@ use std::path::Path;
 use std::process::Command;
 
 use pi_index::index::schema::session_key;
-use pi_index::index::PiIndex;
 use pi_index::search::query::{compile, FieldMap, Filters, Now};
+use pi_index::search::Reader;
 use tantivy::collector::DocSetCollector;
 
 use crate::util::Scratch;
@@ -298,11 +298,11 @@ fn identifiers_are_found_however_they_are_typed() {
         drawn.extend(ids.into_iter().take(PER_SHAPE).map(|id| (k, id.clone())));
     }
 
-    let pi = PiIndex::open(&s.index()).unwrap();
-    let searcher = pi.searcher().unwrap();
+    let reader = Reader::open(&s.index()).unwrap();
+    let searcher = reader.searcher().unwrap();
     let now = Now::system();
     let keys = |query: &str| -> BTreeSet<u64> {
-        let mut map = FieldMap::new(&pi, &searcher).unwrap();
+        let mut map = FieldMap::new(&reader, &searcher).unwrap();
         let compiled = compile(query, &Filters::default(), &now, &mut map)
             .unwrap_or_else(|e| panic!("{query}: {e}"));
         let addrs = searcher.search(&*compiled.query, &DocSetCollector).unwrap();

@@ -2224,3 +2224,119 @@ fn an_omp_session_is_pushed_with_its_agent_into_a_version_6_database() {
         "{agents:?}"
     );
 }
+
+/// `stats --db`: what the database holds, each host's, as one JSON object
+/// (the local object's keys where they apply, `database` for `index`) and
+/// for people; and `--db` alone reads the URL from
+/// `PI_INDEX_DATABASE_URL`, for every read command, whose help names it.
+#[test]
+fn stats_db_and_db_alone_read_the_team_database() {
+    let Some(url) = database("stats_db") else {
+        return;
+    };
+    let hosts = ["alice@laptop", "bob@devbox"];
+    let mut scratches = Vec::new();
+    for (host, word) in hosts.iter().zip(["zqalpha", "zqbravo"]) {
+        let s = Scratch::new();
+        let dir = sessions_with(&s, word);
+        s.build(&[&dir], &[]);
+        push_ok(&s, &url, host);
+        scratches.push(s);
+    }
+    let s = &scratches[0];
+    let local: Vec<serde_json::Value> = scratches
+        .iter()
+        .map(|s| {
+            json_lines(&run(s
+                .cmd()
+                .args(["stats", "--json", "--index"])
+                .arg(s.index())))
+            .remove(0)
+        })
+        .collect();
+    let out = run(s.cmd().args(["stats", "--json", "--db", &url]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats = json_lines(&out).remove(0);
+    assert_eq!(stats["database"], url.trim_start_matches("postgres://"));
+    let sum = |k: &str| local.iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(stats["sessions"], sum("sessions"));
+    assert_eq!(stats["messages"], sum("messages"));
+    assert_eq!(
+        stats["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["host"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        hosts
+    );
+    for key in ["index", "index_bytes", "top_projects", "copies", "roots"] {
+        assert!(stats.get(key).is_none(), "{key}: {stats}");
+    }
+    // The local object is unchanged: `index` first, no `hosts`.
+    let raw = run(s.cmd().args(["stats", "--json", "--index"]).arg(s.index()));
+    let raw = String::from_utf8_lossy(&raw.stdout);
+    assert!(raw.starts_with("{\"index\":"), "{raw}");
+    assert!(!raw.contains("\"hosts\""), "{raw}");
+    let out = run(s.cmd().args(["stats", "--db", &url]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("database   "), "{text}");
+    for line in ["hosts      2", "sessions   4", "per host"] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    assert!(
+        text.contains("2 sessions ") && text.contains("bob@devbox"),
+        "{text}"
+    );
+
+    // `--db` alone: the URL from the environment.
+    for args in [
+        &["search", "--json", "--db", "--", "zqalpha"][..],
+        &["sessions", "--json", "--db"],
+        &[
+            "show",
+            "same-id-on-every-host",
+            "--format",
+            "json",
+            "--host",
+            "bob@devbox",
+            "--db",
+        ],
+        &["stats", "--json", "--db"],
+    ] {
+        let out = run(s.cmd().env("PI_INDEX_DATABASE_URL", &url).args(args));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let first = json_lines(&out).remove(0);
+        assert!(
+            first.get("host").is_some() || first.get("database").is_some(),
+            "{args:?}: {first}"
+        );
+    }
+    let out = run(s
+        .cmd()
+        .env_remove("PI_INDEX_DATABASE_URL")
+        .args(["search", "x", "--db"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("PI_INDEX_DATABASE_URL"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for cmd in [
+        "search", "sessions", "show", "stats", "serve", "mcp", "pick",
+    ] {
+        let help = run(s.cmd().args([cmd, "--help"]));
+        assert!(
+            String::from_utf8_lossy(&help.stdout).contains("--db [<URL>]"),
+            "{cmd} --help names --db"
+        );
+    }
+}

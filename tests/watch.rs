@@ -8,7 +8,6 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, build_changed, BuildOptions};
 use pi_index::watch::{Changes, SessionWatch};
 
@@ -16,16 +15,9 @@ use crate::util::concurrent::{check, documents, fresh_documents};
 use crate::util::incremental::{append, setup, user};
 
 fn opts(root: &std::path::Path, index: PathBuf) -> BuildOptions {
-    BuildOptions {
-        roots: vec![root.to_owned()],
-        index_dir: index,
-        kinds: Kinds::default(),
-        threads: 2,
-        memory_budget: 64 << 20,
-        full: false,
-        prune: false,
-        locations: Vec::new(),
-    }
+    BuildOptions::new(vec![root.to_owned()], index)
+        .threads(2)
+        .memory_budget(64 << 20)
 }
 
 /// Takes from the watch until `n` paths have been seen (or everything).

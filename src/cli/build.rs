@@ -15,7 +15,8 @@ use pi_index::pi::giant::max_document_bytes;
 use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, BuildError, BuildOptions, BuildReport};
 
-use super::{output, EXIT_OK};
+use super::common::EXIT_OK;
+use super::output;
 
 /// Arguments of `pi-index build`.
 #[derive(Args, Debug)]
@@ -143,16 +144,13 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         .map(usize::from)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(MAX_THREADS);
-    let opts = BuildOptions {
-        roots,
-        index_dir: index_dir.to_owned(),
-        kinds: args.include,
-        threads,
-        memory_budget: (args.memory as usize) << 20,
-        full: args.full,
-        prune: args.prune,
-        locations,
-    };
+    let opts = BuildOptions::new(roots, index_dir.to_owned())
+        .kinds(args.include)
+        .threads(threads)
+        .memory_budget((args.memory as usize) << 20)
+        .full(args.full)
+        .prune(args.prune)
+        .locations(locations);
 
     let show_bar = !args.quiet && !args.json && output::can_draw_progress();
     let bar = if show_bar {

@@ -12,7 +12,8 @@ use pi_index::pi::Kinds;
 use pi_index::pipeline::{check, repair, BuildOptions, CheckReport};
 
 use super::build::{sources, Sources};
-use super::{output, EXIT_NOTHING, EXIT_OK};
+use super::common::{EXIT_NOTHING, EXIT_OK};
+use super::output;
 
 /// Arguments of `pi-index check`.
 #[derive(Args, Debug)]
@@ -49,16 +50,9 @@ pub fn run(args: CheckArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
             .build_info()?
             .and_then(|i| Kinds::parse(&i.kinds).ok())
             .unwrap_or_default();
-        let opts = BuildOptions {
-            roots: roots.clone(),
-            index_dir: index_dir.to_owned(),
-            kinds,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: pi_index::pipeline::DEFAULT_MEMORY_MB << 20,
-            full: false,
-            prune: false,
-            locations,
-        };
+        let opts = BuildOptions::new(roots.clone(), index_dir.to_owned())
+            .kinds(kinds)
+            .locations(locations);
         let mended = found.defective_paths.len() as u64 + u64::from(!found.orphan_keys.is_empty());
         repair(&opts, &found, &|_| {})?;
         let before = found;

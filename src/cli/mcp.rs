@@ -12,10 +12,10 @@ use clap::{Args, ValueEnum};
 use std::time::Duration;
 
 use pi_index::mcp::http::Limits;
-use pi_index::mcp::{call, run_http, run_stdio, Options, State};
+use pi_index::mcp::{call, run_http, run_stdio, Options, Served, State};
 use pi_index::pi::Kinds;
 
-use super::EXIT_OK;
+use super::common::EXIT_OK;
 
 /// Transports of `pi-index mcp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,7 +80,25 @@ pub struct McpArgs {
     /// With --call: the tool's arguments, a JSON object.
     #[arg(long, value_name = "JSON", default_value = "{}", requires = "call")]
     pub args: String,
+
+    /// Serve the team's PostgreSQL database (postgres://…, see `push`)
+    /// instead of the local index: every pushed host's sessions, each
+    /// with its `host`, and the `host:NAME` filter. `--db` alone (last, or
+    /// before another flag) reads the URL from $PI_INDEX_DATABASE_URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with_all = ["paths", "no_refresh", "include"]
+    )]
+    pub db: Option<String>,
 }
+
+/// How long one statement of a call may run in the team database: far
+/// more than a search there takes, so that only a server gone wrong is
+/// cut.
+const DATABASE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Run `mcp`.
 pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
@@ -93,12 +111,16 @@ pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::Exit
     opts.roots = args.paths;
     opts.refresh = !args.no_refresh;
     opts.kinds = args.include;
+    // One call: one full check, no watch to start.
+    opts.watch = args.call.is_none();
+    let served = match &args.db {
+        Some(url) => Served::Database(pi_index::read::serving(url, DATABASE_TIMEOUT)?),
+        None => Served::Index(Box::new(State::new(opts))),
+    };
     if let Some(tool) = args.call {
-        // One call: one full check, no watch to start.
-        opts.watch = false;
         let json: serde_json::Value = serde_json::from_str(&args.args)
             .map_err(|e| anyhow::anyhow!("--args is not JSON ({e}): give a JSON object"))?;
-        let value = call(&State::new(opts), &tool, json).map_err(anyhow::Error::msg)?;
+        let value = call(&served, &tool, json).map_err(anyhow::Error::msg)?;
         let mut out = super::output::json_stdout();
         out.line(&value)?;
         out.flush()?;
@@ -110,8 +132,8 @@ pub fn run(args: McpArgs, index_dir: &Path) -> anyhow::Result<std::process::Exit
         request_timeout: Duration::from_secs(args.request_timeout),
     };
     match args.transport {
-        Transport::Stdio => run_stdio(opts)?,
-        Transport::Http => run_http(opts, args.port, limits, |addr| {
+        Transport::Stdio => run_stdio(served)?,
+        Transport::Http => run_http(served, args.port, limits, |addr| {
             let _ = writeln!(
                 super::output::stderr(),
                 "pi-index: MCP (streamable HTTP) at http://{addr}/mcp"

@@ -3,6 +3,7 @@
 
 mod build;
 mod check;
+mod common;
 mod mcp;
 mod output;
 mod pick;
@@ -21,14 +22,7 @@ use clap::{Parser, Subcommand};
 
 use std::process::ExitCode;
 
-/// Exit code for success.
-pub const EXIT_OK: ExitCode = ExitCode::SUCCESS;
-/// Exit code for "nothing found" (search, like grep).
-pub const EXIT_NOTHING: ExitCode = ExitCode::FAILURE;
-/// Exit code for a usage or I/O error.
-pub fn exit_error() -> ExitCode {
-    ExitCode::from(2)
-}
+use common::{exit_error, index_dir, EXIT_OK};
 
 /// What `--version` prints after the name: the version, the commit and
 /// the target it was built for (set by build.rs).
@@ -143,20 +137,6 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Say so on stderr when an index holds nothing yet; returns whether it
-/// was empty.
-fn hint_if_empty(pi: &pi_index::index::PiIndex, searcher: &tantivy::Searcher) -> bool {
-    if searcher.num_docs() == 0 {
-        let _ = writeln!(
-            output::stderr(),
-            "pi-index: the index at {} is empty: run `pi-index build` (with the directory of your sessions if Pi keeps them elsewhere)",
-            pi.dir.display()
-        );
-        return true;
-    }
-    false
-}
-
 /// Print a one-line error and return the error exit code.
 fn fail(e: &anyhow::Error) -> ExitCode {
     // A closed pipe (`pi-index search … --json | head -1`) is not an
@@ -181,22 +161,4 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
                 .and_then(serde_json::Error::io_error_kind)
                 == Some(BrokenPipe)
     })
-}
-
-/// Where the index lives: `--index`, else `$PI_INDEX_DIR`, else the
-/// platform's data directory.
-fn index_dir(flag: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
-    if let Some(p) = flag {
-        return Ok(p.to_owned());
-    }
-    if let Some(p) = std::env::var_os("PI_INDEX_DIR").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    directories::ProjectDirs::from("", "", "pi-index")
-        .map(|d| d.data_dir().to_owned())
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "cannot find a home directory for the index: pass --index DIR or set PI_INDEX_DIR"
-            )
-        })
 }

@@ -5,6 +5,7 @@ use std::io::{BufWriter, IsTerminal, StderrLock, StdoutLock, Write};
 
 use clap::ValueEnum;
 
+use pi_index::output::text::{ellipsized, flatten, marked};
 use pi_index::output::{sanitize, JsonLines, Paint, Screen};
 
 /// When to colour output.
@@ -86,21 +87,7 @@ pub fn highlight<W: Write>(
 ) -> std::io::Result<()> {
     // Cut into plain and matched pieces first, then collapse whitespace
     // across the whole line, so pieces join as the text did.
-    let mut pieces: Vec<(bool, &str)> = Vec::with_capacity(ranges.len() * 2 + 1);
-    let mut at = 0;
-    for r in ranges {
-        if r.start < at
-            || r.end > text.len()
-            || !text.is_char_boundary(r.start)
-            || !text.is_char_boundary(r.end)
-        {
-            continue;
-        }
-        pieces.push((false, &text[at..r.start]));
-        pieces.push((true, &text[r.clone()]));
-        at = r.end;
-    }
-    pieces.push((false, &text[at..]));
+    let pieces = marked(text, ranges);
     let mut space = false;
     let mut started = false;
     let mut piece = String::new();
@@ -132,31 +119,14 @@ pub fn highlight<W: Write>(
     Ok(())
 }
 
-/// Whitespace runs (newlines included) become one space.
-pub fn flatten(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `2026-03-01T14:02:11.000Z` as `2026-03-01 14:02`.
-pub fn short_time(ts: Option<&str>) -> String {
-    match ts {
-        Some(t) if t.len() >= 16 => format!("{} {}", &t[..10], &t[11..16]),
-        Some(t) => t.to_owned(),
-        None => "-".into(),
-    }
-}
-
 /// At most `n` characters of `s` (sanitized), on one line, with an
 /// ellipsis when cut.
 pub fn cut(s: &str, n: usize) -> String {
-    let flat = flatten(&sanitize(s));
-    match flat.char_indices().nth(n) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat,
-    }
+    ellipsized(&flatten(&sanitize(s)), n)
 }
 
 pub use pi_index::output::shell_quote;
+pub use pi_index::output::text::short_time;
 
 /// The `pi-index show` command that shows line `line` of session `id` in
 /// context, for pasting: the index named when it is not where `pi-index`

@@ -28,12 +28,12 @@ use ratatui::Terminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pi_index::pick::app::{App, Choice, HitsDone, IndexState, Outcome, PreviewDone, SearchDone};
-use pi_index::pick::refresh::{current, follow, refresh, refresher, Refreshed, Source};
+use pi_index::pick::refresh::{current, follow, refresh, refresher, Index, Refreshed, SharedView};
 use pi_index::pick::worker::Worker;
-use pi_index::pick::{run_hits, run_preview, run_search};
+use pi_index::pick::{run_hits, run_preview, run_search, View};
 
+use super::common::{exit_error, EXIT_NOTHING, EXIT_OK};
 use super::output::{self, shell_quote, ColorChoice};
-use super::{exit_error, EXIT_NOTHING, EXIT_OK};
 
 /// Arguments of `pi-index pick`.
 #[derive(Args, Debug)]
@@ -67,6 +67,20 @@ pub struct PickArgs {
     /// When to colour the picker (auto: unless `NO_COLOR` is set).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    /// Pick from the team's PostgreSQL database (see `push`) instead of
+    /// the local index: every pushed host's sessions. A session of the
+    /// team is on its host: choosing it prints the command that resumes
+    /// it there. `--db` alone (last, or before another flag) reads the
+    /// URL from $PI_INDEX_DATABASE_URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "no_refresh"
+    )]
+    pub db: Option<String>,
 }
 
 /// How long the picker waits for its first refresh before its first
@@ -106,11 +120,15 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
         ColorChoice::Never => false,
         ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    let mut source = Source::open(index_dir)?;
-    let (tx, rx) = mpsc::channel::<Message>();
-    let mut app = App::new(&args.query.join(" "), args.active_only, colour);
-
-    let mut read = 0u64;
+    if let Some(url) = &args.db {
+        // The database as it is: nothing to refresh, nothing here to resume.
+        let team = pi_index::read::open(Some(url), index_dir)?;
+        let shared: SharedView = std::sync::Arc::new(std::sync::RwLock::new(Some(View::new(
+            std::sync::Arc::from(team),
+        ))));
+        return pick(&args, tty, colour, None, shared);
+    }
+    let mut source = Index::open(index_dir)?;
     let mut refresher = refresher(index_dir);
     if !source.is_open() {
         if args.no_refresh {
@@ -121,7 +139,28 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
         }
         first_build(index_dir, &mut refresher, &mut source)?;
     }
-    if !args.no_refresh {
+    let shared = source.shared();
+    pick(&args, tty, colour, Some((source, refresher)), shared)
+}
+
+/// The picker over `shared`, on `tty`; with the local index (`local`:
+/// it, and what brings it up to date), the index followed as Pi writes
+/// unless `--no-refresh`.
+fn pick(
+    args: &PickArgs,
+    tty: File,
+    colour: bool,
+    local: Option<(Index, pi_index::refresh::Refresher)>,
+    shared: SharedView,
+) -> anyhow::Result<ExitCode> {
+    let (tx, rx) = mpsc::channel::<Message>();
+    let mut app = App::new(&args.query.join(" "), args.active_only, colour);
+    let mut read = 0u64;
+    let (mut source, refresher) = match local {
+        Some((index, refresher)) => (Some(index), Some(refresher)),
+        None => (None, None),
+    };
+    if let (false, Some(refresher)) = (args.no_refresh, refresher) {
         // Brought up to date now, then as Pi writes while the picker is
         // open (the session directories watched).
         let tx = tx.clone();
@@ -143,7 +182,9 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
             match rx.recv_timeout(left) {
                 Ok(Message::Progress(bytes)) => read += bytes,
                 Ok(Message::Refreshed(done)) => {
-                    took_in(&mut app, &mut source, done, false)?;
+                    if let Some(source) = &mut source {
+                        took_in(&mut app, source, done, false)?;
+                    }
                     break;
                 }
                 Ok(_) => {}
@@ -155,7 +196,6 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
         }
     }
 
-    let shared = source.shared();
     let searches = {
         let (tx, shared) = (tx.clone(), shared.clone());
         Worker::spawn("pi-index-search", move |job| {
@@ -193,7 +233,7 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
     while app.searching() {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok(message) => handle(&mut app, &mut source, &mut read, message)?,
+            Ok(message) => handle(&mut app, source.as_mut(), &mut read, message)?,
             Err(_) => break,
         }
         dispatch(&mut app);
@@ -227,7 +267,7 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
         // before the next one: a burst of keys costs one frame.
         let mut next = rx.recv().ok();
         while let Some(message) = next {
-            handle(&mut app, &mut source, &mut read, message)?;
+            handle(&mut app, source.as_mut(), &mut read, message)?;
             next = rx.try_recv().ok();
         }
         dispatch(&mut app);
@@ -242,7 +282,10 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
             out.flush()?;
             Ok(EXIT_OK)
         }
-        Some(Outcome::Chosen(choice)) => resume(&choice),
+        Some(Outcome::Chosen(choice)) => match &choice.session.host {
+            Some(host) => elsewhere(&choice, host),
+            None => resume(&choice),
+        },
         Some(Outcome::Interrupted) => Ok(ExitCode::from(130)),
         Some(Outcome::Cancelled) | None => Ok(EXIT_NOTHING),
     }
@@ -253,7 +296,7 @@ pub fn run(args: PickArgs, index_dir: &Path) -> anyhow::Result<ExitCode> {
 fn first_build(
     index_dir: &Path,
     refresher: &mut pi_index::refresh::Refresher,
-    source: &mut Source,
+    source: &mut Index,
 ) -> anyhow::Result<()> {
     let bar = if output::can_draw_progress() {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -303,7 +346,7 @@ fn first_build(
 /// Handle one message of the event loop.
 fn handle(
     app: &mut App,
-    source: &mut Source,
+    source: Option<&mut Index>,
     read: &mut u64,
     message: Message,
 ) -> anyhow::Result<()> {
@@ -317,14 +360,18 @@ fn handle(
             *read += bytes;
             app.set_index_state(IndexState::Refreshing { bytes: *read });
         }
-        Message::Refreshed(done) => took_in(app, source, done, true)?,
+        Message::Refreshed(done) => {
+            if let Some(source) = source {
+                took_in(app, source, done, true)?
+            }
+        }
     }
     Ok(())
 }
 
 /// Take in a refresh's outcome: reload the index and search again when
 /// it committed, and say what the user should know.
-fn took_in(app: &mut App, source: &mut Source, done: Refreshed, shown: bool) -> anyhow::Result<()> {
+fn took_in(app: &mut App, source: &mut Index, done: Refreshed, shown: bool) -> anyhow::Result<()> {
     let state = match done {
         Refreshed::Updated { messages, rebuilt } => {
             let had_index = source.is_open();
@@ -359,6 +406,27 @@ fn print_json(choice: &Choice) -> anyhow::Result<ExitCode> {
         Some(hit) => out.line(hit)?,
         None => out.line(choice.session.as_ref())?,
     }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// A session of another host (the team database's) is not resumed here:
+/// the command that resumes it there is printed.
+fn elsewhere(choice: &Choice, host: &str) -> anyhow::Result<ExitCode> {
+    let _ = writeln!(
+        output::stderr(),
+        "pi-index: the session is on {host}: resume it there with"
+    );
+    let agent = choice.session.agent;
+    let mut out = output::stdout(false);
+    writeln!(
+        out,
+        "cd {} && {} {} {}",
+        shell_quote(choice.session.cwd.as_deref().unwrap_or(".")),
+        agent.command(),
+        agent.resume_flag(),
+        shell_quote(&choice.session.path)
+    )?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -13,7 +13,8 @@ use pi_index::index::PiIndex;
 use pi_index::team::push::{push, PushReport};
 use pi_index::team::{default_host_name, Db, TeamError};
 
-use super::{output, EXIT_OK};
+use super::common::EXIT_OK;
+use super::output;
 
 /// Arguments of `pi-index push`.
 #[derive(Args, Debug)]

@@ -8,14 +8,14 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use pi_index::index::PiIndex;
 use pi_index::output::{Paint, Screen};
 use pi_index::pi::Agent;
+use pi_index::read::{SearchRequest, SearchResult};
 use pi_index::search::query::{Filters, Key, Warning};
-use pi_index::search::{SearchRequest, SearchResult, Sort};
+use pi_index::search::Sort;
 
+use super::common::{self, EXIT_NOTHING, EXIT_OK};
 use super::output::{self, cut, highlight, shell_quote, short_time, show_command, ColorChoice};
-use super::{EXIT_NOTHING, EXIT_OK};
 
 /// Orders of hits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -98,8 +98,9 @@ pub struct SearchArgs {
 
     /// Search the team's PostgreSQL database (postgres://…, see `push`)
     /// instead of the local index: every pushed host's sessions, each hit
-    /// with its `host`, and the `host:NAME` filter.
-    #[arg(long, value_name = "URL")]
+    /// with its `host`, and the `host:NAME` filter. `--db` alone (last, or
+    /// before another flag) reads the URL from $PI_INDEX_DATABASE_URL.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub db: Option<String>,
 }
 
@@ -148,29 +149,25 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         SortArg::Newest => Sort::Newest,
         SortArg::Oldest => Sort::Oldest,
     };
-    if let Some(url) = &args.db {
-        return team(&args, url, &filters, &now, sort);
-    }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    // No search returns more hits than the index has documents: counts
-    // past that are clamped, so none is allocated for (`-n 4000000000`
-    // once asked for 64 GB) and `offset + limit` cannot overflow.
-    let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+    let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
     let req = SearchRequest {
         query: args.query.join(" "),
         filters,
         sort,
-        limit: args.limit.min(docs),
+        // No search returns more hits than the source has: counts past
+        // that are clamped by the source, so none is allocated for (`-n
+        // 4000000000` once asked for 64 GB).
+        limit: args.limit,
         offset: args.offset,
         snippet_chars: 160,
         now,
         copies: args.copies,
     };
-    if super::hint_if_empty(&pi, &searcher) {
+    if let Some(empty) = source.empty() {
+        common::said(&empty);
         return Ok(EXIT_NOTHING);
     }
-    let result = pi.search(&searcher, &req)?;
+    let result = source.search(&req)?;
     warn(
         &result.warnings,
         args.offset,
@@ -185,20 +182,34 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         out.flush()?;
     } else {
         let mut out = output::stdout(args.color.enabled());
-        // The suggested commands name the index unless it is where
-        // `pi-index` looks without being told.
-        let named = super::index_dir(None)
+        // The suggested commands (for a session whose file is here) name
+        // the index unless it is where `pi-index` looks without being
+        // told.
+        let named = common::index_dir(None)
             .ok()
-            .is_none_or(|default| default != index_dir)
+            .is_none_or(|default| default != *index_dir)
             .then_some(index_dir);
-        print_grouped(&mut out, named, &result)?;
-        more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
+        let here = source.capabilities().files;
+        print_grouped(&mut out, here.then_some(named), &result)?;
+        if result.more {
+            // The database counted its pool, not every match.
+            writeln!(out)?;
+            out.paint_line(
+                Paint::Dim,
+                &format!(
+                    "{} of more than {} hits shown: use -n or --offset for more",
+                    result.hits.len(),
+                    result.total
+                ),
+            )?;
+        } else {
+            more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
+        }
         out.flush()?;
     }
     // The process ends now: the index's files are left mapped for the exit
     // to unmap all at once, instead of one munmap per segment file.
-    std::mem::forget(searcher);
-    std::mem::forget(pi);
+    std::mem::forget(source);
     Ok(if result.hits.is_empty() {
         EXIT_NOTHING
     } else {
@@ -235,122 +246,19 @@ fn warn(warnings: &[Warning], offset: usize, shown: usize, total: usize) -> anyh
     Ok(())
 }
 
-/// `search --db URL`: the same query against the team database.
-fn team(
-    args: &SearchArgs,
-    url: &str,
-    filters: &Filters,
-    now: &pi_index::search::query::Now,
-    sort: Sort,
-) -> anyhow::Result<std::process::ExitCode> {
-    let db = pi_index::team::Db::connect(url)?;
-    // Counts past what a database can page through are clamped.
-    let limit = args.limit.min(i64::MAX as usize / 2);
-    let offset = args.offset;
-    let query = args.query.join(" ");
-    let result = pi_index::team::search::search(
-        &db,
-        &query,
-        filters,
-        now,
-        sort,
-        limit,
-        offset,
-        160,
-        args.copies,
-    )?;
-    warn(
-        &result.warnings,
-        args.offset,
-        result.hits.len(),
-        result.total,
-    )?;
-    if args.json {
-        let mut out = output::json_stdout();
-        for h in &result.hits {
-            out.line(h)?;
-        }
-        out.flush()?;
-    } else {
-        let mut out = output::stdout(args.color.enabled());
-        let mut last: Option<(&str, &str)> = None;
-        for h in &result.hits {
-            let d = &h.hit.doc;
-            if last != Some((h.host.as_str(), d.path.as_str())) {
-                if last.is_some() {
-                    writeln!(out)?;
-                }
-                last = Some((h.host.as_str(), d.path.as_str()));
-                let label = d.session_name.as_deref().unwrap_or(&d.session_id);
-                out.paint_line(Paint::Heading, &cut(label, 80))?;
-                out.paint_line(
-                    Paint::Dim,
-                    &format!(
-                        "{}{}  {}  {}",
-                        agent_prefix(d.agent),
-                        OneLine(&h.host),
-                        OneLine(d.cwd.as_deref().unwrap_or("?")),
-                        OneLine(&d.path)
-                    ),
-                )?;
-            }
-            write!(out, "  ")?;
-            out.paint(Paint::Role, &format!("[{}]", d.role))?;
-            write!(
-                out,
-                " {} line {}",
-                short_time(d.timestamp.as_deref()),
-                d.line
-            )?;
-            if !d.active {
-                write!(out, " ")?;
-                out.paint(Paint::Warn, "[abandoned branch]")?;
-            }
-            if let Some(mark) = super::show::edited_mark(d.edited) {
-                write!(out, " ")?;
-                out.paint(Paint::Warn, mark)?;
-            }
-            if let Some(also) = also_in(h.hit.copies.len()) {
-                write!(out, " ")?;
-                out.paint(Paint::Dim, &also)?;
-            }
-            write!(out, ": ")?;
-            highlight(&mut out, &h.hit.snippet, &h.hit.highlights)?;
-            writeln!(out)?;
-        }
-        if result.more {
-            // The database counted its pool, not every match.
-            writeln!(out)?;
-            out.paint_line(
-                Paint::Dim,
-                &format!(
-                    "{} of more than {} hits shown: use -n or --offset for more",
-                    result.hits.len(),
-                    result.total
-                ),
-            )?;
-        } else {
-            more_hits(&mut out, result.hits.len(), result.total, args.offset)?;
-        }
-        out.flush()?;
-    }
-    Ok(if result.hits.is_empty() {
-        EXIT_NOTHING
-    } else {
-        EXIT_OK
-    })
-}
-
-/// Hits grouped by session, in the order each session first appears.
+/// Hits grouped by session (of its host), in the order each session
+/// first appears; with `files` (the session files are here: the local
+/// index), each session's resume command and each hit's `show` command,
+/// naming the index when it is given.
 fn print_grouped<W: Write>(
     out: &mut Screen<W>,
-    index: Option<&Path>,
+    files: Option<Option<&Path>>,
     result: &SearchResult,
 ) -> anyhow::Result<()> {
-    let mut order: Vec<&str> = Vec::new();
-    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut order: Vec<(Option<&str>, &str)> = Vec::new();
+    let mut groups: HashMap<(Option<&str>, &str), Vec<usize>> = HashMap::new();
     for (i, h) in result.hits.iter().enumerate() {
-        let key = h.doc.path.as_str();
+        let key = (h.doc.host.as_deref(), h.doc.path.as_str());
         groups
             .entry(key)
             .or_insert_with(|| {
@@ -359,39 +267,53 @@ fn print_grouped<W: Write>(
             })
             .push(i);
     }
-    for (n, path) in order.iter().enumerate() {
+    for (n, key) in order.iter().enumerate() {
         if n > 0 {
             writeln!(out)?;
         }
-        let first = &result.hits[groups[path][0]].doc;
-        let summary = result.hits[groups[path][0]].session.as_deref();
+        let (host, path) = *key;
+        let first = &result.hits[groups[key][0]].doc;
+        let summary = result.hits[groups[key][0]].session.as_deref();
         let label = summary
             .map(|s| s.label().to_owned())
+            .or_else(|| first.session_name.clone())
             .unwrap_or_else(|| first.session_id.clone());
-        let date = summary
-            .and_then(|s| s.started.clone())
-            .or_else(|| first.timestamp.clone());
         out.paint_line(Paint::Heading, &cut(&label, 80))?;
+        // A session of another host is named by its host; one here by
+        // when it started.
+        let place = match host {
+            Some(host) => format!(
+                "{}  {}",
+                OneLine(host),
+                OneLine(first.cwd.as_deref().unwrap_or("?"))
+            ),
+            None => {
+                let date = summary
+                    .and_then(|s| s.started.clone())
+                    .or_else(|| first.timestamp.clone());
+                format!(
+                    "{}  {}",
+                    OneLine(first.cwd.as_deref().unwrap_or("?")),
+                    short_time(date.as_deref())
+                )
+            }
+        };
         out.paint_line(
             Paint::Dim,
-            &format!(
-                "{}{}  {}  {}",
-                agent_prefix(first.agent),
-                OneLine(first.cwd.as_deref().unwrap_or("?")),
-                short_time(date.as_deref()),
-                OneLine(path)
-            ),
+            &format!("{}{place}  {}", agent_prefix(first.agent), OneLine(path)),
         )?;
-        out.paint_line(
-            Paint::Dim,
-            &format!(
-                "resume: {} {} {}",
-                first.agent.command(),
-                first.agent.resume_flag(),
-                shell_quote(path)
-            ),
-        )?;
-        let mut idx = groups[path].clone();
+        if files.is_some() {
+            out.paint_line(
+                Paint::Dim,
+                &format!(
+                    "resume: {} {} {}",
+                    first.agent.command(),
+                    first.agent.resume_flag(),
+                    shell_quote(path)
+                ),
+            )?;
+        }
+        let mut idx = groups[key].clone();
         idx.sort_by_key(|&i| result.hits[i].doc.line);
         for i in idx {
             let h = &result.hits[i];
@@ -418,17 +340,19 @@ fn print_grouped<W: Write>(
             write!(out, ": ")?;
             highlight(out, &h.snippet, &h.highlights)?;
             writeln!(out)?;
-            write!(out, "    ")?;
-            out.paint_line(
-                Paint::Dim,
-                &show_command(&h.doc.session_id, h.doc.line, index),
-            )?;
+            if let Some(index) = files {
+                write!(out, "    ")?;
+                out.paint_line(
+                    Paint::Dim,
+                    &show_command(&h.doc.session_id, h.doc.line, index),
+                )?;
+            }
         }
     }
     Ok(())
 }
 
-pub use pi_index::search::copies::also_in;
+pub use pi_index::output::text::also_in;
 
 /// What a session's line under its heading starts with: the agent that
 /// wrote it and two spaces, unless it is Pi (what most sessions are).

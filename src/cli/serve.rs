@@ -12,7 +12,7 @@ use clap::Args;
 use pi_index::pi::Kinds;
 use pi_index::serve::{run, Options};
 
-use super::EXIT_OK;
+use super::common::EXIT_OK;
 
 /// The port `serve` listens on unless told.
 pub const DEFAULT_PORT: u16 = 7717;
@@ -59,8 +59,15 @@ pub struct ServeArgs {
 
     /// Serve the team's PostgreSQL database (postgres://…, see `push`)
     /// instead of the local index: every pushed host's sessions, each
-    /// with its host, and the `host:NAME` filter.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["paths", "no_refresh", "include"])]
+    /// with its host, and the `host:NAME` filter. `--db` alone (last, or
+    /// before another flag) reads the URL from $PI_INDEX_DATABASE_URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with_all = ["paths", "no_refresh", "include"]
+    )]
     pub db: Option<String>,
 }
 

@@ -9,15 +9,13 @@ use std::path::Path;
 
 use clap::Args;
 
-use pi_index::index::PiIndex;
-use pi_index::search::family::{refs_of, Families};
+use pi_index::read::{Hit, Matched, SessionList, SessionQuery, SessionRow, Source};
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
-use pi_index::search::{Matched, SessionQuery, SessionRow};
 
 use pi_index::output::Paint;
 
+use super::common::{self, EXIT_NOTHING, EXIT_OK};
 use super::output::{self, cut, highlight, short_time, ColorChoice};
-use super::EXIT_OK;
 
 /// Arguments of `pi-index sessions`.
 #[derive(Args, Debug)]
@@ -61,8 +59,10 @@ pub struct SessionsArgs {
     pub color: ColorChoice,
 
     /// List or find the sessions of the team's PostgreSQL database (see
-    /// `push`) instead of the local index; each with its `host`.
-    #[arg(long, value_name = "URL")]
+    /// `push`) instead of the local index; each with its `host`. `--db`
+    /// alone (last, or before another flag) reads the URL from
+    /// $PI_INDEX_DATABASE_URL.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub db: Option<String>,
 
     /// With --db and no QUERY: only this host's sessions (a QUERY takes
@@ -100,27 +100,32 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
         .map(|s| parse_when(s, &pi_index::search::query::Now::system()))
         .transpose()?;
     let dir = args.cwd.as_deref().map(normalize_dir);
-    if let Some(url) = &args.db {
-        return team(&args, url, dir.as_deref(), since);
-    }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    if super::hint_if_empty(&pi, &searcher) {
+    let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
+    if let Some(empty) = source.empty() {
+        common::said(&empty);
         return Ok(EXIT_OK);
     }
-    let keep = |s: &SessionRow| s.selected(dir.as_deref(), since);
     if !args.query.is_empty() {
-        return found(&args, &pi, &searcher, keep);
+        return found(&args, source.as_ref(), dir, since);
     }
-    let mut sessions = pi.sessions(&searcher)?;
-    let families = pi.families(&searcher)?;
-    let refs = refs_of(&sessions);
-    for s in &mut sessions {
-        families.annotate(&pi, &searcher, s, &refs)?;
-    }
-    sessions.retain(keep);
+    // The tree of threads needs every session (a fork's parent may be
+    // past the first N).
+    let limit = if args.threads {
+        usize::MAX
+    } else {
+        args.shown()
+    };
+    let sessions = source
+        .sessions(&SessionList {
+            host: args.host.clone(),
+            dir,
+            since,
+            offset: 0,
+            limit,
+        })?
+        .sessions;
     let rows: Vec<(usize, &SessionRow)> = if args.threads {
-        threads(&sessions, &families)
+        threads(&sessions)
     } else {
         sessions.iter().map(|s| (0, s)).collect()
     };
@@ -138,10 +143,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
             };
             out.paint(Paint::Heading, &format!("{:<60}", cut(&label, 60)))?;
             write!(out, "  ")?;
-            out.paint(
-                Paint::Dim,
-                &OneLine(s.cwd.as_deref().unwrap_or("?")).to_string(),
-            )?;
+            out.paint(Paint::Dim, &place(s))?;
             write!(out, "  {} messages  ", s.messages)?;
             out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())?;
         }
@@ -153,25 +155,34 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     Ok(EXIT_OK)
 }
 
+/// Where a session ran, for its line: its directory, after its host when
+/// it is another host's.
+fn place(s: &SessionRow) -> String {
+    let cwd = OneLine(s.cwd.as_deref().unwrap_or("?"));
+    match &s.host {
+        Some(host) => format!("{}  {cwd}", OneLine(host)),
+        None => cwd.to_string(),
+    }
+}
+
 /// `sessions QUERY`: the sessions found, best first.
 fn found(
     args: &SessionsArgs,
-    pi: &PiIndex,
-    searcher: &tantivy::Searcher,
-    keep: impl Fn(&SessionRow) -> bool,
+    source: &dyn Source,
+    dir: Option<String>,
+    since: Option<i64>,
 ) -> anyhow::Result<std::process::ExitCode> {
-    let now = pi_index::search::query::Now::system();
-    let sessions = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
     let req = SessionQuery {
         query: args.query.join(" "),
         filters: Filters::default(),
-        // --cwd and --since are applied to the rows: ask for them all.
-        limit: sessions,
+        dir,
+        since,
+        limit: args.shown(),
         offset: 0,
         snippet_chars: 160,
-        now,
+        now: pi_index::search::query::Now::system(),
     };
-    let result = pi.search_sessions(searcher, &req)?;
+    let result = source.find_sessions(&req)?;
     let mut err = output::stderr();
     for w in result.warnings.iter().take(20) {
         writeln!(
@@ -181,16 +192,7 @@ fn found(
         )?;
     }
     drop(err);
-    let mut hits: Vec<_> = result
-        .hits
-        .into_iter()
-        .filter(|h| keep(&h.session))
-        .take(args.shown())
-        .collect();
-    let families = pi.families(searcher)?;
-    for h in &mut hits {
-        families.annotate(pi, searcher, &mut h.session, &Default::default())?;
-    }
+    let hits = result.hits;
     if args.json {
         let mut out = output::json_stdout();
         for h in &hits {
@@ -204,10 +206,7 @@ fn found(
             write!(out, "{}  ", short_time(s.last.as_deref()))?;
             out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
             write!(out, "  ")?;
-            out.paint(
-                Paint::Dim,
-                &OneLine(s.cwd.as_deref().unwrap_or("?")).to_string(),
-            )?;
+            out.paint(Paint::Dim, &place(s))?;
             // What it was found by: its name, its first message, or
             // messages alone; and how many messages match.
             write!(out, "  [{}] ", matched_by(h.matched))?;
@@ -221,7 +220,7 @@ fn found(
         out.flush()?;
     }
     Ok(if hits.is_empty() {
-        super::EXIT_NOTHING
+        EXIT_NOTHING
     } else {
         EXIT_OK
     })
@@ -247,7 +246,7 @@ fn write_matches(out: &mut impl Write, n: u64) -> std::io::Result<()> {
 /// line and copies, when a message matched.
 fn write_hit<W: Write>(
     out: &mut pi_index::output::Screen<W>,
-    hit: Option<&pi_index::search::Hit>,
+    hit: Option<&Hit>,
 ) -> anyhow::Result<()> {
     if let Some(hit) = hit {
         out.paint(Paint::Role, &format!("[{}]", hit.doc.role))?;
@@ -263,18 +262,25 @@ fn write_hit<W: Write>(
 
 /// The sessions as a tree of threads: each session with no parent among
 /// `rows` (in their order, newest first), then its forks below it, deeper
-/// by one, in the same order. Returns each row with its depth.
-fn threads<'a>(rows: &'a [SessionRow], families: &Families) -> Vec<(usize, &'a SessionRow)> {
-    let at: std::collections::HashMap<u64, usize> =
-        rows.iter().enumerate().map(|(i, r)| (r.key, i)).collect();
+/// by one, in the same order. A session's parent is the one its family
+/// names, when that is indexed (or pushed, of the same host). Returns
+/// each row with its depth.
+fn threads(rows: &[SessionRow]) -> Vec<(usize, &SessionRow)> {
+    let at: std::collections::HashMap<(Option<&str>, &str), usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.host.as_deref(), r.path.as_str()), i))
+        .collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
     let mut roots = Vec::new();
     for (i, r) in rows.iter().enumerate() {
-        match families
-            .parent_of(r.key)
-            .and_then(|(p, _)| p)
-            .and_then(|p| at.get(&p))
-        {
+        let parent = r
+            .family
+            .as_ref()
+            .and_then(|f| f.parent.as_ref())
+            .filter(|p| p.session.is_some())
+            .and_then(|p| at.get(&(r.host.as_deref(), p.path.as_str())));
+        match parent {
             Some(&p) if p != i => children[p].push(i),
             _ => roots.push(i),
         }
@@ -297,106 +303,4 @@ fn threads<'a>(rows: &'a [SessionRow], families: &Families) -> Vec<(usize, &'a S
         }
     }
     out
-}
-
-/// `sessions --db URL`: the team database's sessions, or those a query
-/// finds there.
-fn team(
-    args: &SessionsArgs,
-    url: &str,
-    dir: Option<&str>,
-    since: Option<i64>,
-) -> anyhow::Result<std::process::ExitCode> {
-    let db = pi_index::team::Db::connect(url)?;
-    let mut json = args.json.then(output::json_stdout);
-    let mut out = output::stdout(!args.json && args.color.enabled());
-    if args.query.is_empty() {
-        for t in pi_index::team::search::sessions(
-            &db,
-            args.host.as_deref(),
-            dir,
-            since,
-            0,
-            args.shown(),
-        )? {
-            let s = &t.session;
-            if let Some(json) = &mut json {
-                json.line(&t)?;
-            } else {
-                write!(out, "{}  ", short_time(s.last.as_deref()))?;
-                out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
-                write!(out, "  ")?;
-                out.paint(
-                    Paint::Dim,
-                    &format!(
-                        "{}  {}",
-                        OneLine(&t.host),
-                        OneLine(s.cwd.as_deref().unwrap_or("?"))
-                    ),
-                )?;
-                write!(out, "  {} messages  ", s.messages)?;
-                out.paint_line(Paint::Dim, &s.session_id)?;
-            }
-        }
-        if let Some(json) = &mut json {
-            json.flush()?;
-        }
-        out.flush()?;
-        return Ok(EXIT_OK);
-    }
-    let now = pi_index::search::query::Now::system();
-    let pi_index::team::search::FoundSessions { hits, warnings, .. } =
-        pi_index::team::search::find_sessions(
-            &db,
-            &args.query.join(" "),
-            &Filters::default(),
-            &now,
-            dir,
-            since,
-            0,
-            args.shown(),
-        )?;
-    let mut err = output::stderr();
-    for w in warnings.iter().take(20) {
-        writeln!(
-            err,
-            "pi-index: warning: query position {}: {}",
-            w.position, w.message
-        )?;
-    }
-    drop(err);
-    for h in &hits {
-        let s = &h.session;
-        if let Some(json) = &mut json {
-            json.line(h)?;
-            continue;
-        }
-        write!(out, "{}  ", short_time(s.last.as_deref()))?;
-        out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
-        write!(out, "  ")?;
-        out.paint(
-            Paint::Dim,
-            &format!(
-                "{}  {}",
-                OneLine(&h.host),
-                OneLine(s.cwd.as_deref().unwrap_or("?"))
-            ),
-        )?;
-        write!(out, "  [{}] ", matched_by(h.matched))?;
-        write_matches(&mut out, h.matches)?;
-        out.paint_line(Paint::Dim, &s.session_id)?;
-        write!(out, "    ")?;
-        write_hit(&mut out, h.hit.as_ref())?;
-        highlight(&mut out, &h.snippet, &h.highlights)?;
-        writeln!(out)?;
-    }
-    if let Some(json) = &mut json {
-        json.flush()?;
-    }
-    out.flush()?;
-    Ok(if hits.is_empty() {
-        super::EXIT_NOTHING
-    } else {
-        EXIT_OK
-    })
 }

@@ -6,10 +6,11 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use pi_index::index::PiIndex;
 use pi_index::pi::Edited;
+use pi_index::read::{Lineage, Link, Source, StoredDoc};
 
-use super::{output, EXIT_OK};
+use super::common::EXIT_OK;
+use super::output;
 
 /// Output formats of `show`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -50,7 +51,9 @@ pub struct ShowArgs {
 
     /// Read the session from the team's PostgreSQL database (see `push`)
     /// instead of the local index; the JSON adds each message's `host`.
-    #[arg(long, value_name = "URL")]
+    /// `--db` alone (last, or before another flag) reads the URL from
+    /// $PI_INDEX_DATABASE_URL.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub db: Option<String>,
 
     /// With --db: the host whose session it is, when several pushed one
@@ -68,7 +71,7 @@ pub struct ShowArgs {
 /// without a question stands alone; every turn is followed by an empty
 /// line, and the lines are joined with `\n` (so the text ends with one).
 /// Other roles take no part.
-pub fn transcript(docs: &[pi_index::search::StoredDoc]) -> String {
+pub fn transcript(docs: &[StoredDoc]) -> String {
     use pi_index::pi::Role;
     let turns: Vec<_> = docs
         .iter()
@@ -113,45 +116,26 @@ pub enum Branch {
 
 /// Run `show`.
 pub fn run(args: ShowArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
-    if let Some(url) = &args.db {
-        let db = pi_index::team::Db::connect(url)?;
-        let arg = args.session.to_string_lossy();
-        let docs = pi_index::team::search::show(&db, &arg, args.host.as_deref())?;
-        // Every document of one session comes from one host.
-        let host = docs.first().map(|d| d.host.clone());
-        let docs = docs.into_iter().map(|d| d.doc).collect();
-        return print(&args, docs, host.as_deref(), Source::Team(&db));
-    }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    // The index stores paths as `build` found them, lossily where they
-    // are not UTF-8: an existing file is named the same way.
+    let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
+    // The local index stores paths as `build` found them, lossily where
+    // they are not UTF-8: an existing file is named the same way.
     let arg = Path::new(&args.session);
     let arg = match std::fs::canonicalize(arg) {
-        Ok(path) if path.is_file() => path.to_string_lossy().into_owned(),
+        Ok(path) if path.is_file() && source.capabilities().files => {
+            path.to_string_lossy().into_owned()
+        }
         _ => arg.to_string_lossy().into_owned(),
     };
-    let key = pi.resolve_session(&searcher, &arg)?;
-    let docs = pi.session_documents(&searcher, &key)?;
-    print(&args, docs, None, Source::Local(&pi, &searcher))
+    let docs = source.show(&arg, args.host.as_deref())?;
+    print(&args, docs, source.as_ref())
 }
 
-/// Where a session's documents come from (and its family, for the
-/// header).
-enum Source<'a> {
-    /// The local index.
-    Local(&'a PiIndex, &'a tantivy::Searcher),
-    /// The team database.
-    Team(&'a pi_index::team::Db),
-}
-
-/// Print a session's documents as `args` asks; `host` when they come
-/// from the team database.
+/// Print a session's documents as `args` asks, its family read from
+/// `source` for the header.
 fn print(
     args: &ShowArgs,
-    mut docs: Vec<pi_index::search::StoredDoc>,
-    host: Option<&str>,
-    source: Source<'_>,
+    mut docs: Vec<StoredDoc>,
+    source: &dyn Source,
 ) -> anyhow::Result<std::process::ExitCode> {
     if let Some(line) = args.around {
         // Around a line: context on both sides, whatever its branch, so a
@@ -164,13 +148,7 @@ fn print(
     if args.format == Format::Json {
         let mut out = output::json_stdout();
         for d in &docs {
-            match host {
-                Some(host) => out.line(&pi_index::team::search::TeamDoc {
-                    host: host.to_owned(),
-                    doc: d.clone(),
-                })?,
-                None => out.line(d)?,
-            }
+            out.line(d)?;
         }
         out.flush()?;
         return Ok(EXIT_OK);
@@ -190,25 +168,10 @@ fn print(
                     OneLine(first.cwd.as_deref().unwrap_or("?"))
                 )?;
                 writeln!(out, "file {}", OneLine(&first.path))?;
-                let family = match source {
-                    Source::Local(pi, searcher) => match pi.lineage(searcher, &first.path)? {
-                        Some(lineage) => {
-                            let at = match lineage.parent.as_ref().filter(|p| p.session.is_some()) {
-                                Some(p) => pi.fork_point(searcher, &first.path, &p.path)?,
-                                None => None,
-                            };
-                            Some((lineage, at))
-                        }
-                        None => None,
-                    },
-                    Source::Team(db) => {
-                        pi_index::team::search::lineage(db, host.unwrap_or_default(), &first.path)?
-                    }
-                };
-                if let Some((lineage, at)) = family {
+                if let Some((lineage, at)) = source.family(first.host.as_deref(), &first.path)? {
                     family_header(&mut out, &lineage, at.as_deref())?;
                 }
-                if let Some(h) = host {
+                if let Some(h) = &first.host {
                     writeln!(out, "host {h}")?;
                 }
             }
@@ -238,17 +201,11 @@ fn print(
 /// The family lines of `show`'s header: "forked from X at entry Y" (`at`:
 /// the session's last entry its parent holds too) and the session's
 /// forks.
-fn family_header(
-    out: &mut impl Write,
-    lineage: &pi_index::search::lineage::Lineage,
-    at: Option<&str>,
-) -> anyhow::Result<()> {
+fn family_header(out: &mut impl Write, lineage: &Lineage, at: Option<&str>) -> anyhow::Result<()> {
     if let Some(p) = &lineage.parent {
         let how = match p.how {
-            pi_index::search::family::Link::Stated => "",
-            pi_index::search::family::Link::Inferred => {
-                " (inferred: it begins with the same entries)"
-            }
+            Link::Stated => "",
+            Link::Inferred => " (inferred: it begins with the same entries)",
         };
         match &p.session {
             Some(id) => {

@@ -1,4 +1,4 @@
-//! `pi-index stats`: what the index holds.
+//! `pi-index stats`: what the index (or the team database) holds.
 
 use pi_index::output::OneLine;
 use std::io::Write;
@@ -6,9 +6,10 @@ use std::path::Path;
 
 use clap::Args;
 
-use pi_index::index::PiIndex;
+use pi_index::read::Place;
 
-use super::{output, EXIT_OK};
+use super::common::{self, EXIT_OK};
+use super::output;
 
 /// Arguments of `pi-index stats`.
 #[derive(Args, Debug)]
@@ -16,17 +17,23 @@ pub struct StatsArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+
+    /// What the team's PostgreSQL database (see `push`) holds instead of
+    /// the local index: every host's sessions and messages, and each
+    /// host's. `--db` alone (last, or before another flag) reads the URL
+    /// from $PI_INDEX_DATABASE_URL.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub db: Option<String>,
 }
 
 /// Run `stats`.
 pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    if super::hint_if_empty(&pi, &searcher) {
+    let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
+    if let Some(empty) = source.empty() {
+        common::said(&empty);
         return Ok(EXIT_OK);
     }
-    let sessions = pi.sessions(&searcher)?;
-    let stats = pi.stats(&searcher, &sessions)?;
+    let stats = source.stats()?;
     if args.json {
         let mut out = output::json_stdout();
         out.line(&stats)?;
@@ -34,17 +41,24 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         return Ok(EXIT_OK);
     }
     let mut out = output::stdout(false);
-    writeln!(out, "index      {}", stats.index)?;
+    match &stats.place {
+        Place::Index(dir) => writeln!(out, "index      {dir}")?,
+        Place::Database(db) => writeln!(out, "database   {db}")?,
+    }
+    if let Some(hosts) = &stats.hosts {
+        writeln!(out, "hosts      {}", hosts.len())?;
+    }
     writeln!(out, "sessions   {}", stats.sessions)?;
     writeln!(out, "messages   {}", stats.messages)?;
-    if stats.copies > 0 || stats.forks > 0 {
-        writeln!(
+    match stats.copies {
+        Some(copies) if copies > 0 || stats.forks > 0 => writeln!(
             out,
-            "copies     {} (copied into {} forks; {} distinct messages)",
-            stats.copies,
+            "copies     {copies} (copied into {} forks; {} distinct messages)",
             stats.forks,
-            stats.messages - stats.copies
-        )?;
+            stats.messages - copies
+        )?,
+        Some(_) => {}
+        None => writeln!(out, "forks      {}", stats.forks)?,
     }
     for (role, n) in &stats.messages_by_role {
         writeln!(out, "  {role:<9} {n}")?;
@@ -55,37 +69,55 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         stats.first.as_deref().unwrap_or("-"),
         stats.last.as_deref().unwrap_or("-")
     )?;
-    writeln!(out, "size       {:.1} MB", stats.index_bytes as f64 / 1e6)?;
-    writeln!(
-        out,
-        "built      {} (kinds: {})",
-        stats.built_at.as_deref().unwrap_or("never"),
-        stats.kinds.as_deref().unwrap_or("-")
-    )?;
-    if !stats.roots.is_empty() {
-        writeln!(out, "read from")?;
-        for r in &stats.roots {
-            let state = if r.read { "read" } else { "not read" };
-            let note = r
-                .note
-                .as_deref()
-                .map_or(String::new(), |n| format!(": {n}"));
+    if let Some(built) = &stats.build {
+        writeln!(out, "size       {:.1} MB", built.index_bytes as f64 / 1e6)?;
+        writeln!(
+            out,
+            "built      {} (kinds: {})",
+            built.built_at.as_deref().unwrap_or("never"),
+            built.kinds.as_deref().unwrap_or("-")
+        )?;
+        if !built.roots.is_empty() {
+            writeln!(out, "read from")?;
+            for r in &built.roots {
+                let state = if r.read { "read" } else { "not read" };
+                let note = r
+                    .note
+                    .as_deref()
+                    .map_or(String::new(), |n| format!(": {n}"));
+                writeln!(
+                    out,
+                    "  {} ({}; {state}{note}){}",
+                    OneLine(&r.path),
+                    r.why,
+                    r.for_agents()
+                )?;
+            }
+        }
+    }
+    if let Some(projects) = &stats.top_projects {
+        writeln!(out, "top projects")?;
+        for p in projects {
             writeln!(
                 out,
-                "  {} ({}; {state}{note}){}",
-                OneLine(&r.path),
-                r.why,
-                r.for_agents()
+                "  {:>5} sessions {:>7} messages  {}",
+                p.sessions, p.messages, p.cwd
             )?;
         }
     }
-    writeln!(out, "top projects")?;
-    for p in &stats.top_projects {
-        writeln!(
-            out,
-            "  {:>5} sessions {:>7} messages  {}",
-            p.sessions, p.messages, p.cwd
-        )?;
+    if let Some(hosts) = &stats.hosts {
+        writeln!(out, "per host")?;
+        for h in hosts {
+            writeln!(
+                out,
+                "  {:>5} sessions {:>7} messages  {}  last {}  pushed {}",
+                h.sessions,
+                h.messages,
+                OneLine(&h.host),
+                h.last.as_deref().unwrap_or("-"),
+                h.pushed_at.as_deref().unwrap_or("-")
+            )?;
+        }
     }
     out.flush()?;
     Ok(EXIT_OK)

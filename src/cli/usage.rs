@@ -6,12 +6,12 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use pi_index::index::PiIndex;
 use pi_index::output::OneLine;
 use pi_index::search::query::{normalize_dir, parse_when, Now};
 use pi_index::search::usage::{report, Grouping, UsageQuery, UsageReport, UsageRow};
 
-use super::{output, EXIT_NOTHING, EXIT_OK};
+use super::common::{EXIT_NOTHING, EXIT_OK};
+use super::output;
 
 /// How to group.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -118,14 +118,11 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             "model" => q.models.push(value.to_lowercase()),
             "session" => q.session = Some(value.to_owned()),
             "family" => q.family = Some(value.to_owned()),
-            _ => anyhow::bail!(
-                "{key}: usage filters by cwd:, model:, session: and family: (with --db also host:)"
-            ),
+            _ => anyhow::bail!("{key}: usage filters by cwd:, model:, session: and family:"),
         }
     }
-    let pi = PiIndex::open(index_dir)?;
-    let searcher = pi.searcher()?;
-    let data = pi.usage_data(&searcher)?;
+    let local = pi_index::search::Local::open(index_dir)?;
+    let data = local.usage_data()?;
     let r = report(&data, &q);
     warn(&r, args.verbose, &data)?;
     if args.json {
@@ -137,8 +134,8 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     } else {
         table(&r, q.grouping)?;
     }
-    std::mem::forget(searcher);
-    std::mem::forget(pi);
+    // The index's caches are dropped with the process, not one by one.
+    std::mem::forget(local);
     Ok(if r.rows.is_empty() {
         EXIT_NOTHING
     } else {

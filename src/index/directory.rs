@@ -374,6 +374,48 @@ mod faulty {
     }
 }
 
+/// Whether `dir` holds nothing but files tantivy writes.
+pub(crate) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
+    for entry in std::fs::read_dir(dir)? {
+        if !is_tantivy_file(&entry?.file_name().to_string_lossy()) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Whether a file name is one tantivy writes in an index directory: its
+/// bookkeeping files and locks, the temporary file of an atomic write
+/// (`.tmpXXXXXX`, left behind when a build is killed while writing
+/// `meta.json`), and segment files (32 hex digits and an extension); or
+/// what a build saves beside them ([`super::saved`]).
+fn is_tantivy_file(name: &str) -> bool {
+    if matches!(
+        name,
+        "meta.json" | ".managed.json" | ".tantivy-meta.lock" | ".tantivy-writer.lock"
+    ) || (name.starts_with(".tmp") && name.len() <= 16)
+        || super::saved::mark::GROUPS.contains(&name)
+        || super::saved::mark::STATES.contains(&name)
+    {
+        return true;
+    }
+    let (stem, ext) = name.split_once('.').unwrap_or((name, ""));
+    stem.len() == 32 && stem.bytes().all(|b| b.is_ascii_hexdigit()) && !ext.is_empty()
+}
+
+/// Remove the files of an index of ours, leaving the directory.
+pub(super) fn clear_dir(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            std::fs::remove_dir_all(entry.path())?;
+        } else {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

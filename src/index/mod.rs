@@ -10,24 +10,29 @@
 //! - [`writer`]: documents in, one commit per build.
 //! - [`document`]: the documents as tantivy sees them, borrowed.
 //! - [`lineage`]: the copy keys and heads that tell forks from parents.
+//! - [`family`]: which session was forked from which, resolved from
+//!   what each session's record holds.
+//! - [`stored`]: a session's record and its messages, read back.
 //! - [`state`]: what the index records of each file, to tell the next
-//!   build what changed; `saved_states`: the same, saved beside the
-//!   index for a build with nothing to do.
-//! - `beside`: files saved beside the index for one state of it.
+//!   build what changed.
+//! - [`saved`]: files saved beside the index for one state of it: the
+//!   same states, for a build with nothing to do, and the copy groups a
+//!   search merges forks' copies by.
 //! - `directory`: tantivy's directory on disk, with `meta.json` and
 //!   `.managed.json` as readable as the segment files beside them.
 //!
 //! This module knows nothing of files or the Pi format beyond the
 //! [`Document`](crate::pi::Document) it stores.
 
-pub(crate) mod beside;
 mod directory;
 pub mod document;
+pub mod family;
 pub mod lineage;
-pub(crate) mod saved_states;
+pub mod saved;
 pub mod schema;
 pub mod spent;
 pub mod state;
+pub mod stored;
 pub mod tokenizer;
 pub mod writer;
 
@@ -38,12 +43,6 @@ use tantivy::Index;
 
 pub(crate) use directory::{file_backed, Mapped};
 pub use schema::{Fields, SCHEMA_VERSION};
-
-/// A file of ours in an index directory, beside tantivy's, and the name
-/// it is written under before it is whole: the copy groups a build saves
-/// after its commit (`crate::search::groups`, on the read side, works
-/// them out and reads them). The other is `saved_states::FILE`.
-pub const COPY_GROUPS: [&str; 2] = ["copy-groups.bin", "copy-groups.bin.tmp"];
 
 /// The name written in every payload, to tell our index from others.
 pub const TOOL: &str = "pi-index";
@@ -154,32 +153,9 @@ pub struct PiIndex {
     pub fields: Fields,
     /// Where it lives.
     pub dir: PathBuf,
-    /// What searches keep between them for one state of the index
-    /// (shared by the clones of this handle).
-    pub(crate) kept: Kept,
     /// The register of its mapped files, when opened with one
     /// ([`PiIndex::open_released`]).
     mapped: Option<std::sync::Arc<Mapped>>,
-}
-
-/// What the read side keeps with an open index, shared by the clones of
-/// its handle, of a type this module does not name (the read side's
-/// cache of families and dictionary lookups): the write side and the
-/// format never import the read side.
-#[derive(Clone, Default)]
-pub(crate) struct Kept(std::sync::Arc<std::sync::OnceLock<KeptValue>>);
-
-type KeptValue = std::sync::Arc<dyn std::any::Any + Send + Sync>;
-
-impl Kept {
-    /// What is kept, made with `T::default()` on first use. One type per
-    /// handle: the read side's.
-    pub(crate) fn get<T: Default + Send + Sync + 'static>(&self) -> &T {
-        self.0
-            .get_or_init(|| std::sync::Arc::new(T::default()))
-            .downcast_ref::<T>()
-            .expect("one kept type per index handle")
-    }
 }
 
 impl PiIndex {
@@ -218,7 +194,7 @@ impl PiIndex {
                 return Err(IndexError::NotADirectory(dir.to_owned()));
             }
             if dir.is_dir() && has_entries(dir)? {
-                let ours = writer::only_index_files(dir).map_err(|error| IndexError::Io {
+                let ours = directory::only_index_files(dir).map_err(|error| IndexError::Io {
                     path: dir.to_owned(),
                     error,
                 })?;
@@ -252,7 +228,6 @@ impl PiIndex {
             index,
             fields,
             dir: dir.to_owned(),
-            kept: Kept::default(),
             mapped,
         };
         schema::register_tokenizers(&pi.index);

@@ -78,6 +78,10 @@ pub const TEXT_TOKENIZER: &str = "pi_text";
 /// what a build includes: [`crate::pi::Kinds`]).
 pub const SESSION_DOC: &str = "session";
 
+/// The fast column that orders messages by time (and breaks ties of
+/// score).
+pub const RECENCY: &str = "timestamp";
+
 /// Handles to every field of the schema.
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {

@@ -48,7 +48,7 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Schema};
 use tantivy::{Index, IndexWriter, Term};
 
-use super::directory::Mapped;
+use super::directory::{clear_dir, only_index_files, Mapped};
 use super::document::{MessageDoc, PiDoc, SessionDoc};
 use super::schema::{register_tokenizers, session_key, Fields, SESSION_DOC};
 use super::state::{FileState, FileStates};
@@ -243,7 +243,6 @@ impl IndexStore {
             index,
             fields,
             dir: dir.to_owned(),
-            kept: super::Kept::default(),
             mapped: None,
         };
         let info = pi.build_info()?;
@@ -1107,49 +1106,6 @@ fn lock_directory(_dir: &Path) -> std::io::Result<Option<std::fs::File>> {
     Ok(None)
 }
 
-/// Whether `dir` holds nothing but files tantivy writes.
-pub(super) fn only_index_files(dir: &Path) -> std::io::Result<bool> {
-    for entry in std::fs::read_dir(dir)? {
-        if !is_tantivy_file(&entry?.file_name().to_string_lossy()) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// Whether a file name is one tantivy writes in an index directory: its
-/// bookkeeping files and locks, the temporary file of an atomic write
-/// (`.tmpXXXXXX`, left behind when a build is killed while writing
-/// `meta.json`), and segment files (32 hex digits and an extension); or
-/// what a build saves beside them ([`super::COPY_GROUPS`],
-/// [`super::saved_states::FILE`]).
-fn is_tantivy_file(name: &str) -> bool {
-    if matches!(
-        name,
-        "meta.json" | ".managed.json" | ".tantivy-meta.lock" | ".tantivy-writer.lock"
-    ) || (name.starts_with(".tmp") && name.len() <= 16)
-        || super::COPY_GROUPS.contains(&name)
-        || super::saved_states::FILE.contains(&name)
-    {
-        return true;
-    }
-    let (stem, ext) = name.split_once('.').unwrap_or((name, ""));
-    stem.len() == 32 && stem.bytes().all(|b| b.is_ascii_hexdigit()) && !ext.is_empty()
-}
-
-/// Remove the files of an index of ours, leaving the directory.
-fn clear_dir(dir: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            std::fs::remove_dir_all(entry.path())?;
-        } else {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    Ok(())
-}
-
 impl PiIndex {
     /// The indexed state of every session file, by path, read from fast
     /// columns (no stored document is read): what the next build, and
@@ -1161,14 +1117,14 @@ impl PiIndex {
 
     /// [`PiIndex::file_states`] of the state `searcher` shows, from the
     /// file a build with nothing to do saved beside the index for that
-    /// state ([`super::saved_states`]) when there is one, else from the
+    /// state ([`super::saved::states`]) when there is one, else from the
     /// columns; then also the mark to save them under.
     pub(crate) fn file_states_saved_or_read(
         &self,
         searcher: &tantivy::Searcher,
     ) -> Result<(FileStates, Option<Vec<u8>>), IndexError> {
-        let mark = super::saved_states::mark(searcher.segment_readers());
-        Ok(match super::saved_states::read(&self.dir, &mark) {
+        let mark = super::saved::states::mark(searcher.segment_readers());
+        Ok(match super::saved::states::read(&self.dir, &mark) {
             Some(states) => (states, None),
             None => (self.file_states_in(searcher)?, Some(mark)),
         })

@@ -149,10 +149,7 @@ pub fn error(id: Option<Value>, code: i64, message: &str) -> Value {
 
 /// At most [`MAX_ERROR_CHARS`] characters of `s`.
 fn cut(s: &str) -> String {
-    match s.char_indices().nth(MAX_ERROR_CHARS) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
+    crate::output::text::ellipsized(s, MAX_ERROR_CHARS)
 }
 
 #[cfg(test)]

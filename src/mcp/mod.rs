@@ -10,15 +10,16 @@
 //!   every call from the watched session directories (nothing runs when
 //!   nothing changed; what changed is built; a message Pi appended before
 //!   the call is found by it), its reader kept open and reloaded after a
-//!   commit;
+//!   commit; or the team database (`--db`), read as it is at each call,
+//!   through the same read interface;
 //! - [`tools`]: the three tools' arguments, results and work, bounded
 //!   whatever the corpus;
 //! - [`stdio`] and [`http`]: the transports, in front of rmcp's, so that
 //!   every request gets an answer and none can exhaust the server
-//!   ([`message`]: what an unreadable message is answered);
-//! - this module: the tools as the protocol sees them (names, descriptions,
-//!   schemas), and serving them over stdio or streamable HTTP (127.0.0.1
-//!   only).
+//!   ([`message`]: what an unreadable message is answered), and serving
+//!   over each (streamable HTTP on 127.0.0.1 only);
+//! - [`server`]: the tools as the protocol sees them (names, descriptions,
+//!   schemas), and one call run off the async runtime.
 //!
 //! Every failure a caller can cause (arguments that do not fit the schema,
 //! an unknown session, a filter that does not parse, a limit over 50, a
@@ -26,264 +27,23 @@
 //! do; no call panics the server or waits on a lock.
 //!
 //! ```no_run
-//! use pi_index::mcp::{call, Options};
+//! use pi_index::mcp::{call, Options, Served, State};
 //!
 //! let opts = Options::new("/tmp/pi-index-example".into());
-//! let state = pi_index::live::State::new(opts);
-//! let hits = call(&state, "search", serde_json::json!({"query": "tokio"})).unwrap();
+//! let served = Served::Index(Box::new(State::new(opts)));
+//! let hits = call(&served, "search", serde_json::json!({"query": "tokio"})).unwrap();
 //! println!("{hits}");
 //! ```
 
 pub mod http;
 pub mod message;
+pub mod server;
+pub mod sessions;
 pub mod stdio;
-pub use crate::live as state;
 pub mod tools;
 
-use std::sync::Arc;
-
-use rmcp::handler::server::common::{schema_for_input, schema_for_output};
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
-};
-use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
-use serde::Serialize;
-use serde_json::Value;
-
-pub use state::{Options, Refresh, RefreshStatus, State};
-use tools::{SearchArgs, SearchOutput, SessionsArgs, SessionsOutput, ShowArgs, ShowOutput};
-
-/// What the server tells a client about itself when it connects.
-const INSTRUCTIONS: &str = "pi-index searches every past session of the Pi coding agent on this machine (the user's saved conversations with the agent). Use `search` to find what was said or decided before (it returns messages with their session id and line), `show` with a session id and `around` = a hit's line to read that part of the conversation, and `sessions` to list sessions (newest first, or best match first with a query). The index is brought up to date before every call.";
-
-/// The MCP server: the index's state and the tools over it.
-#[derive(Clone)]
-pub struct Server {
-    state: Arc<State>,
-    calls: Arc<tokio::sync::Semaphore>,
-    tool_router: ToolRouter<Server>,
-}
-
-/// Tool calls run at once; more wait their turn. Each is bounded (a query
-/// of at most [`crate::search::query::MAX_QUERY_BYTES`], at most
-/// [`tools::MAX_LIMIT`] hits), so this bounds the memory of all of them:
-/// eight pipelined calls once took 5.7 GB.
-pub const MAX_CONCURRENT_CALLS: usize = 4;
-
-impl Server {
-    /// A server over `opts`' index.
-    pub fn new(opts: Options) -> Server {
-        Server {
-            state: Arc::new(State::new(opts)),
-            calls: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
-            tool_router: Self::tool_router(),
-        }
-    }
-
-    /// Run one tool call off the async runtime (refreshes and searches
-    /// block), as the protocol's result.
-    async fn run(&self, tool: &'static str, args: JsonObject) -> CallToolResult {
-        let state = self.state.clone();
-        // The semaphore is never closed, so this always gets a permit.
-        let permit = self.calls.clone().acquire_owned().await;
-        let done = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            crate::failpoint::mcp_hold();
-            call_value(&state, tool, args)
-        })
-        .await;
-        match done {
-            Ok(Ok(value)) => CallToolResult::structured(value),
-            Ok(Err(message)) => CallToolResult::error(vec![ContentBlock::text(message)]),
-            Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
-                "internal error in {tool} ({e}); please report it: the server goes on"
-            ))]),
-        }
-    }
-}
-
-/// Input schema of a tool, from its argument type.
-fn input<T: schemars::JsonSchema + 'static>() -> Arc<JsonObject> {
-    schema_for_input::<T>().unwrap_or_else(|e| panic!("input schema: {e}"))
-}
-
-#[tool_router]
-impl Server {
-    /// Search every past Pi coding-agent session on this machine (the user's
-    /// saved conversations) for messages matching a query. Use it before
-    /// re-deriving something that may have been worked out before: an
-    /// error's fix, a decision, a command, where some code lives. Returns
-    /// up to `limit` hits (default 10, at most 50), each with its session
-    /// id, file, line, role, time, directory, session name, whether it is on
-    /// the session's active branch, a snippet, and the message text (cut at
-    /// 2,000 characters, with truncated: true). Read the conversation around
-    /// a hit with `show` (session = the hit's session_id, around = its line).
-    #[tool(
-        name = "search",
-        input_schema = input::<SearchArgs>(),
-        output_schema = schema_for_output::<SearchOutput>(),
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    async fn search(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
-        self.run("search", args).await
-    }
-
-    /// Read the messages of one past Pi session: by default its active
-    /// branch from the start (at most 50 messages, each cut at 2,000
-    /// characters), or with `around` (a line from a `search` hit) the
-    /// messages just before and after that line. When messages were left
-    /// out, `more` says which call shows them.
-    #[tool(
-        name = "show",
-        input_schema = input::<ShowArgs>(),
-        output_schema = schema_for_output::<ShowOutput>(),
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    async fn show(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
-        self.run("show", args).await
-    }
-
-    /// List past Pi sessions on this machine: newest activity first, or,
-    /// with a `query`, the sessions whose messages match it best first
-    /// (with how many of the best matches each holds and its best one).
-    /// Filter by directory (`cwd`) and time (`since`). Each session has its
-    /// id (for `show`), file, directory, name, title (its first user
-    /// message), start and last times and message count.
-    #[tool(
-        name = "sessions",
-        input_schema = input::<SessionsArgs>(),
-        output_schema = schema_for_output::<SessionsOutput>(),
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    async fn sessions(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
-        self.run("sessions", args).await
-    }
-}
-
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for Server {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("pi-index", env!("CARGO_PKG_VERSION"))
-                    .with_title("pi-index: search past Pi sessions"),
-            )
-            .with_instructions(INSTRUCTIONS)
-    }
-}
-
-/// Run one tool call: refresh, then the tool. The result object as the
-/// tool returns it, or the message of a tool error. This is what the
-/// server runs for each call, and what `pi-index mcp --call` prints.
-pub fn call(state: &State, tool: &str, args: Value) -> Result<Value, String> {
-    match args {
-        Value::Object(map) => call_value(state, tool, map),
-        Value::Null => call_value(state, tool, JsonObject::new()),
-        other => Err(format!(
-            "the arguments of {tool} must be a JSON object, not {other}"
-        )),
-    }
-}
-
-fn call_value(state: &State, tool: &str, args: JsonObject) -> Result<Value, String> {
-    fn out<T: Serialize>(v: Result<T, String>) -> Result<Value, String> {
-        v.and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))
-    }
-    // Arguments are checked before the refresh: a bad call costs nothing.
-    match tool {
-        "search" => {
-            let args: SearchArgs = tools::parse_args(tool, args)?;
-            crate::search::query::limits::check(&args.query).map_err(|e| e.to_string())?;
-            out(tools::search(&state.snapshot()?, args))
-        }
-        "show" => {
-            let args: ShowArgs = tools::parse_args(tool, args)?;
-            out(tools::show(&state.snapshot()?, args))
-        }
-        "sessions" => {
-            let args: SessionsArgs = tools::parse_args(tool, args)?;
-            if let Some(q) = &args.query {
-                crate::search::query::limits::check(q).map_err(|e| e.to_string())?;
-            }
-            out(tools::sessions(&state.snapshot()?, args))
-        }
-        other => Err(format!(
-            "no tool named {other:?}: the tools are search, show and sessions"
-        )),
-    }
-}
-
-/// Serve MCP over stdin and stdout until the client closes stdin, every
-/// line answered ([`stdio`]); the calls still running then are answered
-/// before this returns. Nothing else is written to stdout.
-pub async fn serve_stdio(opts: Options) -> Result<(), ServeError> {
-    let (read, write) = rmcp::transport::io::stdio_pipes();
-    let running = Server::new(opts)
-        .serve(stdio::Stdio::new(read, write))
-        .await
-        .map_err(|e| ServeError(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| ServeError(e.to_string()))?;
-    Ok(())
-}
-
-/// Serve MCP over stdio on a runtime of our own; returns when the client
-/// closes stdin.
-pub fn run_stdio(opts: Options) -> Result<(), ServeError> {
-    let rt = runtime()?;
-    let result = rt.block_on(serve_stdio(opts));
-    // A refresh still running when the client left is not waited for: an
-    // interrupted build leaves the last committed index.
-    rt.shutdown_timeout(std::time::Duration::from_millis(100));
-    result
-}
-
-/// Serve MCP over streamable HTTP on `127.0.0.1:port` (0: any free port)
-/// until the process is stopped; `listening` is told the address once
-/// bound. Every request is answered and no client holds more than
-/// `limits` allow ([`http`]). Every connection shares the one index state.
-pub async fn serve_http(
-    opts: Options,
-    port: u16,
-    limits: http::Limits,
-    listening: impl FnOnce(std::net::SocketAddr),
-) -> Result<(), ServeError> {
-    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
-        .await
-        .map_err(|e| ServeError(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
-    listening(
-        listener
-            .local_addr()
-            .map_err(|e| ServeError(e.to_string()))?,
-    );
-    http::serve(Server::new(opts), listener, limits).await
-}
-
-/// Serve MCP over streamable HTTP on a runtime of our own (see
-/// [`serve_http`]).
-pub fn run_http(
-    opts: Options,
-    port: u16,
-    limits: http::Limits,
-    listening: impl FnOnce(std::net::SocketAddr),
-) -> Result<(), ServeError> {
-    runtime()?.block_on(serve_http(opts, port, limits, listening))
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("pi-index-mcp")
-        .enable_all()
-        .build()
-        .map_err(|e| ServeError(format!("cannot start the server's threads: {e}")))
-}
-
-/// The server could not start or its connection failed.
-#[derive(Debug, thiserror::Error)]
-#[error("MCP server: {0}")]
-pub struct ServeError(String);
+pub use crate::live as state;
+pub use crate::live::{Options, Refresh, RefreshStatus, Served, State};
+pub use http::{run_http, serve_http};
+pub use server::{call, ServeError, Server, MAX_CONCURRENT_CALLS};
+pub use stdio::{run_stdio, serve_stdio};

@@ -23,7 +23,11 @@ use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
+use rmcp::ServiceExt;
+
 use super::message::{self, MAX_MESSAGE_BYTES};
+use super::server::{runtime, ServeError, Server};
+use crate::live::Served;
 
 /// What the transport owes the client: requests read and not yet
 /// answered, and error replies being written.
@@ -263,6 +267,33 @@ impl<R, W> Stdio<R, W> {
             _ => {}
         }
     }
+}
+
+/// Serve MCP over stdin and stdout until the client closes stdin, every
+/// line answered ([`Stdio`]); the calls still running then are answered
+/// before this returns. Nothing else is written to stdout.
+pub async fn serve_stdio(served: Served) -> Result<(), ServeError> {
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    let running = Server::new(served)
+        .serve(Stdio::new(read, write))
+        .await
+        .map_err(|e| ServeError(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| ServeError(e.to_string()))?;
+    Ok(())
+}
+
+/// Serve MCP over stdio on a runtime of our own; returns when the client
+/// closes stdin.
+pub fn run_stdio(served: Served) -> Result<(), ServeError> {
+    let rt = runtime()?;
+    let result = rt.block_on(serve_stdio(served));
+    // A refresh still running when the client left is not waited for: an
+    // interrupted build leaves the last committed index.
+    rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    result
 }
 
 #[cfg(test)]

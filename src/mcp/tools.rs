@@ -1,7 +1,8 @@
 //! The three tools' arguments, results and work, apart from the protocol:
-//! each takes its arguments as the client sent them (a JSON object) and a
-//! [`Snapshot`] of the index, and returns the result object or the message
-//! of a tool error. The doc comments of the argument and result types are
+//! each takes its arguments as the client sent them (a JSON object) and
+//! what to read ([`Reading`]: the index as of one commit, or the team
+//! database), and returns the result object or the message of a tool
+//! error. The doc comments of the argument and result types are
 //! the descriptions a model reads in the JSON schemas.
 //!
 //! Every result is bounded whatever the corpus: at most [`MAX_LIMIT`] hits
@@ -14,11 +15,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::state::{Refresh, Snapshot};
-use crate::search::query::{normalize_dir, parse_when, shown, Filters, Key, Now, Warning};
-use crate::search::{
-    LookupError, SearchRequest, SearchResult, SessionQuery, SessionRow, Sort, StoredDoc,
+use crate::live::{Reading, Refresh};
+use crate::read::{
+    ReadError, SearchRequest, SearchResult, SessionList, SessionQuery, SessionRow, StoredDoc,
 };
+use crate::search::query::{normalize_dir, parse_when, shown, Filters, Key, Now, Warning};
+use crate::search::{LookupError, Sort};
 
 /// Most hits (search) or sessions (sessions) one call returns.
 pub const MAX_LIMIT: u64 = 50;
@@ -109,13 +111,21 @@ pub struct SearchOutput {
     /// parenthesis or quote, a dangling operator), with their position.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// How fresh the index was for this answer.
-    pub index: Refresh,
+    /// How fresh the index was for this answer (the local index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<Refresh>,
+    /// The team database the answer was read from (`--db`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
 }
 
 /// One matching message.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct HitOut {
+    /// The host that pushed the session (the team database's hits only):
+    /// pass it to `show` with the session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// The session's id: pass it to `show` (with `around` = `line`) to read
     /// the conversation around this message.
     pub session_id: String,
@@ -150,7 +160,7 @@ pub struct HitOut {
     /// The same message (same entry id and text) in forks of this
     /// session that matched too: one hit stands for them all.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub copies: Vec<crate::search::copies::CopyRef>,
+    pub copies: Vec<crate::read::CopyRef>,
 }
 
 /// Arguments of `show`.
@@ -160,6 +170,9 @@ pub struct ShowArgs {
     /// The session: its id (as `search` and `sessions` return it), a unique
     /// prefix of the id, or the session file's path.
     pub session: String,
+    /// The host whose session it is, as `search` and `sessions` return it
+    /// (the team database only, when several hosts hold that id).
+    pub host: Option<String>,
     /// Show the messages around this line of the session file (a hit's
     /// `line`), whatever their branch. Without it: the session's active
     /// branch from the start.
@@ -176,6 +189,9 @@ pub struct ShowArgs {
 /// Result of `show`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ShowOutput {
+    /// The host that pushed it (the team database only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// The session's id.
     pub session_id: String,
     /// The session file.
@@ -196,8 +212,12 @@ pub struct ShowOutput {
     /// How to get the messages that were left out, when some were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more: Option<String>,
-    /// How fresh the index was for this answer.
-    pub index: Refresh,
+    /// How fresh the index was for this answer (the local index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<Refresh>,
+    /// The team database the answer was read from (`--db`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
 }
 
 /// One message of a session.
@@ -261,13 +281,21 @@ pub struct SessionsOutput {
     /// Parts of the query that were repaired or ignored.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// How fresh the index was for this answer.
-    pub index: Refresh,
+    /// How fresh the index was for this answer (the local index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<Refresh>,
+    /// The team database the answer was read from (`--db`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
 }
 
 /// One session.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SessionOut {
+    /// The host that pushed it (the team database only): pass it to
+    /// `show` with the id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Its id: pass it to `show`.
     pub session_id: String,
     /// The session file.
@@ -301,10 +329,10 @@ pub struct SessionOut {
     /// The session it was forked from (`how`: `stated` by its header, or
     /// `inferred`; `session` absent when that file is not indexed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<crate::search::family::ParentRef>,
+    pub parent: Option<crate::read::ParentRef>,
     /// The sessions forked from it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forks: Vec<crate::search::family::SessionRef>,
+    pub forks: Vec<crate::read::SessionRef>,
 }
 
 /// A session's best matching message.
@@ -338,10 +366,10 @@ fn count(name: &str, v: &Option<Value>) -> Result<Option<u64>, String> {
     let bad = |v: &Value| {
         let v = match v {
             Value::String(s) => shown(s),
-            v => match cut(&v.to_string(), crate::search::query::limits::SHOWN_CHARS) {
-                (c, true) => format!("{c}…"),
-                (c, false) => c,
-            },
+            v => crate::output::text::ellipsized(
+                &v.to_string(),
+                crate::search::query::limits::SHOWN_CHARS,
+            ),
         };
         Err(format!(
             "{name} must be a whole number of 0 or more, not {v}"
@@ -381,19 +409,10 @@ fn offset(given: &Option<Value>) -> Result<u64, String> {
     }
 }
 
-/// At most `max` characters of `s`, and whether it was cut.
-pub fn cut(s: &str, max: usize) -> (String, bool) {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => (s[..i].to_owned(), true),
-        None => (s.to_owned(), false),
-    }
-}
+pub use crate::output::text::cut;
 
 fn cut_name(s: Option<String>) -> Option<String> {
-    s.map(|s| match cut(&s, MAX_NAME_CHARS) {
-        (c, true) => format!("{c}…"),
-        (c, false) => c,
-    })
+    s.map(|s| crate::output::text::ellipsized(&s, MAX_NAME_CHARS))
 }
 
 fn filters(
@@ -435,7 +454,7 @@ fn nonempty_query(q: &str) -> Result<String, String> {
 }
 
 /// `search`.
-pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String> {
+pub fn search(reading: &Reading, args: SearchArgs) -> Result<SearchOutput, String> {
     let now = Now::system();
     let limit = limit(&args.limit)?;
     let offset = offset(&args.offset)?;
@@ -459,16 +478,14 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
         now,
         copies: false,
     };
-    let result = snap
-        .pi
-        .search(&snap.searcher, &req)
-        .map_err(|e| e.to_string())?;
+    let result = reading.source().search(&req).map_err(|e| e.to_string())?;
     let shown = offset + result.hits.len() as u64;
     let total = result.total as u64;
+    // The team database counts a pool of matches: more may follow it.
+    let more = shown < total || result.more;
     Ok(SearchOutput {
         warnings: warnings(&result),
-        next_offset: (shown < total && shown <= MAX_OFFSET && !result.hits.is_empty())
-            .then_some(shown),
+        next_offset: (more && shown <= MAX_OFFSET && !result.hits.is_empty()).then_some(shown),
         total,
         hits: result
             .hits
@@ -476,6 +493,7 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
             .map(|h| {
                 let (text, truncated) = cut(&h.doc.text, MAX_TEXT_CHARS);
                 HitOut {
+                    host: h.doc.host,
                     session_id: h.doc.session_id,
                     path: h.doc.path,
                     line: h.doc.line,
@@ -493,12 +511,24 @@ pub fn search(snap: &Snapshot, args: SearchArgs) -> Result<SearchOutput, String>
                 }
             })
             .collect(),
-        index: snap.refresh.clone(),
+        index: reading.refresh().cloned(),
+        database: database(reading),
     })
 }
 
+/// The database an answer was read from, for people.
+fn database(reading: &Reading) -> Option<String> {
+    match reading {
+        Reading::Database(db) => match db.place() {
+            crate::read::Place::Database(target) => Some(target),
+            crate::read::Place::Index(_) => None,
+        },
+        Reading::Index(_) => None,
+    }
+}
+
 /// `show`.
-pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
+pub fn show(reading: &Reading, args: ShowArgs) -> Result<ShowOutput, String> {
     let context = count("context", &args.context)?.unwrap_or(DEFAULT_CONTEXT);
     let around = count("around", &args.around)?;
     if context > MAX_CONTEXT {
@@ -506,24 +536,20 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
             "context {context} is more than {MAX_CONTEXT}: ask for at most {MAX_CONTEXT} messages on each side, and call show again around another line for more"
         ));
     }
-    let key = snap
-        .pi
-        .resolve_session(&snap.searcher, args.session.trim())
+    let docs = reading
+        .source()
+        .show(args.session.trim(), args.host.as_deref())
         .map_err(|e| match e {
-            LookupError::NotFound(s) => format!(
+            ReadError::Lookup(LookupError::NotFound(s)) => format!(
                 "no indexed session matches {}: give a session id as search or sessions return it, a unique prefix of one, or the session file's path",
                 shown(&s)
             ),
-            LookupError::Ambiguous { prefix, count, examples } => format!(
+            ReadError::Lookup(LookupError::Ambiguous { prefix, count, examples }) => format!(
                 "{} is the start of {count} session ids ({examples}): give more of the id",
                 shown(&prefix)
             ),
-            e @ (LookupError::Empty | LookupError::Index(_)) => e.to_string(),
+            e => e.to_string(),
         })?;
-    let docs = snap
-        .pi
-        .session_documents(&snap.searcher, &key)
-        .map_err(|e| e.to_string())?;
     let first = docs.first().cloned();
     let session_id = first
         .as_ref()
@@ -578,6 +604,7 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
         }
     };
     Ok(ShowOutput {
+        host: first.as_ref().and_then(|d| d.host.clone()),
         session_id,
         path: first.as_ref().map(|d| d.path.clone()).unwrap_or_default(),
         cwd: cut_name(first.as_ref().and_then(|d| d.cwd.clone())),
@@ -604,12 +631,13 @@ pub fn show(snap: &Snapshot, args: ShowArgs) -> Result<ShowOutput, String> {
             .collect(),
         total: total as u64,
         more,
-        index: snap.refresh.clone(),
+        index: reading.refresh().cloned(),
+        database: database(reading),
     })
 }
 
 /// `sessions`.
-pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, String> {
+pub fn sessions(reading: &Reading, args: SessionsArgs) -> Result<SessionsOutput, String> {
     let now = Now::system();
     let limit = limit(&args.limit)? as usize;
     let offset = offset(&args.offset)? as usize;
@@ -619,70 +647,61 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
         .map(|s| parse_when(s, &now))
         .transpose()
         .map_err(|e| format!("since: {e}"))?;
-    let dir = args.cwd.as_deref().map(normalize_dir);
     // `cwd` and `since` select sessions (at or below the directory, active
     // since then), with a query as without, as `pi-index sessions` does.
-    let keep = |s: &SessionRow| s.selected(dir.as_deref(), since);
+    let dir = args.cwd.as_deref().map(normalize_dir);
+    let source = reading.source();
     let mut warn = Vec::new();
     // (summary, matches, best hit), in the order to return them.
-    let mut picked: Vec<(SessionRow, Option<u64>, Option<BestHit>)> = Vec::new();
-    match args.query.as_deref().filter(|q| !q.trim().is_empty()) {
+    let mut page: Vec<(SessionRow, Option<u64>, Option<BestHit>)> = Vec::new();
+    let total = match args.query.as_deref().filter(|q| !q.trim().is_empty()) {
         Some(q) => {
             // Ranked as `pi-index sessions QUERY` ranks them (names, then
             // titles, then messages): the library's session search.
             let req = SessionQuery {
                 query: q.to_owned(),
                 filters: Filters::default(),
-                // `keep` selects among the rows: ask for them all.
-                limit: usize::try_from(snap.searcher.num_docs()).unwrap_or(usize::MAX),
-                offset: 0,
+                dir,
+                since,
+                limit,
+                offset,
                 snippet_chars: SNIPPET_CHARS,
                 now,
             };
-            let found = snap
-                .pi
-                .search_sessions(&snap.searcher, &req)
-                .map_err(|e| e.to_string())?;
+            let found = source.find_sessions(&req).map_err(|e| e.to_string())?;
             warn = query_warnings(&found.warnings);
-            for h in found.hits.into_iter().filter(|h| keep(&h.session)) {
+            for h in found.hits {
                 let best = h.hit.map(|hit| BestHit {
                     line: hit.doc.line,
                     role: hit.doc.role.as_str().to_owned(),
                     snippet: hit.snippet,
                 });
-                picked.push((h.session, Some(h.matches), best));
+                page.push((h.session, Some(h.matches), best));
             }
+            found.total
         }
         None => {
-            for s in snap
-                .pi
-                .sessions(&snap.searcher)
-                .map_err(|e| e.to_string())?
-            {
-                if keep(&s) {
-                    picked.push((s, None, None));
-                }
-            }
+            let listed = source
+                .sessions(&SessionList {
+                    host: None,
+                    dir,
+                    since,
+                    offset,
+                    limit,
+                })
+                .map_err(|e| e.to_string())?;
+            page.extend(listed.sessions.into_iter().map(|s| (s, None, None)));
+            listed.total
         }
-    }
-    let total = picked.len();
+    };
     let shown = (offset + limit).min(total);
-    let mut page: Vec<_> = picked.into_iter().skip(offset).take(limit).collect();
-    let families = snap
-        .pi
-        .families(&snap.searcher)
-        .map_err(|e| e.to_string())?;
-    for (s, _, _) in &mut page {
-        families
-            .annotate(&snap.pi, &snap.searcher, s, &Default::default())
-            .map_err(|e| e.to_string())?;
-    }
     Ok(SessionsOutput {
         sessions: page
             .into_iter()
             .map(|(mut s, matches, best)| SessionOut {
                 parent: s.family.as_mut().and_then(|f| f.parent.take()),
                 forks: s.family.take().map(|f| f.forks).unwrap_or_default(),
+                host: s.host,
                 session_id: s.session_id,
                 path: s.path,
                 cwd: cut_name(s.cwd),
@@ -699,6 +718,7 @@ pub fn sessions(snap: &Snapshot, args: SessionsArgs) -> Result<SessionsOutput, S
         total: total as u64,
         next_offset: (shown < total && shown <= MAX_OFFSET as usize).then_some(shown as u64),
         warnings: warn,
-        index: snap.refresh.clone(),
+        index: reading.refresh().cloned(),
+        database: database(reading),
     })
 }

@@ -17,6 +17,9 @@
 //!   `std::io::stdout` everywhere else).
 //! - [`json`]: [`JsonLines`], JSON with every control character escaped.
 //! - [`shell`]: [`shell_quote`], a word quoted so a command pastes and runs.
+//! - [`text`]: what every front end cuts and shapes alike: short times,
+//!   texts cut to a number of characters, snippets split at their
+//!   highlights.
 //!
 //! Knowing whether the output is a terminal, and whether to colour it, is
 //! the command line's business, not this module's.
@@ -25,6 +28,7 @@ pub mod json;
 pub mod sanitize;
 pub mod screen;
 pub mod shell;
+pub mod text;
 
 pub use json::JsonLines;
 pub use sanitize::{sanitize, OneLine, Untrusted};

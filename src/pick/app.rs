@@ -18,8 +18,8 @@ use super::input::Input;
 use super::preview::{Preview, PreviewKey, Target};
 use super::rows::{Query, Row, Rows, FIRST_ROWS, MORE_ROWS};
 use super::text::matched_words;
+use crate::read::{Hit, Matched, SessionRow};
 use crate::search::query::Warning;
-use crate::search::{Hit, Matched, SessionRow};
 
 /// A search for the worker.
 #[derive(Clone, Debug)]
@@ -68,6 +68,8 @@ pub struct PreviewJob {
     pub generation: u64,
     /// What to read.
     pub key: PreviewKey,
+    /// The session it is in.
+    pub session: Arc<SessionRow>,
 }
 
 /// A preview's answer.
@@ -448,6 +450,7 @@ impl App {
         };
         Some(PreviewKey {
             sess: row.session.key,
+            host: row.session.host.clone(),
             path: row.session.path.clone(),
             target,
         })
@@ -474,10 +477,14 @@ impl App {
         if self.preview.as_ref().is_some_and(|(k, _)| *k == key) {
             return;
         }
+        let Some(session) = self.rows.get(self.selected).map(|r| r.session.clone()) else {
+            return;
+        };
         self.preview_asked += 1;
         self.pending_preview = Some(PreviewJob {
             generation: self.preview_asked,
             key,
+            session,
         });
     }
 

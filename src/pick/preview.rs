@@ -1,120 +1,22 @@
 //! The preview: the messages around a hit, in file order, as
 //! `pi-index show --around` prints them (every branch, so a hit on an
-//! abandoned branch is seen where it was said).
-//!
-//! Only the messages shown are read from the doc store: the session's
-//! documents are found by its key, put in file order by their `offset`
-//! and `role` columns, and the window around the target is read whole. A
-//! session of 100 MB costs its column values, not its text.
+//! abandoned branch is seen where it was said), read by the source
+//! ([`crate::read::Source::preview`]).
 
-use tantivy::collector::DocSetCollector;
-use tantivy::{DocAddress, Searcher, TantivyDocument};
-
-use crate::index::{messages_only, sess_query, tantivy_err, IndexError, PiIndex};
-use crate::search::reader::MessageReader;
-use crate::search::StoredDoc;
+pub use crate::read::{Preview, Target};
 
 /// Messages shown before and after the target (as `show --around`).
 pub const CONTEXT: usize = 3;
-
-/// Where in a session the preview is centred.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// The message of the entry at this byte offset, with this role (an
-    /// entry may hold a thinking block and a text).
-    Message {
-        /// Byte offset of the entry's line.
-        offset: u64,
-        /// The message's role rank ([`crate::pi::Role::rank`]).
-        role: u64,
-    },
-    /// The start of the session (its first message: what a session
-    /// found by its title is known by).
-    Start,
-    /// The end of the session: where it was left.
-    End,
-}
 
 /// Which preview: a session file and a place in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreviewKey {
     /// The session's key (see [`crate::index::schema::session_key`]).
     pub sess: u64,
+    /// Its host (the team database's sessions).
+    pub host: Option<String>,
     /// The session file, as stored.
     pub path: String,
     /// The place.
     pub target: Target,
-}
-
-/// The messages around a target.
-#[derive(Clone, Debug, Default)]
-pub struct Preview {
-    /// The messages shown, in file order.
-    pub docs: Vec<StoredDoc>,
-    /// Which of them is the target.
-    pub at: usize,
-    /// Messages of the session before the first shown.
-    pub before: usize,
-    /// Messages of the session after the last shown.
-    pub after: usize,
-}
-
-/// Read the window of `context` messages either side of `key`'s target.
-pub fn read(
-    pi: &PiIndex,
-    searcher: &Searcher,
-    key: &PreviewKey,
-    context: usize,
-) -> Result<Preview, IndexError> {
-    let err = |e| tantivy_err(&pi.dir, e);
-    let query = messages_only(&pi.fields, Box::new(sess_query(&pi.fields, key.sess)));
-    let found = searcher.search(&query, &DocSetCollector).map_err(err)?;
-    // (offset, role, address) of every message: file order, then role
-    // order within a line, as `show` sorts.
-    let mut order: Vec<(u64, u64, DocAddress)> = Vec::with_capacity(found.len());
-    let mut columns = None;
-    let mut segment = u32::MAX;
-    let mut addrs: Vec<DocAddress> = found.into_iter().collect();
-    addrs.sort_unstable();
-    for a in addrs {
-        if a.segment_ord != segment {
-            let ff = searcher.segment_reader(a.segment_ord).fast_fields();
-            columns = Some((ff.u64("offset").map_err(err)?, ff.u64("role").map_err(err)?));
-            segment = a.segment_ord;
-        }
-        let (offset, role) = columns.as_ref().expect("read above");
-        order.push((
-            offset.first(a.doc_id).unwrap_or(0),
-            role.first(a.doc_id).unwrap_or(0),
-            a,
-        ));
-    }
-    order.sort_unstable();
-    if order.is_empty() {
-        return Ok(Preview::default());
-    }
-    let at = match key.target {
-        Target::Message { offset, role } => order
-            .partition_point(|&(o, r, _)| (o, r) < (offset, role))
-            .min(order.len() - 1),
-        Target::Start => 0,
-        Target::End => order.len() - 1,
-    };
-    let from = at.saturating_sub(context);
-    let to = at
-        .saturating_add(context)
-        .saturating_add(1)
-        .min(order.len());
-    let mut reader = MessageReader::new(pi, searcher);
-    let mut docs = Vec::with_capacity(to - from);
-    for &(_, _, a) in &order[from..to] {
-        let d: TantivyDocument = searcher.doc(a).map_err(err)?;
-        docs.push(reader.read(a, &d)?);
-    }
-    Ok(Preview {
-        docs,
-        at: at - from,
-        before: from,
-        after: order.len() - to,
-    })
 }

@@ -17,11 +17,12 @@ use std::time::Duration;
 
 use tantivy::{IndexReader, ReloadPolicy};
 
-use crate::index::{tantivy_err, IndexError, PiIndex};
+use crate::index::{tantivy_err, IndexError};
 use crate::pipeline::BuildError;
 use crate::refresh::{self, Config, Outcome, Refresher};
+use crate::search::{Local, Reader};
 
-use super::View;
+use super::source::View;
 
 /// The view every worker reads: `None` until an index exists, replaced
 /// whole when a refresh commits.
@@ -115,17 +116,17 @@ pub fn follow(
 }
 
 /// The index directory and its reader, once it can be opened.
-pub struct Source {
+pub struct Index {
     dir: PathBuf,
-    opened: Option<(PiIndex, IndexReader)>,
+    opened: Option<(Reader, IndexReader)>,
     shared: SharedView,
 }
 
-impl Source {
+impl Index {
     /// Open the index at `dir` if there is one; a missing index is not an
     /// error (a refresh may build it), any other failure is.
-    pub fn open(dir: &Path) -> Result<Source, IndexError> {
-        let mut source = Source {
+    pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        let mut source = Index {
             dir: dir.to_owned(),
             opened: None,
             shared: Arc::new(RwLock::new(None)),
@@ -150,9 +151,11 @@ impl Source {
     /// index opened afresh after a rebuild (or the first build).
     pub fn refreshed(&mut self, rebuilt: bool) -> Result<(), IndexError> {
         match &self.opened {
-            Some((pi, reader)) if !rebuilt => {
-                reader.reload().map_err(|e| tantivy_err(&self.dir, e))?;
-                let view = View::new(pi.clone(), reader.searcher());
+            Some((reader, index_reader)) if !rebuilt => {
+                index_reader
+                    .reload()
+                    .map_err(|e| tantivy_err(&self.dir, e))?;
+                let view = View::local(Local::new(reader.clone(), index_reader.searcher()));
                 *self.shared.write().unwrap_or_else(PoisonError::into_inner) = Some(view);
                 Ok(())
             }
@@ -161,16 +164,17 @@ impl Source {
     }
 
     fn reopen(&mut self) -> Result<(), IndexError> {
-        let pi = PiIndex::open(&self.dir)?;
-        let reader: IndexReader = pi
+        let reader = Reader::open(&self.dir)?;
+        let index_reader: IndexReader = reader
+            .pi
             .index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(|e| tantivy_err(&self.dir, e))?;
-        let view = View::new(pi.clone(), reader.searcher());
+        let view = View::local(Local::new(reader.clone(), index_reader.searcher()));
         *self.shared.write().unwrap_or_else(PoisonError::into_inner) = Some(view);
-        self.opened = Some((pi, reader));
+        self.opened = Some((reader, index_reader));
         Ok(())
     }
 }

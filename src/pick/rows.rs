@@ -2,8 +2,8 @@
 //!
 //! [`rows`] is the one place that turns a query into rows, and it does
 //! not rank anything itself: an empty query lists every session newest
-//! first ([`PiIndex::sessions`]), any other is the library's
-//! session-level search ([`PiIndex::search_sessions`], as `pi-index
+//! first ([`Source::sessions`]), any other is the library's
+//! session-level search ([`Source::find_sessions`], as `pi-index
 //! sessions QUERY`): sessions whose name matches, then those whose first
 //! user message does, then those found by their messages alone, each
 //! with its best message as the hit. [`session_hits`] lists the hits
@@ -12,12 +12,12 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use tantivy::Searcher;
-
-use super::View;
-use crate::index::PiIndex;
-use crate::search::query::{Filters, Key, Now, Warning};
-use crate::search::{Hit, Matched, SearchError, SearchRequest, SessionQuery, SessionRow, Sort};
+use super::source::View;
+use crate::read::{
+    Hit, Matched, ReadError, SearchRequest, SessionList, SessionQuery, SessionRow, Source,
+};
+use crate::search::query::{FilterError, Filters, Key, Now, Warning};
+use crate::search::Sort;
 
 /// Sessions a query lists at first. The session-level search scores every
 /// matching session whatever the limit, but each row listed costs its
@@ -52,7 +52,7 @@ impl Query {
         self.text.trim().is_empty()
     }
 
-    fn filters(&self, now: &Now) -> Result<Filters, SearchError> {
+    fn filters(&self, now: &Now) -> Result<Filters, FilterError> {
         let mut filters = Filters::default();
         if self.active_only {
             filters.add(Key::Branch, "active", now)?;
@@ -92,19 +92,21 @@ pub struct Rows {
 }
 
 /// The rows for `query`: the `limit` newest sessions when it is empty
-/// (all of them read once per view of the index; `total` says how many
-/// there are), else the session-level search's best `limit`.
-pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, SearchError> {
-    let (pi, searcher) = (&view.pi, &view.searcher);
+/// (`total` says how many there are), else the session-level search's
+/// best `limit`.
+pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, ReadError> {
     if query.is_listing() {
-        let sessions = view.listing()?;
+        let page = view.source.sessions(&SessionList {
+            limit,
+            ..SessionList::default()
+        })?;
         return Ok(Rows {
-            total: sessions.len(),
-            rows: sessions
-                .iter()
-                .take(limit)
+            total: page.total,
+            rows: page
+                .sessions
+                .into_iter()
                 .map(|s| Row {
-                    session: s.clone(),
+                    session: Arc::new(s),
                     matched: None,
                     matches: 0,
                     hit: None,
@@ -117,13 +119,17 @@ pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, 
     }
     let req = SessionQuery {
         query: query.text.clone(),
-        filters: query.filters(&now)?,
+        filters: query
+            .filters(&now)
+            .map_err(|e| ReadError::Search(e.into()))?,
+        dir: None,
+        since: None,
         limit,
         offset: 0,
         snippet_chars: SNIPPET_CHARS,
         now,
     };
-    let found = pi.search_sessions(searcher, &req)?;
+    let found = view.source.find_sessions(&req)?;
     Ok(Rows {
         rows: found
             .hits
@@ -146,30 +152,25 @@ pub fn rows(view: &View, query: &Query, limit: usize, now: Now) -> Result<Rows, 
 /// [`SESSION_HITS`]: `pi-index search QUERY session:ID`, kept to the
 /// session's own file (a copy of a session file has the same id).
 pub fn session_hits(
-    pi: &PiIndex,
-    searcher: &Searcher,
+    source: &dyn Source,
     query: &Query,
     session: &SessionRow,
     now: Now,
-) -> Result<Vec<Hit>, SearchError> {
-    if query.is_listing() || session.session_id.trim().is_empty() {
+) -> Result<Vec<Hit>, ReadError> {
+    if query.is_listing() {
         return Ok(Vec::new());
     }
-    let mut filters = query.filters(&now)?;
-    filters.add(Key::Session, &session.session_id, &now)?;
     let req = SearchRequest {
         query: query.text.clone(),
-        filters,
+        filters: query
+            .filters(&now)
+            .map_err(|e| ReadError::Search(e.into()))?,
         sort: Sort::Relevance,
         limit: SESSION_HITS,
         offset: 0,
         snippet_chars: SNIPPET_CHARS,
         now,
-        // This session's own hits, each of them.
         copies: true,
     };
-    let mut hits = pi.search(searcher, &req)?.hits;
-    hits.retain(|h| h.doc.path == session.path);
-    pi.fill_copies(searcher, &mut hits.iter_mut().collect::<Vec<_>>())?;
-    Ok(hits)
+    source.hits_in(session, &req)
 }

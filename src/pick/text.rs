@@ -66,21 +66,7 @@ pub fn snippet_spans(
     plain: Style,
     matched: Style,
 ) -> Vec<Span<'static>> {
-    let mut pieces: Vec<(bool, &str)> = Vec::with_capacity(ranges.len() * 2 + 1);
-    let mut at = 0;
-    for r in ranges {
-        if r.start < at
-            || r.end > snippet.len()
-            || !snippet.is_char_boundary(r.start)
-            || !snippet.is_char_boundary(r.end)
-        {
-            continue;
-        }
-        pieces.push((false, &snippet[at..r.start]));
-        pieces.push((true, &snippet[r.clone()]));
-        at = r.end;
-    }
-    pieces.push((false, &snippet[at..]));
+    let pieces = crate::output::text::marked(snippet, ranges);
     let mut spans = Vec::with_capacity(pieces.len());
     // Whitespace is collapsed across pieces, so they join as the text did.
     let mut space = false;
@@ -216,13 +202,7 @@ pub fn word_line(
 
 /// `2026-03-01T14:02:11.000Z` as `2026-03-01 14:02`.
 pub fn short_time(ts: Option<&str>) -> String {
-    match ts {
-        Some(t) if t.len() >= 16 && t.is_char_boundary(16) => {
-            format!("{} {}", &t[..10], &t[11..16])
-        }
-        Some(t) => clean(t),
-        None => "-".into(),
-    }
+    clean(&crate::output::text::short_time(ts))
 }
 
 /// `2026-03-01T14:02:11.000Z` as `2026-03-01`.

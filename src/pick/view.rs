@@ -32,7 +32,7 @@ use super::text::{
     word_line,
 };
 use super::wrapped::PreviewLines;
-use crate::search::{Hit, Matched};
+use crate::read::{Hit, Matched};
 
 /// Characters of one message the preview wraps and shows; the rest is
 /// said to be there (a tool result can be megabytes).
@@ -340,6 +340,11 @@ impl App {
         // On a narrow terminal the name needs the room: the message count
         // goes first, then the hit count, then what found it.
         let dir = directory(s.cwd.as_deref(), self.home.as_deref());
+        // Another host's session (the team database's) says whose.
+        let dir = match &s.host {
+            Some(host) => format!("{} {dir}", clean(host)),
+            None => dir,
+        };
         let want = width(&label).min(30) + width(&dir).min(12) + 2;
         let mut parts: Vec<&str> = vec![found, &hits, &when, &msgs];
         let mut tail = String::new();
@@ -606,7 +611,7 @@ fn hit_snippet(hit: &Hit, t: Theme) -> Vec<Span<'static>> {
 /// "[also in 2 forks]" when other sessions of the hit's family hold the
 /// same message.
 fn also_in(hit: &Hit) -> Option<String> {
-    crate::search::copies::also_in(hit.copies.len())
+    crate::output::text::also_in(hit.copies.len())
 }
 
 fn gutter(selected: bool, t: Theme) -> Span<'static> {

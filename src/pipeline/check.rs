@@ -40,7 +40,6 @@ use crate::index::writer::IndexStore;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 use crate::pi::fingerprint::read_header;
 use crate::pi::{Document, Kinds};
-use crate::search::reader::SessionKey;
 use crate::source::MappedFile;
 
 /// How many files with defects a report lists by name.
@@ -176,16 +175,12 @@ pub fn check(
         if records.get(path).copied().unwrap_or(0) > 1 {
             d.record = Some(format!("{} session records", records[path]));
         }
-        let held: Vec<Document> = pi
-            .session_documents(&searcher, &SessionKey::Path(path.clone()))?
-            .into_iter()
-            .map(|s| s.into_document())
-            .collect();
+        let held: Vec<Document> = pi.stored_documents_of(&searcher, path)?;
         match expected(path, state, kinds) {
             Expected::Documents(want) => {
                 compare(&mut d, want, held.clone());
                 let counted = pi
-                    .session_by_path(&searcher, path)?
+                    .stored_session_at(&searcher, path)?
                     .map_or(0, |row| row.messages);
                 if d.record.is_none() && counted != held.len() as u64 {
                     d.record = Some(format!(

@@ -128,12 +128,12 @@ fn run(
         // file that cannot be written is only work the next one does
         // again).
         if let Some(mark) = unsaved {
-            let _ = crate::index::saved_states::save(&store.pi.dir, &mark, &plan.states);
+            let _ = crate::index::saved::states::save(&store.pi.dir, &mark, &plan.states);
         }
         rayon::spawn(move || drop((found, plan)));
         // The copy groups of this commit, if its build did not leave them.
         if !groups_held {
-            crate::search::groups::ensure(&store.pi);
+            crate::index::saved::groups::ensure(&store.pi);
         }
         return Ok(report);
     }
@@ -168,8 +168,8 @@ fn run(
     // (without them a search merges copies itself), so failing to save
     // them fails nothing.
     let save_groups = |pi: &crate::index::PiIndex, searcher: &tantivy::Searcher| {
-        if crate::search::groups::save(pi, searcher).is_err() {
-            crate::search::groups::remove(&pi.dir);
+        if crate::index::saved::groups::save(pi, searcher).is_err() {
+            crate::index::saved::groups::remove(&pi.dir);
         }
     };
     let info: BuildInfo = index.commit(
@@ -449,9 +449,8 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::saved_states;
+    use crate::index::saved::states as saved_states;
     use crate::index::PiIndex;
-    use crate::pi::Kinds;
 
     /// The file states a build with nothing to do saves beside the index
     /// are those of the index's columns; the next such build plans from
@@ -471,16 +470,9 @@ mod tests {
             std::fs::copy(fixtures.join(name), root.join(name)).unwrap();
         }
         let index = t.path().join("index");
-        let opts = BuildOptions {
-            roots: vec![root.clone()],
-            index_dir: index.clone(),
-            kinds: Kinds::default(),
-            threads: 2,
-            memory_budget: 64 << 20,
-            full: false,
-            prune: false,
-            locations: Vec::new(),
-        };
+        let opts = BuildOptions::new(vec![root.clone()], index.clone())
+            .threads(2)
+            .memory_budget(64 << 20);
         let file = index.join(saved_states::FILE[0]);
         let build = || build(&opts, &|_| {}).unwrap();
         // What the columns say, and the file for the current state.

@@ -42,7 +42,7 @@ pub(super) fn find_moves(
 ) -> Result<Vec<(String, String)>, IndexError> {
     let mut by_id: HashMap<String, Vec<&str>> = HashMap::new();
     for &v in vanished {
-        if let Some(s) = pi.session_by_path(searcher, v)? {
+        if let Some(s) = pi.stored_session_at(searcher, v)? {
             by_id.entry(s.session_id).or_default().push(v);
         }
     }

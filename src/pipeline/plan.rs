@@ -107,7 +107,7 @@ impl Indexed {
         let (states, groups_held, unsaved) = if rebuild.is_none() {
             let searcher = store.pi.searcher()?;
             let (states, unsaved) = store.pi.file_states_saved_or_read(&searcher)?;
-            let groups_held = crate::search::groups::held(&store.pi, &searcher);
+            let groups_held = crate::index::saved::groups::held(&store.pi, &searcher);
             (states, groups_held, unsaved)
         } else {
             (FileStates::default(), false, None)

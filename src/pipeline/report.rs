@@ -44,6 +44,61 @@ pub struct BuildOptions {
     pub locations: Vec<crate::discover::Location>,
 }
 
+impl BuildOptions {
+    /// A build of `roots` into `index_dir` as `pi-index build` runs one
+    /// unless told otherwise: the default kinds, every CPU,
+    /// [`DEFAULT_MEMORY_MB`], only what changed, nothing pruned. The
+    /// methods below change one setting each.
+    pub fn new(roots: Vec<PathBuf>, index_dir: PathBuf) -> BuildOptions {
+        BuildOptions {
+            roots,
+            index_dir,
+            kinds: Kinds::default(),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            memory_budget: DEFAULT_MEMORY_MB << 20,
+            full: false,
+            prune: false,
+            locations: Vec::new(),
+        }
+    }
+
+    /// With these opt-in kinds of text.
+    pub fn kinds(mut self, kinds: Kinds) -> BuildOptions {
+        self.kinds = kinds;
+        self
+    }
+
+    /// With this many threads.
+    pub fn threads(mut self, threads: usize) -> BuildOptions {
+        self.threads = threads;
+        self
+    }
+
+    /// With this indexing memory, in bytes.
+    pub fn memory_budget(mut self, bytes: usize) -> BuildOptions {
+        self.memory_budget = bytes;
+        self
+    }
+
+    /// Rebuilding everything (`true`) or only what changed.
+    pub fn full(mut self, full: bool) -> BuildOptions {
+        self.full = full;
+        self
+    }
+
+    /// Removing the documents of files outside the roots (`true`).
+    pub fn prune(mut self, prune: bool) -> BuildOptions {
+        self.prune = prune;
+        self
+    }
+
+    /// Recording where the roots come from and why.
+    pub fn locations(mut self, locations: Vec<crate::discover::Location>) -> BuildOptions {
+        self.locations = locations;
+        self
+    }
+}
+
 /// A damaged line, as reported.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct DamageReport {

@@ -13,7 +13,7 @@ use crate::index::writer::{title_of, IndexBuilder, SessionMeta, SessionRecord};
 use crate::index::IndexError;
 use crate::pi::fingerprint::{read_header, Rejection};
 use crate::pi::session::EntryState;
-use crate::pi::{Document, Kinds, Role};
+use crate::pi::{Kinds, Role};
 use crate::source::MappedFile;
 
 /// What happened to one file.
@@ -123,7 +123,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         how = How::Grown;
         // The usage of the part read before, then the new lines'.
         usage = w.pi.recorded_usage(w.searcher, &path_str)?;
-        let before = w.pi.session_by_path(w.searcher, &path_str)?;
+        let before = w.pi.stored_session_at(w.searcher, &path_str)?;
         if let Some(b) = before {
             if b.title.is_some() {
                 title = b.title;
@@ -142,14 +142,13 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
         if !session.changed.is_empty() {
             let mut offsets: Vec<u64> = session.changed.iter().map(|(o, _, _)| *o).collect();
             offsets.dedup();
-            let mut stored = w.pi.entry_documents(w.searcher, &path_str, &offsets)?;
+            let mut docs = w.pi.stored_entries(w.searcher, &path_str, &offsets)?;
             w.index.delete_entries(&path_str, &offsets)?;
             // The documents of a line are re-added whole; those of the
             // entries that changed get their new state.
-            stored.sort_by(|a, b| {
+            docs.sort_by(|a, b| {
                 (a.offset, &a.entry_id, a.role).cmp(&(b.offset, &b.entry_id, b.role))
             });
-            let mut docs: Vec<Document> = stored.into_iter().map(|d| d.into_document()).collect();
             let now: HashMap<(u64, Option<&str>), &EntryState> = session
                 .changed
                 .iter()

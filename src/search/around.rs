@@ -2,7 +2,7 @@
 //! MCP `show` tool give them: the same window, and the same error for a
 //! line past the session's end, from both.
 
-use super::StoredDoc;
+use crate::read::StoredDoc;
 
 /// A line after the session's last message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -11,8 +11,9 @@
 //! command pays nothing for it.
 //!
 //! A front end that holds the index open also keeps each segment's time
-//! order (`PiIndex::time_ranks`), so that a search sorted by time does
-//! not read every match's timestamp; a one-shot command never ranks.
+//! order (`Reader::time_ranks`), so
+//! that a search sorted by time does not read every match's timestamp; a
+//! one-shot command never ranks.
 //!
 //! It keeps, too, what printing a hit reads whatever the query: each
 //! segment's column handles, and the facts of the sessions hits were in.
@@ -30,9 +31,11 @@ use tantivy::index::SegmentId;
 use tantivy::schema::Field;
 use tantivy::Searcher;
 
-use super::family::Families;
-use super::top::{ranks, Ranks};
-use crate::index::{tantivy_err, IndexError, PiIndex};
+use super::top::Ranks;
+use crate::index::family::Families;
+use crate::index::saved::groups::Groups;
+use crate::index::stored::Columns;
+use crate::read::SessionRow;
 
 /// Words whose dictionary lookups are kept per field, at most.
 pub const MAX_WORDS: usize = 4096;
@@ -47,9 +50,6 @@ pub struct Lookups {
     pub done: HashMap<String, Vec<Vec<String>>>,
 }
 
-/// What a reader keeps here, of its own type.
-pub(crate) type Shared = Arc<dyn std::any::Any + Send + Sync>;
-
 /// Sessions' facts kept per state, at most.
 pub const MAX_SESSIONS: usize = 4096;
 
@@ -57,14 +57,12 @@ pub const MAX_SESSIONS: usize = 4096;
 struct Held {
     stamp: u64,
     families: Option<Arc<Families>>,
-    /// What [`Cache::kept_once`] found (the saved copy groups), kept as
-    /// its own type, which this module does not name.
-    found: Option<Shared>,
+    /// The copy groups the build saved for this state, once found.
+    groups: Option<Arc<Groups>>,
     replaced: Option<bool>,
     lookups: HashMap<Field, Lookups>,
-    /// Sessions read by key (a hit's session), at most [`MAX_SESSIONS`]
-    /// (kept as the reader's rows, which this module does not name).
-    sessions: HashMap<u64, Option<Shared>>,
+    /// Sessions read by key (a hit's session), at most [`MAX_SESSIONS`].
+    sessions: HashMap<u64, Option<Arc<SessionRow>>>,
 }
 
 /// See the module documentation.
@@ -74,16 +72,15 @@ pub struct Cache {
     /// Whether the index is held open for many searches (a front end that
     /// keeps its reader): only then are time orders kept.
     long_lived: std::sync::atomic::AtomicBool,
-    /// Segments' time orders ([`crate::search::top::ranks`]), by segment
-    /// and order (`true`: oldest first). A segment's documents never
+    /// Segments' time orders (`top::ranks`), by segment and order
+    /// (`true`: oldest first). A segment's documents never
     /// change (deletes only hide them), so these outlive a state: after a
     /// commit only new segments are ranked, and those no longer searched
     /// are dropped.
-    ranks: Mutex<HashMap<(SegmentId, bool), Ranks>>,
+    pub(crate) ranks: Mutex<HashMap<(SegmentId, bool), Ranks>>,
     /// Segments' columns a hit is read with, opened once (a column's
-    /// handle is its header read from the segment's columnar file); kept
-    /// as the reader's type, which this module does not name.
-    columns: Mutex<HashMap<SegmentId, Shared>>,
+    /// handle is its header read from the segment's columnar file).
+    columns: Mutex<HashMap<SegmentId, Arc<Columns>>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -92,99 +89,42 @@ impl std::fmt::Debug for Cache {
     }
 }
 
-/// The cache of `pi` (and of its clones).
-pub fn of(pi: &PiIndex) -> &Cache {
-    pi.kept.get::<Cache>()
-}
-
-impl PiIndex {
-    /// Every session's family (see [`super::family`]), kept for the
-    /// state of the index `searcher` shows: the next search of it shares
-    /// them.
-    pub fn families(&self, searcher: &Searcher) -> Result<Arc<Families>, IndexError> {
-        of(self).families(stamp(searcher), || self.resolve_families(searcher))
-    }
-
-    /// Say that this index (and its clones) is held open for many
-    /// searches: searches then keep each segment's time order
-    /// (`PiIndex::time_ranks`), column handles and the sessions they
-    /// read. A one-shot command does not: ranking a whole segment costs
-    /// more than one search saves.
-    pub fn keep_between_searches(&self) {
-        of(self)
-            .long_lived
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The time order (`oldest` first, or newest) of each of `searcher`'s
-    /// segments, by segment ordinal, for [`crate::search::top::ByTime`]:
-    /// `None` unless [`PiIndex::keep_between_searches`] was called.
-    pub(crate) fn time_ranks(
-        &self,
-        searcher: &Searcher,
-        oldest: bool,
-    ) -> Result<Option<Vec<Ranks>>, IndexError> {
-        let cache = of(self);
-        if !cache.long_lived() {
-            return Ok(None);
-        }
-        let readers = searcher.segment_readers();
-        let mut out = Vec::with_capacity(readers.len());
-        for reader in readers {
-            let key = (reader.segment_id(), oldest);
-            let held = lock(&cache.ranks).get(&key).cloned();
-            let r = match held {
-                Some(r) => r,
-                // Outside the lock: another search may rank it too.
-                None => {
-                    let r = ranks(reader, oldest).map_err(|e| tantivy_err(&self.dir, e))?;
-                    lock(&cache.ranks).insert(key, r.clone());
-                    r
-                }
-            };
-            out.push(r);
-        }
-        drop_gone(&mut lock(&cache.ranks), searcher, |(id, _)| *id);
-        Ok(Some(out))
-    }
-}
-
 impl Cache {
-    /// Whether [`PiIndex::keep_between_searches`] was called: the index is
-    /// held open for many searches, and readers keep what they open here.
+    /// Whether [`Reader::keep_between_searches`](super::reader::Reader::keep_between_searches)
+    /// was called: the index is held open for many searches, and readers
+    /// keep what they open here.
     pub fn long_lived(&self) -> bool {
         self.long_lived.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The columns of segment `id`, when opened before as a `T`.
-    pub(crate) fn columns<T: Send + Sync + 'static>(&self, id: SegmentId) -> Option<Arc<T>> {
-        lock(&self.columns).get(&id)?.clone().downcast().ok()
+    /// Say that the index is held open for many searches.
+    pub(crate) fn keep(&self) {
+        self.long_lived
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The columns of segment `id`, when opened before.
+    pub(crate) fn columns(&self, id: SegmentId) -> Option<Arc<Columns>> {
+        lock(&self.columns).get(&id).cloned()
     }
 
     /// Keep the columns of segment `id` of `searcher`, dropping those of
     /// segments it no longer has.
-    pub(crate) fn keep_columns(&self, searcher: &Searcher, id: SegmentId, columns: Shared) {
+    pub(crate) fn keep_columns(&self, searcher: &Searcher, id: SegmentId, columns: Arc<Columns>) {
         let mut held = lock(&self.columns);
         held.insert(id, columns);
         drop_gone(&mut held, searcher, |id| *id);
     }
 
     /// The session with key `sess` in the state `stamp`, when read
-    /// before as a `T` (`Some(None)`: it has none).
-    pub(crate) fn session<T: Send + Sync + 'static>(
-        &self,
-        stamp: u64,
-        sess: u64,
-    ) -> Option<Option<Arc<T>>> {
-        match self.at(stamp).sessions.get(&sess)? {
-            Some(row) => row.clone().downcast().ok().map(Some),
-            None => Some(None),
-        }
+    /// before (`Some(None)`: it has none).
+    pub(crate) fn session(&self, stamp: u64, sess: u64) -> Option<Option<Arc<SessionRow>>> {
+        self.at(stamp).sessions.get(&sess).cloned()
     }
 
     /// Keep the session with key `sess` read in the state `stamp` (none
     /// kept past [`MAX_SESSIONS`] until the next state).
-    pub(crate) fn keep_session(&self, stamp: u64, sess: u64, row: Option<Shared>) {
+    pub(crate) fn keep_session(&self, stamp: u64, sess: u64, row: Option<Arc<SessionRow>>) {
         let mut held = self.at(stamp);
         if held.sessions.len() < MAX_SESSIONS {
             held.sessions.insert(sess, row);
@@ -195,7 +135,11 @@ impl Cache {
 /// Bounded: what is kept per segment, once it holds more than twice the
 /// segments `searcher` has, keeps only theirs (a commit's merges leave
 /// the others behind).
-fn drop_gone<K, V>(held: &mut HashMap<K, V>, searcher: &Searcher, id: impl Fn(&K) -> SegmentId) {
+pub(crate) fn drop_gone<K, V>(
+    held: &mut HashMap<K, V>,
+    searcher: &Searcher,
+    id: impl Fn(&K) -> SegmentId,
+) {
     let readers = searcher.segment_readers();
     if held.len() > 2 * readers.len() {
         let live: std::collections::HashSet<SegmentId> =
@@ -204,7 +148,7 @@ fn drop_gone<K, V>(held: &mut HashMap<K, V>, searcher: &Searcher, id: impl Fn(&K
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -247,22 +191,16 @@ impl Cache {
         Ok(f)
     }
 
-    /// What the state `stamp` has beside the index (the copy groups a
-    /// build saved), read by `read` when not held (outside the lock).
-    /// Not finding it is not kept: a build in another process saves the
-    /// groups just after its commit.
-    pub fn kept_once<T: std::any::Any + Send + Sync>(
-        &self,
-        stamp: u64,
-        read: impl FnOnce() -> Option<Arc<T>>,
-    ) -> Option<Arc<T>> {
-        if let Some(held) = self.at(stamp).found.clone() {
-            if let Ok(t) = held.downcast::<T>() {
-                return Some(t);
-            }
+    /// The copy groups the build saved for the state `stamp`, read by
+    /// `read` when not held (outside the lock). Not finding them is not
+    /// kept: a build in another process saves the groups just after its
+    /// commit.
+    pub fn groups(&self, stamp: u64, read: impl FnOnce() -> Option<Groups>) -> Option<Arc<Groups>> {
+        if let Some(held) = self.at(stamp).groups.clone() {
+            return Some(held);
         }
-        let t = read()?;
-        self.at(stamp).found = Some(t.clone());
+        let t = Arc::new(read()?);
+        self.at(stamp).groups = Some(t.clone());
         Some(t)
     }
 

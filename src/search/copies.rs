@@ -15,40 +15,20 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::columnar::Column;
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, DocId, Order, Score, Searcher, SegmentReader};
 
-use super::family::{Families, KeyMap};
-use super::query::FieldMap;
+use super::messages::MessageReader;
 use super::query::Sort;
+use super::reader::Reader;
 use super::top::{time_key, ByTime};
-use crate::index::{tantivy_err, IndexError, PiIndex};
-
-/// Another session's copy of a hit's message (it matched the query too).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
-pub struct CopyRef {
-    /// The copy's session id.
-    pub session_id: String,
-    /// The copy's session file.
-    pub path: String,
-    /// Its 1-based line in that file.
-    pub line: u64,
-}
-
-/// "[also in 3 forks]": how a hit with `copies` copies says that other
-/// sessions of its family hold the same message (text output, the
-/// picker).
-pub fn also_in(copies: usize) -> Option<String> {
-    match copies {
-        0 => None,
-        1 => Some("[also in 1 fork]".into()),
-        n => Some(format!("[also in {n} forks]")),
-    }
-}
+use crate::index::family::{Families, KeyMap};
+use crate::index::schema::RECENCY;
+use crate::index::{tantivy_err, IndexError};
+use crate::read::{CopyRef, Hit};
 
 /// A hit before it is read: where, its sort key, and its copies.
 #[derive(Clone, Debug)]
@@ -188,7 +168,7 @@ impl<S: SegmentCollector> SegmentCollector for SplitSegment<S> {
 /// The page `offset..offset + limit` of `query`'s hits with copies
 /// merged, and the number of hits after merging.
 pub(crate) fn ranked(
-    pi: &PiIndex,
+    r: &Reader,
     searcher: &Searcher,
     query: &dyn Query,
     sort: Sort,
@@ -196,7 +176,7 @@ pub(crate) fn ranked(
     offset: usize,
     families: &Families,
 ) -> Result<(Vec<Ranked>, usize), IndexError> {
-    let err = |e| tantivy_err(&pi.dir, e);
+    let err = |e| tantivy_err(&r.pi.dir, e);
     let map = Arc::new(families.shared_map());
     // Every hit that could be on the page, before merging.
     let top = TopDocs::with_limit(offset.saturating_add(limit).max(1));
@@ -205,7 +185,7 @@ pub(crate) fn ranked(
             let by = (
                 (SortBySimilarityScore, Order::Desc),
                 (
-                    SortByStaticFastValue::<DateTime>::for_field(FieldMap::RECENCY),
+                    SortByStaticFastValue::<DateTime>::for_field(RECENCY),
                     Order::Desc,
                 ),
             );
@@ -230,7 +210,7 @@ pub(crate) fn ranked(
             let oldest = sort == Sort::Oldest;
             let split = Split {
                 inner: ByTime::new(offset.saturating_add(limit).max(1), oldest)
-                    .with_ranks(pi.time_ranks(searcher, oldest)?),
+                    .with_ranks(r.time_ranks(searcher, oldest)?),
                 families: map,
             };
             let ((top, count), stash) =
@@ -265,7 +245,7 @@ pub(crate) fn ranked(
                 searcher
                     .segment_reader(ord)
                     .fast_fields()
-                    .date(FieldMap::RECENCY)
+                    .date(RECENCY)
                     .map_err(err)?,
             ),
         };
@@ -301,18 +281,18 @@ pub(crate) fn ranked(
 
 /// The copies of a hit, as printed: session, file and line of each.
 pub(crate) fn read_copies(
-    pi: &PiIndex,
+    r: &Reader,
     searcher: &Searcher,
-    reader: &mut super::reader::MessageReader<'_>,
+    reader: &mut MessageReader<'_>,
     copies: &[(u64, DocAddress)],
 ) -> Result<Vec<CopyRef>, IndexError> {
     use tantivy::schema::Value;
     let mut out = Vec::with_capacity(copies.len());
     for &(sess, addr) in copies {
         let d: tantivy::TantivyDocument =
-            searcher.doc(addr).map_err(|e| tantivy_err(&pi.dir, e))?;
+            searcher.doc(addr).map_err(|e| tantivy_err(&r.pi.dir, e))?;
         let line = d
-            .get_first(pi.fields.line)
+            .get_first(r.pi.fields.line)
             .and_then(|v| v.as_u64())
             .unwrap_or(0);
         let session = reader.session(sess)?;
@@ -331,7 +311,7 @@ pub(crate) fn read_copies(
 /// How many message documents are copies of a message an older session
 /// of their family holds (what `stats` reports beside the messages).
 pub(crate) fn copies_in(
-    pi: &PiIndex,
+    r: &Reader,
     searcher: &Searcher,
     families: &Families,
 ) -> Result<u64, IndexError> {
@@ -343,79 +323,75 @@ pub(crate) fn copies_in(
         families: Arc::new(families.shared_map()),
     };
     let (_, stash) = searcher
-        .search(&*crate::index::all_messages(&pi.fields), &split)
-        .map_err(|e| tantivy_err(&pi.dir, e))?;
+        .search(&*crate::index::all_messages(&r.pi.fields), &split)
+        .map_err(|e| tantivy_err(&r.pi.dir, e))?;
     let groups: std::collections::HashSet<(u64, u64)> =
         stash.iter().map(|s| (s.family, s.copy)).collect();
     Ok((stash.len() - groups.len()) as u64)
 }
 
-impl PiIndex {
-    /// Fill in each hit's `copies`: the other sessions of its family
-    /// holding the same message (the same entry id and text), whatever
-    /// they matched. For lists that show one hit per session (the
-    /// picker, `sessions QUERY`), where a search's own merging does not
-    /// apply. One scan of the copy column for all the hits; nothing when
-    /// the index has no families.
-    pub fn fill_copies(
-        &self,
-        searcher: &Searcher,
-        hits: &mut [&mut super::Hit],
-    ) -> Result<(), IndexError> {
-        use crate::index::lineage::copy_key;
-        let families = self.families(searcher)?;
-        if !families.any() {
-            return Ok(());
-        }
-        let mut want = Vec::new();
-        for (i, h) in hits.iter().enumerate() {
-            let sess = crate::index::schema::session_key(&h.doc.path);
-            let (Some(family), Some(id)) = (families.family_of(sess), h.doc.entry_id.as_deref())
-            else {
-                continue;
-            };
-            want.push((i, family, copy_key(id, &h.doc.text), sess));
-        }
-        if want.is_empty() {
-            return Ok(());
-        }
-        let err = |e| tantivy_err(&self.dir, e);
-        let query =
-            super::column_set::ColumnSetQuery::new("copy", want.iter().map(|w| w.2).collect());
-        let mut addrs: Vec<DocAddress> = searcher
-            .search(&query, &tantivy::collector::DocSetCollector)
-            .map_err(err)?
-            .into_iter()
-            .collect();
-        addrs.sort_unstable();
-        let mut found: KeyMap<u64, Vec<(u64, DocAddress)>> = KeyMap::default();
-        let mut columns: Option<(u32, Column<u64>, Column<u64>)> = None;
-        for a in addrs {
-            if columns.as_ref().is_none_or(|c| c.0 != a.segment_ord) {
-                let ff = searcher.segment_reader(a.segment_ord).fast_fields();
-                columns = Some((
-                    a.segment_ord,
-                    ff.u64("sess").map_err(err)?,
-                    ff.u64("copy").map_err(err)?,
-                ));
-            }
-            let (_, sess, copy) = columns.as_ref().expect("opened above");
-            if let (Some(s), Some(c)) = (sess.first(a.doc_id), copy.first(a.doc_id)) {
-                found.entry(c).or_default().push((s, a));
-            }
-        }
-        let mut reader = super::reader::MessageReader::new(self, searcher);
-        for (i, family, copy, sess) in want {
-            let mut others: Vec<(u64, DocAddress)> = found
-                .get(&copy)
-                .into_iter()
-                .flatten()
-                .filter(|(s, _)| *s != sess && families.family_of(*s) == Some(family))
-                .copied()
-                .collect();
-            others.sort_by_key(|(s, a)| (families.age(*s), *a));
-            hits[i].copies = read_copies(self, searcher, &mut reader, &others)?;
-        }
-        Ok(())
+/// Fill in each hit's `copies`: the other sessions of its family
+/// holding the same message (the same entry id and text), whatever
+/// they matched. For lists that show one hit per session (the
+/// picker, `sessions QUERY`), where a search's own merging does not
+/// apply. One scan of the copy column for all the hits; nothing when
+/// the index has no families.
+pub fn fill_copies(
+    r: &Reader,
+    searcher: &Searcher,
+    hits: &mut [&mut Hit],
+) -> Result<(), IndexError> {
+    use crate::index::lineage::copy_key;
+    let families = r.families(searcher)?;
+    if !families.any() {
+        return Ok(());
     }
+    let mut want = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        let sess = crate::index::schema::session_key(&h.doc.path);
+        let (Some(family), Some(id)) = (families.family_of(sess), h.doc.entry_id.as_deref()) else {
+            continue;
+        };
+        want.push((i, family, copy_key(id, &h.doc.text), sess));
+    }
+    if want.is_empty() {
+        return Ok(());
+    }
+    let err = |e| tantivy_err(&r.pi.dir, e);
+    let query = super::column_set::ColumnSetQuery::new("copy", want.iter().map(|w| w.2).collect());
+    let mut addrs: Vec<DocAddress> = searcher
+        .search(&query, &tantivy::collector::DocSetCollector)
+        .map_err(err)?
+        .into_iter()
+        .collect();
+    addrs.sort_unstable();
+    let mut found: KeyMap<u64, Vec<(u64, DocAddress)>> = KeyMap::default();
+    let mut columns: Option<(u32, Column<u64>, Column<u64>)> = None;
+    for a in addrs {
+        if columns.as_ref().is_none_or(|c| c.0 != a.segment_ord) {
+            let ff = searcher.segment_reader(a.segment_ord).fast_fields();
+            columns = Some((
+                a.segment_ord,
+                ff.u64("sess").map_err(err)?,
+                ff.u64("copy").map_err(err)?,
+            ));
+        }
+        let (_, sess, copy) = columns.as_ref().expect("opened above");
+        if let (Some(s), Some(c)) = (sess.first(a.doc_id), copy.first(a.doc_id)) {
+            found.entry(c).or_default().push((s, a));
+        }
+    }
+    let mut reader = MessageReader::new(r, searcher);
+    for (i, family, copy, sess) in want {
+        let mut others: Vec<(u64, DocAddress)> = found
+            .get(&copy)
+            .into_iter()
+            .flatten()
+            .filter(|(s, _)| *s != sess && families.family_of(*s) == Some(family))
+            .copied()
+            .collect();
+        others.sort_by_key(|(s, a)| (families.age(*s), *a));
+        hits[i].copies = read_copies(r, searcher, &mut reader, &others)?;
+    }
+    Ok(())
 }

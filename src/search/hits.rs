@@ -1,102 +1,21 @@
 //! Searching: a parsed query plus filters in, ranked hits with snippets out.
 
-use std::collections::BTreeSet;
-
-use serde::Serialize;
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument};
 
-use super::query::{compile, Constraint, FieldMap, FilterError, Filters, QueryError, Warning};
-use super::reader::{MessageReader, StoredDoc};
+use super::error::SearchError;
+use super::messages::MessageReader;
+use super::query::{compile, Constraint, FieldMap, Sort};
+use super::reader::Reader;
 use super::snippet::{head, Snippets};
 use super::top::{best_first, BestFirst, ByTime};
-use crate::index::{tantivy_err, Fields, IndexError, PiIndex};
-
-pub use super::query::Sort;
-
-/// A search request.
-#[derive(Clone, Debug)]
-pub struct SearchRequest {
-    /// The query string.
-    pub query: String,
-    /// Filters from flags, ANDed with the whole query.
-    pub filters: Filters,
-    /// Order.
-    pub sort: Sort,
-    /// Hits to return.
-    pub limit: usize,
-    /// Hits to skip.
-    pub offset: usize,
-    /// Snippet length in characters.
-    pub snippet_chars: usize,
-    /// Now, in the time zone that civil dates (`after:2026-03-01`,
-    /// `today`) are read in; relative dates count back from it.
-    pub now: super::query::Now,
-    /// Every copy of a message copied into forks as its own hit (by
-    /// default a message is one hit, with its copies listed: see
-    /// [`super::copies`]).
-    pub copies: bool,
-}
-
-/// One hit.
-#[derive(Clone, Debug, Serialize)]
-pub struct Hit {
-    /// The stored document (every key `show --format json` prints).
-    #[serde(flatten)]
-    pub doc: StoredDoc,
-    /// The BM25 score (0 when sorted by date or with no text query).
-    pub score: f32,
-    /// A short plain-text excerpt around the matched words.
-    pub snippet: String,
-    /// Byte ranges of matched words within `snippet`.
-    #[serde(skip)]
-    pub highlights: Vec<std::ops::Range<usize>>,
-    /// The hit's session, as listed (read once per session of a search).
-    #[serde(skip)]
-    pub session: Option<std::sync::Arc<super::reader::SessionRow>>,
-    /// The other sessions of its family holding the same message (the
-    /// same entry id and text) that matched too, oldest first.
-    pub copies: Vec<super::copies::CopyRef>,
-}
-
-/// The result of a search.
-#[derive(Debug)]
-pub struct SearchResult {
-    /// The hits, in order.
-    pub hits: Vec<Hit>,
-    /// How many documents matched in all.
-    pub total: usize,
-    /// What was repaired or ignored in the query.
-    pub warnings: Vec<Warning>,
-}
-
-/// Errors of a search.
-#[derive(Debug, thiserror::Error)]
-pub enum SearchError {
-    /// The index failed.
-    #[error(transparent)]
-    Index(#[from] IndexError),
-    /// The query cannot be run (a bad filter value, nesting too deep,
-    /// nothing left to search).
-    #[error(transparent)]
-    Query(#[from] QueryError),
-    /// The query is longer than a search may be
-    /// ([`super::query::limits`]).
-    #[error(transparent)]
-    TooLong(#[from] super::query::TooLong),
-    /// The page starts deeper than a search pages
-    /// ([`super::query::MAX_OFFSET`]).
-    #[error(transparent)]
-    TooDeep(#[from] super::query::TooDeep),
-}
-
-impl From<FilterError> for SearchError {
-    fn from(e: FilterError) -> SearchError {
-        SearchError::Query(e.into())
-    }
-}
+use crate::index::saved::groups::Groups;
+use crate::index::schema::RECENCY;
+use crate::index::{tantivy_err, Fields, IndexError};
+use crate::output::text::lead;
+use crate::read::{Hit, SearchRequest, SearchResult};
 
 /// What the copy groups the build saved do for a search.
 enum Saved {
@@ -105,7 +24,7 @@ enum Saved {
     NoCopies,
     /// Every copy of a message matches alike: skip those behind each
     /// group's oldest.
-    Skip(std::sync::Arc<super::groups::Groups>),
+    Skip(std::sync::Arc<Groups>),
     /// None saved for this state, or the query asks for what copies may
     /// differ in: merge at search time.
     Unusable,
@@ -117,13 +36,13 @@ fn collect<C: tantivy::collector::Collector>(
     searcher: &Searcher,
     query: &dyn Query,
     collector: C,
-    skip: &Option<std::sync::Arc<super::groups::Groups>>,
+    skip: &Option<std::sync::Arc<Groups>>,
 ) -> tantivy::Result<C::Fruit> {
     match skip {
         Some(groups) => super::parallel::search(
             searcher,
             query,
-            &super::groups::Skip {
+            &super::skip::Skip {
                 inner: collector,
                 groups: groups.clone(),
             },
@@ -132,175 +51,155 @@ fn collect<C: tantivy::collector::Collector>(
     }
 }
 
-impl PiIndex {
-    /// What the saved copy groups do for a search asking `constraints`
-    /// (nothing is read when every copy is asked for).
-    fn saved_groups(
-        &self,
-        searcher: &Searcher,
-        req: &SearchRequest,
-        constraints: &[Constraint],
-        map: &FieldMap<'_>,
-    ) -> Saved {
-        if req.copies {
-            return Saved::NoCopies;
-        }
-        match self.copy_groups(searcher) {
-            Some(g) if g.is_empty() => Saved::NoCopies,
-            Some(g) if g.decide(constraints, map) => Saved::Skip(g),
-            _ => Saved::Unusable,
-        }
+/// What the saved copy groups do for a search asking `constraints`
+/// (nothing is read when every copy is asked for).
+fn saved_groups(
+    r: &Reader,
+    searcher: &Searcher,
+    req: &SearchRequest,
+    constraints: &[Constraint],
+    map: &FieldMap<'_>,
+) -> Saved {
+    if req.copies {
+        return Saved::NoCopies;
     }
-
-    /// Whether `req` merges copies by the groups the build saved (see
-    /// [`super::groups`]) rather than at search time: for tests that must
-    /// know which way a search went.
-    pub fn merges_by_saved_groups(
-        &self,
-        searcher: &Searcher,
-        req: &SearchRequest,
-    ) -> Result<bool, SearchError> {
-        let mut map = FieldMap::new(self, searcher)?;
-        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
-        Ok(matches!(
-            self.saved_groups(searcher, req, &compiled.constraints, &map),
-            Saved::Skip(_)
-        ))
+    match r.copy_groups(searcher) {
+        Some(g) if g.is_empty() => Saved::NoCopies,
+        Some(g) if super::skip::decide(&g, constraints, map) => Saved::Skip(g),
+        _ => Saved::Unusable,
     }
+}
 
-    /// Run a search.
-    pub fn search(
-        &self,
-        searcher: &Searcher,
-        req: &SearchRequest,
-    ) -> Result<SearchResult, SearchError> {
-        super::query::limits::check(&req.query)?;
-        super::query::limits::check_offset(req.offset as u64)?;
-        // No page is longer than the index has documents: nothing is
-        // allocated for a count a client chose past that.
-        let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
-        let req = &SearchRequest {
-            limit: req.limit.min(docs),
-            ..req.clone()
-        };
-        let mut map = FieldMap::new(self, searcher)?;
-        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
-        let query = compiled.query;
-        let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
+/// Whether `req` merges copies by the groups the build saved (see
+/// [`crate::index::saved::groups`]) rather than at search time: for tests
+/// that must know which way a search went.
+pub fn merges_by_saved_groups(
+    r: &Reader,
+    searcher: &Searcher,
+    req: &SearchRequest,
+) -> Result<bool, SearchError> {
+    let mut map = FieldMap::new(r, searcher)?;
+    let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+    Ok(matches!(
+        saved_groups(r, searcher, req, &compiled.constraints, &map),
+        Saved::Skip(_)
+    ))
+}
 
-        // The cut at offset + limit is made in the final order, by the
-        // collector: sorting after a cut by score alone would page through
-        // a group of equal scores (the same text in many sessions) in a
-        // different order at every offset. Ties of the whole key fall to
-        // the document's address, ascending, which tantivy always applies.
-        // Forks hold copies of their parent's messages: merged into one
-        // hit each, unless every copy is asked for.
-        // With the copy groups the build saved, a query that every copy of
-        // a message matches alike skips the copies behind each group's
-        // oldest: the usual path, pruning and all (see super::groups).
-        let mut skip = None;
-        let families = match self.saved_groups(searcher, req, &compiled.constraints, &map) {
-            Saved::NoCopies => None,
-            Saved::Skip(g) => {
-                skip = Some(g);
-                None
-            }
-            Saved::Unusable => Some(self.families(searcher)?).filter(|f| f.any()),
-        };
-        if let Some(families) = families {
-            let (ranked, total) = super::copies::ranked(
-                self, searcher, &*query, req.sort, req.limit, req.offset, &families,
-            )?;
-            let mut snippets = HitMaker::new(self, searcher, &*query, req.snippet_chars)?;
-            let mut reader = MessageReader::new(self, searcher);
-            let mut hits = Vec::with_capacity(ranked.len());
-            for r in ranked {
-                let mut hit = snippets.hit(self, &mut reader, r.addr, r.score)?;
-                hit.copies = super::copies::read_copies(self, searcher, &mut reader, &r.copies)?;
-                hits.push(hit);
-            }
-            return Ok(SearchResult {
-                hits,
-                total,
-                warnings: compiled.warnings,
-            });
+/// Run a search.
+pub fn search(
+    r: &Reader,
+    searcher: &Searcher,
+    req: &SearchRequest,
+) -> Result<SearchResult, SearchError> {
+    super::query::limits::check(&req.query)?;
+    super::query::limits::check_offset(req.offset as u64)?;
+    // No page is longer than the index has documents: nothing is
+    // allocated for a count a client chose past that.
+    let docs = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+    let req = &SearchRequest {
+        limit: req.limit.min(docs),
+        ..req.clone()
+    };
+    let mut map = FieldMap::new(r, searcher)?;
+    let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+    let query = compiled.query;
+    let err = |e| SearchError::Index(tantivy_err(&r.pi.dir, e));
+
+    // The cut at offset + limit is made in the final order, by the
+    // collector: sorting after a cut by score alone would page through
+    // a group of equal scores (the same text in many sessions) in a
+    // different order at every offset. Ties of the whole key fall to
+    // the document's address, ascending, which tantivy always applies.
+    // Forks hold copies of their parent's messages: merged into one
+    // hit each, unless every copy is asked for.
+    // With the copy groups the build saved, a query that every copy of
+    // a message matches alike skips the copies behind each group's
+    // oldest: the usual path, pruning and all (see super::groups).
+    let mut skip = None;
+    let families = match saved_groups(r, searcher, req, &compiled.constraints, &map) {
+        Saved::NoCopies => None,
+        Saved::Skip(g) => {
+            skip = Some(g);
+            None
         }
-        let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
-        // The top hits and the total: in one pass over the matches, or,
-        // for words that prune, the page through pruning and the count
-        // from the query.
-        let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
-            Sort::Relevance if BestFirst::prunes(&*query) => {
-                let k = req.offset.saturating_add(req.limit.max(1));
-                let top = best_first(searcher, &*query, k, skip.clone()).map_err(err)?;
-                let mut total = query.count(searcher).map_err(err)?;
-                if let Some(g) = &skip {
-                    total -= g.matching_behind(searcher, &*query).map_err(err)?;
-                }
-                let page = top.into_iter().skip(req.offset);
-                (page.map(|(s, _, a)| (s, a)).collect(), total)
-            }
-            Sort::Relevance => {
-                let by = (
-                    (SortBySimilarityScore, Order::Desc),
-                    (
-                        SortByStaticFastValue::<DateTime>::for_field(FieldMap::RECENCY),
-                        Order::Desc,
-                    ),
-                );
-                let (top, total) =
-                    collect(searcher, &*query, (top.order_by(by), Count), &skip).map_err(err)?;
-                let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
-                (v, total)
-            }
-            sort => {
-                let oldest = sort == Sort::Oldest;
-                let by = ByTime::new(req.offset.saturating_add(req.limit.max(1)), oldest)
-                    .with_ranks(self.time_ranks(searcher, oldest)?);
-                let (top, total) = collect(searcher, &*query, by, &skip).map_err(err)?;
-                let page = top.into_iter().skip(req.offset);
-                (page.map(|(_, a)| (0.0, a)).collect(), total)
-            }
-        };
-        ranked.truncate(req.limit);
-
-        let mut snippets = HitMaker::new(self, searcher, &*query, req.snippet_chars)?;
-        let mut reader = MessageReader::new(self, searcher);
+        Saved::Unusable => Some(r.families(searcher)?).filter(|f| f.any()),
+    };
+    if let Some(families) = families {
+        let (ranked, total) = super::copies::ranked(
+            r, searcher, &*query, req.sort, req.limit, req.offset, &families,
+        )?;
+        let mut snippets = HitMaker::new(r, searcher, &*query, req.snippet_chars)?;
+        let mut reader = MessageReader::new(r, searcher);
         let mut hits = Vec::with_capacity(ranked.len());
-        for (score, addr) in ranked {
-            let mut hit = snippets.hit(self, &mut reader, addr, score)?;
-            if let Some(g) = &skip {
-                let copies = g.copies_of(searcher, addr).map_err(err)?;
-                hit.copies = super::copies::read_copies(self, searcher, &mut reader, &copies)?;
-            }
+        for one in ranked {
+            let mut hit = snippets.hit(r, &mut reader, one.addr, one.score)?;
+            hit.copies = super::copies::read_copies(r, searcher, &mut reader, &one.copies)?;
             hits.push(hit);
         }
-        Ok(SearchResult {
+        return Ok(SearchResult {
             hits,
             total,
+            more: false,
             warnings: compiled.warnings,
-        })
+        });
     }
-
-    /// Indexed model names containing any of `fragments` (case-insensitive).
-    pub fn matching_models(
-        &self,
-        searcher: &Searcher,
-        fragments: &[String],
-    ) -> Result<Vec<String>, IndexError> {
-        if fragments.is_empty() {
-            return Ok(Vec::new());
+    let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
+    // The top hits and the total: in one pass over the matches, or,
+    // for words that prune, the page through pruning and the count
+    // from the query.
+    let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
+        Sort::Relevance if BestFirst::prunes(&*query) => {
+            let k = req.offset.saturating_add(req.limit.max(1));
+            let top = best_first(searcher, &*query, k, skip.clone()).map_err(err)?;
+            let mut total = query.count(searcher).map_err(err)?;
+            if let Some(g) = &skip {
+                total -= g.matching_behind(searcher, &*query).map_err(err)?;
+            }
+            let page = top.into_iter().skip(req.offset);
+            (page.map(|(s, _, a)| (s, a)).collect(), total)
         }
-        let all: BTreeSet<String> =
-            self.terms_with_prefix(searcher, self.fields.models, "", usize::MAX - 1)?;
-        Ok(all
-            .into_iter()
-            .filter(|m| {
-                let lower = m.to_lowercase();
-                fragments.iter().any(|frag| lower.contains(frag.as_str()))
-            })
-            .collect())
+        Sort::Relevance => {
+            let by = (
+                (SortBySimilarityScore, Order::Desc),
+                (
+                    SortByStaticFastValue::<DateTime>::for_field(RECENCY),
+                    Order::Desc,
+                ),
+            );
+            let (top, total) =
+                collect(searcher, &*query, (top.order_by(by), Count), &skip).map_err(err)?;
+            let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
+            (v, total)
+        }
+        sort => {
+            let oldest = sort == Sort::Oldest;
+            let by = ByTime::new(req.offset.saturating_add(req.limit.max(1)), oldest)
+                .with_ranks(r.time_ranks(searcher, oldest)?);
+            let (top, total) = collect(searcher, &*query, by, &skip).map_err(err)?;
+            let page = top.into_iter().skip(req.offset);
+            (page.map(|(_, a)| (0.0, a)).collect(), total)
+        }
+    };
+    ranked.truncate(req.limit);
+
+    let mut snippets = HitMaker::new(r, searcher, &*query, req.snippet_chars)?;
+    let mut reader = MessageReader::new(r, searcher);
+    let mut hits = Vec::with_capacity(ranked.len());
+    for (score, addr) in ranked {
+        let mut hit = snippets.hit(r, &mut reader, addr, score)?;
+        if let Some(g) = &skip {
+            let copies = g.copies_of(searcher, addr).map_err(err)?;
+            hit.copies = super::copies::read_copies(r, searcher, &mut reader, &copies)?;
+        }
+        hits.push(hit);
     }
+    Ok(SearchResult {
+        hits,
+        total,
+        more: false,
+        warnings: compiled.warnings,
+    })
 }
 
 /// Hits made from document addresses: the stored message and a snippet of
@@ -318,14 +217,14 @@ pub(crate) struct HitMaker<'a> {
 
 impl<'a> HitMaker<'a> {
     pub(crate) fn new(
-        pi: &PiIndex,
+        r: &Reader,
         searcher: &'a Searcher,
         query: &'a dyn Query,
         chars: usize,
     ) -> Result<HitMaker<'a>, IndexError> {
-        let fields = &pi.fields;
-        let mut text =
-            Snippets::create(searcher, query, fields.text).map_err(|e| tantivy_err(&pi.dir, e))?;
+        let fields = &r.pi.fields;
+        let mut text = Snippets::create(searcher, query, fields.text)
+            .map_err(|e| tantivy_err(&r.pi.dir, e))?;
         text.set_max_num_chars(chars);
         Ok(HitMaker {
             searcher,
@@ -340,12 +239,12 @@ impl<'a> HitMaker<'a> {
     /// The hit at `addr`, with `score`.
     pub(crate) fn hit(
         &mut self,
-        pi: &PiIndex,
+        r: &Reader,
         reader: &mut MessageReader<'_>,
         addr: DocAddress,
         score: f32,
     ) -> Result<Hit, IndexError> {
-        let err = |e| tantivy_err(&pi.dir, e);
+        let err = |e| tantivy_err(&r.pi.dir, e);
         let d: TantivyDocument = self.searcher.doc(addr).map_err(err)?;
         let doc = reader.read(addr, &d)?;
         let mut snippet = self.text.snippet(&doc.text);
@@ -377,14 +276,3 @@ impl<'a> HitMaker<'a> {
         })
     }
 }
-
-/// The start of `text`, at most `chars` characters, on one line.
-fn lead(text: &str, chars: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(chars) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat,
-    }
-}
-
-pub use crate::index::all_messages;

@@ -32,218 +32,169 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader};
 
-use super::hits::{Hit, HitMaker};
-use super::query::{compile, grammar, FieldMap, Filters, Warning};
-use super::reader::{MessageReader, SessionRow};
-use super::SearchError;
-use crate::index::{tantivy_err, PiIndex};
+use super::error::SearchError;
+use super::hits::HitMaker;
+use super::messages::MessageReader;
+use super::query::{compile, grammar, FieldMap, Filters};
+use super::reader::Reader;
+use crate::index::tantivy_err;
+use crate::read::{Hit, Matched, SessionHit, SessionQuery, SessionSearch};
 
 /// Weight of `ln(1 + matching messages)`.
 pub const MATCHES_WEIGHT: f32 = 0.5;
 
-/// A session-level search.
-#[derive(Clone, Debug)]
-pub struct SessionQuery {
-    /// The query, in the language of `search`.
-    pub query: String,
-    /// Filters from flags, ANDed with the whole query.
-    pub filters: Filters,
-    /// Sessions to return.
-    pub limit: usize,
-    /// Sessions to skip first, in rank order (at most
-    /// [`super::query::MAX_OFFSET`]).
-    pub offset: usize,
-    /// Snippet length in characters.
-    pub snippet_chars: usize,
-    /// Now, as for [`super::SearchRequest::now`].
-    pub now: super::query::Now,
-}
-
-/// One session found.
-#[derive(Clone, Debug, Serialize)]
-pub struct SessionHit {
-    /// The session.
-    #[serde(flatten)]
-    pub session: SessionRow,
-    /// What matched: `"name"` (its name), `"title"` (its first user
-    /// message) or `"messages"` (only messages), the group it is ranked in.
-    pub matched: Matched,
-    /// Its score within that group (see the [module documentation](self)).
-    pub score: f32,
-    /// BM25 of the query on its name (0: no match).
-    pub name_score: f32,
-    /// BM25 of the query on its title (0: no match).
-    pub title_score: f32,
-    /// How many of its messages match.
-    pub matches: u64,
-    /// Its best matching message, with its snippet (none when only the
-    /// name or title matched).
-    pub hit: Option<Hit>,
-    /// The best message's snippet, else the title.
-    pub snippet: String,
-    /// Byte ranges of matched words within `snippet`.
-    #[serde(skip)]
-    pub highlights: Vec<std::ops::Range<usize>>,
-}
-
-/// Which part of a session matched first: the groups sessions are ranked
-/// in, in this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Matched {
-    /// Its name.
-    Name,
-    /// Its title (first user message), not its name.
-    Title,
-    /// Only some of its messages.
-    Messages,
-}
-
-/// The result of a session-level search.
-#[derive(Debug)]
-pub struct SessionSearch {
-    /// The sessions, best first, at most the limit.
-    pub hits: Vec<SessionHit>,
-    /// How many sessions matched in all.
-    pub total: usize,
-    /// What was repaired or ignored in the query.
-    pub warnings: Vec<Warning>,
-}
-
-impl PiIndex {
-    /// Find sessions: one row per session, ranked as the [module
-    /// documentation](self) says.
-    pub fn search_sessions(
-        &self,
-        searcher: &Searcher,
-        req: &SessionQuery,
-    ) -> Result<SessionSearch, SearchError> {
-        super::query::limits::check(&req.query)?;
-        let offset = super::query::limits::check_offset(req.offset as u64)?;
-        // The rows ranked: the page and every one before it.
-        let want = offset.saturating_add(req.limit);
-        let f = &self.fields;
-        let err = |e| SearchError::Index(tantivy_err(&self.dir, e));
-        let mut map = FieldMap::new(self, searcher)?;
-        let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
-        let messages = searcher
-            .search(&compiled.query, &BestPerSession)
-            .map_err(err)?;
-
-        // Names and titles, unless the query is about messages' own facts.
-        let mut names = HashMap::new();
-        let mut titles = HashMap::new();
-        if !about_messages(&req.query, &req.filters) {
-            for (field, out) in [(f.session_name, &mut names), (f.title, &mut titles)] {
-                let mut map = FieldMap::for_sessions(self, searcher, field)?;
-                let q = compile(&req.query, &req.filters, &req.now, &mut map)?;
-                let found = searcher.search(&q.query, &BestPerSession).map_err(err)?;
-                *out = found.into_iter().map(|(k, b)| (k, b.score)).collect();
-            }
-        }
-
-        let mut keys: Vec<u64> = messages.keys().copied().collect();
-        keys.extend(names.keys().filter(|k| !messages.contains_key(k)));
-        keys.extend(
-            titles
-                .keys()
-                .filter(|k| !messages.contains_key(k) && !names.contains_key(k)),
-        );
-        let mut scored = Vec::with_capacity(keys.len());
-        for key in keys {
-            let best = messages.get(&key).copied();
-            let name = names.get(&key).copied().unwrap_or(0.0);
-            let title = titles.get(&key).copied().unwrap_or(0.0);
-            let (message, count) = best.map_or((0.0, 0), |b| (b.score, b.count));
-            let matched = if names.contains_key(&key) {
-                Matched::Name
-            } else if titles.contains_key(&key) {
-                Matched::Title
-            } else {
-                Matched::Messages
-            };
-            let score = name + title + message + MATCHES_WEIGHT * (count as f32).ln_1p();
-            scored.push((matched, score, name, title, best, key));
-        }
-        let total = scored.len();
-        // Group and score decide the order; the summary (read from the
-        // doc store, ~4 µs each) only breaks ties. So summaries are read
-        // for the rows that can be listed: the first `limit` in that
-        // order and any tied with the last of them. A common word matches
-        // nearly every session, and reading all their summaries was two
-        // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
-        scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
-        let mut rows = Vec::with_capacity(want.min(total));
-        let mut at = 0;
-        while at < scored.len() && rows.len() < want {
-            let (group, score) = (scored[at].0, scored[at].1);
-            let tied = scored[at..]
-                .iter()
-                .take_while(|r| r.0 == group && r.1.total_cmp(&score).is_eq())
-                .count();
-            let from = rows.len();
-            for &(matched, score, name, title, best, key) in &scored[at..at + tied] {
-                if let Some(session) = self.session_by_key(searcher, key)? {
-                    rows.push((matched, score, name, title, best, session));
-                }
-            }
-            rows[from..].sort_by(|a, b| {
-                b.5.last_ms
-                    .cmp(&a.5.last_ms)
-                    .then_with(|| a.5.path.cmp(&b.5.path))
-            });
-            at += tied;
-        }
-        rows.truncate(want);
-        rows.drain(..offset.min(rows.len()));
-
-        let mut snippets = HitMaker::new(self, searcher, &*compiled.query, req.snippet_chars)?;
-        let mut reader = MessageReader::new(self, searcher);
-        let mut hits = Vec::with_capacity(rows.len());
-        for (matched, score, name_score, title_score, best, session) in rows {
-            let hit = match best {
-                Some(b) => Some(snippets.hit(self, &mut reader, b.addr, b.score)?),
-                None => None,
-            };
-            let (snippet, highlights) = match &hit {
-                Some(h) => (h.snippet.clone(), h.highlights.clone()),
-                None => (
-                    session
-                        .title
-                        .clone()
-                        .or_else(|| session.session_name.clone())
-                        .unwrap_or_default(),
-                    Vec::new(),
-                ),
-            };
-            hits.push(SessionHit {
-                matched,
-                score,
-                name_score,
-                title_score,
-                matches: best.map_or(0, |b| b.count),
-                hit,
-                snippet,
-                highlights,
-                session,
-            });
-        }
-        // A fork's row and its parent's may show one message: each says
-        // where else it is.
-        let mut shown: Vec<&mut super::Hit> =
-            hits.iter_mut().filter_map(|h| h.hit.as_mut()).collect();
-        self.fill_copies(searcher, &mut shown)?;
-        Ok(SessionSearch {
-            hits,
-            total,
-            warnings: compiled.warnings,
-        })
+/// Find sessions: one row per session, ranked as the [module
+/// documentation](self) says.
+pub fn search_sessions(
+    r: &Reader,
+    searcher: &Searcher,
+    req: &SessionQuery,
+) -> Result<SessionSearch, SearchError> {
+    super::query::limits::check(&req.query)?;
+    let offset = super::query::limits::check_offset(req.offset as u64)?;
+    if req.dir.is_some() || req.since.is_some() {
+        // The directory and the time select among every session ranked,
+        // then the page is cut from those kept.
+        let every = SessionQuery {
+            dir: None,
+            since: None,
+            limit: usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX),
+            offset: 0,
+            ..req.clone()
+        };
+        let all = search_sessions(r, searcher, &every)?;
+        let kept: Vec<SessionHit> = all
+            .hits
+            .into_iter()
+            .filter(|h| h.session.selected(req.dir.as_deref(), req.since))
+            .collect();
+        return Ok(SessionSearch {
+            total: kept.len(),
+            hits: kept.into_iter().skip(offset).take(req.limit).collect(),
+            warnings: all.warnings,
+        });
     }
+    // The rows ranked: the page and every one before it.
+    let want = offset.saturating_add(req.limit);
+    let f = &r.pi.fields;
+    let err = |e| SearchError::Index(tantivy_err(&r.pi.dir, e));
+    let mut map = FieldMap::new(r, searcher)?;
+    let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
+    let messages = searcher
+        .search(&compiled.query, &BestPerSession)
+        .map_err(err)?;
+
+    // Names and titles, unless the query is about messages' own facts.
+    let mut names = HashMap::new();
+    let mut titles = HashMap::new();
+    if !about_messages(&req.query, &req.filters) {
+        for (field, out) in [(f.session_name, &mut names), (f.title, &mut titles)] {
+            let mut map = FieldMap::for_sessions(r, searcher, field)?;
+            let q = compile(&req.query, &req.filters, &req.now, &mut map)?;
+            let found = searcher.search(&q.query, &BestPerSession).map_err(err)?;
+            *out = found.into_iter().map(|(k, b)| (k, b.score)).collect();
+        }
+    }
+
+    let mut keys: Vec<u64> = messages.keys().copied().collect();
+    keys.extend(names.keys().filter(|k| !messages.contains_key(k)));
+    keys.extend(
+        titles
+            .keys()
+            .filter(|k| !messages.contains_key(k) && !names.contains_key(k)),
+    );
+    let mut scored = Vec::with_capacity(keys.len());
+    for key in keys {
+        let best = messages.get(&key).copied();
+        let name = names.get(&key).copied().unwrap_or(0.0);
+        let title = titles.get(&key).copied().unwrap_or(0.0);
+        let (message, count) = best.map_or((0.0, 0), |b| (b.score, b.count));
+        let matched = if names.contains_key(&key) {
+            Matched::Name
+        } else if titles.contains_key(&key) {
+            Matched::Title
+        } else {
+            Matched::Messages
+        };
+        let score = name + title + message + MATCHES_WEIGHT * (count as f32).ln_1p();
+        scored.push((matched, score, name, title, best, key));
+    }
+    let total = scored.len();
+    // Group and score decide the order; the summary (read from the
+    // doc store, ~4 µs each) only breaks ties. So summaries are read
+    // for the rows that can be listed: the first `limit` in that
+    // order and any tied with the last of them. A common word matches
+    // nearly every session, and reading all their summaries was two
+    // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
+    let mut rows = Vec::with_capacity(want.min(total));
+    let mut at = 0;
+    while at < scored.len() && rows.len() < want {
+        let (group, score) = (scored[at].0, scored[at].1);
+        let tied = scored[at..]
+            .iter()
+            .take_while(|r| r.0 == group && r.1.total_cmp(&score).is_eq())
+            .count();
+        let from = rows.len();
+        for &(matched, score, name, title, best, key) in &scored[at..at + tied] {
+            if let Some(session) = super::lookup::session_by_key(r, searcher, key)? {
+                rows.push((matched, score, name, title, best, session));
+            }
+        }
+        rows[from..].sort_by(|a, b| {
+            b.5.last_ms
+                .cmp(&a.5.last_ms)
+                .then_with(|| a.5.path.cmp(&b.5.path))
+        });
+        at += tied;
+    }
+    rows.truncate(want);
+    rows.drain(..offset.min(rows.len()));
+
+    let mut snippets = HitMaker::new(r, searcher, &*compiled.query, req.snippet_chars)?;
+    let mut reader = MessageReader::new(r, searcher);
+    let mut hits = Vec::with_capacity(rows.len());
+    for (matched, score, name_score, title_score, best, session) in rows {
+        let hit = match best {
+            Some(b) => Some(snippets.hit(r, &mut reader, b.addr, b.score)?),
+            None => None,
+        };
+        let (snippet, highlights) = match &hit {
+            Some(h) => (h.snippet.clone(), h.highlights.clone()),
+            None => (
+                session
+                    .title
+                    .clone()
+                    .or_else(|| session.session_name.clone())
+                    .unwrap_or_default(),
+                Vec::new(),
+            ),
+        };
+        hits.push(SessionHit {
+            matched,
+            score,
+            name_score,
+            title_score,
+            matches: best.map_or(0, |b| b.count),
+            hit,
+            snippet,
+            highlights,
+            session,
+        });
+    }
+    // A fork's row and its parent's may show one message: each says
+    // where else it is.
+    let mut shown: Vec<&mut Hit> = hits.iter_mut().filter_map(|h| h.hit.as_mut()).collect();
+    super::copies::fill_copies(r, searcher, &mut shown)?;
+    Ok(SessionSearch {
+        hits,
+        total,
+        warnings: compiled.warnings,
+    })
 }
 
 /// Whether the query or the flags filter on messages' own facts (then

@@ -28,9 +28,9 @@ use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, Weight};
 use tantivy::{DateTime, DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::groups::Groups;
 use super::query::filter_term::FilterTerm;
-use super::query::FieldMap;
+use crate::index::saved::groups::Groups;
+use crate::index::schema::RECENCY;
 
 /// Candidates kept before the buffer is cut to `k` (at least `2k`).
 const BUFFER: usize = 4096;
@@ -103,9 +103,7 @@ pub(crate) type Ranks = std::sync::Arc<[u32]>;
 
 /// The [`Ranks`] of `reader`'s documents newest first (or oldest first).
 pub(crate) fn ranks(reader: &SegmentReader, oldest: bool) -> tantivy::Result<Ranks> {
-    let col = reader
-        .fast_fields()
-        .column_opt::<DateTime>(FieldMap::RECENCY)?;
+    let col = reader.fast_fields().column_opt::<DateTime>(RECENCY)?;
     let mut order: Vec<u128> = (0..reader.max_doc())
         .map(|doc| {
             let when = col.as_ref().and_then(|c| c.first(doc));
@@ -199,7 +197,7 @@ impl Collector for ByTime {
         Ok(ByTimeSegment {
             by: ByTime::new(self.k, self.oldest),
             ord,
-            col: reader.fast_fields().column_opt(FieldMap::RECENCY)?,
+            col: reader.fast_fields().column_opt(RECENCY)?,
             ranks,
             count: 0,
             threshold: None,
@@ -488,7 +486,7 @@ impl Collector for BestFirst {
         Ok(BestInSegment {
             k: self.k,
             ord,
-            col: reader.fast_fields().column_opt(FieldMap::RECENCY)?,
+            col: reader.fast_fields().column_opt(RECENCY)?,
             heap: BinaryHeap::with_capacity(self.k + 1),
         })
     }

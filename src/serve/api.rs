@@ -9,6 +9,13 @@
 //! Errors are JSON too, `{"error": "..."}`, with 400 (a query that cannot
 //! be run, a limit over [`MAX_PAGE`]), 404 (no such session) or 503 (no
 //! index yet).
+//!
+//! With `--db` the objects are those of the command line's `--db`: each
+//! with its `host`; answers carry `database` (`user@host:port/db`, never
+//! the password) where the local ones carry `index`, and a search's
+//! `more` says whether more match than the database's pool holds (`more
+//! than N`). A session is named by its id and its host (`?host=`): ids
+//! repeat across machines, so an id several hosts hold asks which.
 
 use std::sync::Arc;
 
@@ -18,14 +25,15 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::live::Snapshot;
-use crate::search::query::{Filters, Now};
-use crate::search::{
-    SearchError, SearchRequest, SearchResult, SessionQuery, SessionRow, SessionSearch, Sort,
+use crate::live::Reading;
+use crate::read::{
+    Activity, SearchRequest, SearchResult, SessionList, SessionQuery, SessionSearch, Stats, Window,
 };
+use crate::search::query::{Filters, Now};
+use crate::search::Sort;
 
+use super::app::{App, Failure, MAX_PAGE};
 use super::extract::{Args, Id};
-use super::{App, MAX_PAGE};
 
 /// Query-string parameters of the API and the pages.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -45,52 +53,6 @@ pub struct Params {
     /// With `--db`: the host whose session it is, or whose sessions to
     /// list.
     pub host: Option<String>,
-}
-
-/// Why a request cannot be answered.
-#[derive(Debug)]
-pub enum Failure {
-    /// The request is wrong (400).
-    Bad(String),
-    /// No such session (404).
-    NotFound(String),
-    /// No index to answer from (503).
-    Unavailable(String),
-}
-
-impl Failure {
-    /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
-        match self {
-            Failure::Bad(_) => StatusCode::BAD_REQUEST,
-            Failure::NotFound(_) => StatusCode::NOT_FOUND,
-            Failure::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-        }
-    }
-
-    /// What to tell the person.
-    pub fn message(&self) -> &str {
-        match self {
-            Failure::Bad(m) | Failure::NotFound(m) | Failure::Unavailable(m) => m,
-        }
-    }
-}
-
-impl From<SearchError> for Failure {
-    fn from(e: SearchError) -> Failure {
-        match e {
-            SearchError::Query(q) => Failure::Bad(q.to_string()),
-            SearchError::Index(i) => Failure::Unavailable(i.to_string()),
-            SearchError::TooLong(t) => Failure::Bad(t.to_string()),
-            SearchError::TooDeep(t) => Failure::Bad(t.to_string()),
-        }
-    }
-}
-
-impl From<crate::index::IndexError> for Failure {
-    fn from(e: crate::index::IndexError) -> Failure {
-        Failure::Unavailable(e.to_string())
-    }
 }
 
 impl Params {
@@ -136,23 +98,8 @@ pub fn active_only(branch: Option<&str>) -> Result<bool, Failure> {
     }
 }
 
-/// A snapshot to answer from.
-pub fn snapshot(app: &App) -> Result<Snapshot, Failure> {
-    local(app)?.current().map_err(Failure::Unavailable)
-}
-
-/// The local index (the routes that read it are the local source's).
-fn local(app: &App) -> Result<&crate::live::State, Failure> {
-    match &*app.source {
-        super::Source::Local(state) => Ok(state),
-        super::Source::Team(_) => Err(Failure::Unavailable(
-            "this server reads the team database (--db), not a local index".into(),
-        )),
-    }
-}
-
 /// `search`'s hits for `params` (the query, its order and page).
-pub fn search_hits(snap: &Snapshot, params: &Params) -> Result<SearchResult, Failure> {
+pub fn search_hits(reading: &Reading, params: &Params) -> Result<SearchResult, Failure> {
     let query = params.query()?;
     let req = SearchRequest {
         query: if query.is_empty() {
@@ -168,13 +115,13 @@ pub fn search_hits(snap: &Snapshot, params: &Params) -> Result<SearchResult, Fai
         now: Now::system(),
         copies: false,
     };
-    Ok(snap.pi.search(&snap.searcher, &req)?)
+    Ok(reading.source().search(&req)?)
 }
 
 /// The sessions `sessions QUERY` finds for a non-empty query, best first;
 /// `limit` of them after `offset`.
 pub fn search_sessions(
-    snap: &Snapshot,
+    reading: &Reading,
     query: &str,
     offset: usize,
     limit: usize,
@@ -182,35 +129,14 @@ pub fn search_sessions(
     let req = SessionQuery {
         query: query.to_owned(),
         filters: Filters::default(),
+        dir: None,
+        since: None,
         limit,
         offset,
         snippet_chars: 160,
         now: Now::system(),
     };
-    Ok(snap.pi.search_sessions(&snap.searcher, &req)?)
-}
-
-/// The indexed session with this id (the newest file, when copies share
-/// it); nothing of `id` is read as a path.
-pub fn session_row(snap: &Snapshot, id: &str) -> Result<SessionRow, Failure> {
-    let mut row = snap
-        .pi
-        .sessions_with_id(&snap.searcher, id)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| {
-            Failure::NotFound(format!(
-                "no indexed session has the id {id:?}: search for it from the search page (a new session appears after the next refresh)"
-            ))
-        })?;
-    // The object of `sessions --json`: with its parent and forks.
-    snap.pi.families(&snap.searcher)?.annotate(
-        &snap.pi,
-        &snap.searcher,
-        &mut row,
-        &Default::default(),
-    )?;
-    Ok(row)
+    Ok(reading.source().find_sessions(&req)?)
 }
 
 /// Query warnings as JSON.
@@ -250,7 +176,7 @@ pub(super) enum Origin<'a> {
     /// The local index.
     Index(&'a crate::live::Refresh),
     /// The team database.
-    Database(&'a str),
+    Database(String),
 }
 
 impl<T: Serialize> IntoResponse for Answer<'_, T> {
@@ -259,18 +185,26 @@ impl<T: Serialize> IntoResponse for Answer<'_, T> {
     }
 }
 
+/// An answer from `reading`, with where it comes from.
 fn json_of<T: Serialize>(
+    reading: &Reading,
     total: Option<usize>,
+    more: Option<bool>,
     body: T,
     warnings: Option<Value>,
-    snap: &Snapshot,
 ) -> Response {
+    let from = match reading {
+        Reading::Index(snap) => Origin::Index(&snap.refresh),
+        Reading::Database(db) => Origin::Database(match db.place() {
+            crate::read::Place::Database(target) | crate::read::Place::Index(target) => target,
+        }),
+    };
     Answer {
         total,
-        more: None,
+        more,
         body,
         warnings,
-        from: Origin::Index(&snap.refresh),
+        from,
     }
     .into_response()
 }
@@ -288,101 +222,98 @@ pub(super) fn answer(result: Result<Result<Response, Failure>, String>) -> Respo
 }
 
 /// `GET /api/search?q=&sort=&limit=&offset=`: `{total, hits, warnings,
-/// index}`, each hit a line of `search --json`.
+/// index}` (with `--db`: `{total, more, hits, warnings, database}`), each
+/// hit a line of `search --json`.
 pub async fn search(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
-            let snap = snapshot(app)?;
-            let r = search_hits(&snap, &p)?;
+            let reading = app.reading()?;
+            let r = search_hits(&reading, &p)?;
+            let exact = reading.source().capabilities().exact_totals;
             Ok(json_of(
+                &reading,
                 Some(r.total),
+                (!exact).then_some(r.more),
                 Hits { hits: &r.hits },
                 Some(warnings(&r.warnings)),
-                &snap,
             ))
         })
         .await,
     )
 }
 
-/// `GET /api/sessions?q=&limit=&offset=`: without a query every session,
-/// newest first (lines of `sessions --json`); with one, the sessions it
-/// finds, best first (lines of `sessions QUERY --json`).
+/// `GET /api/sessions?q=&host=&limit=&offset=`: without a query every
+/// session (of `host`, with `--db`), newest first (lines of `sessions
+/// --json`); with one, the sessions it finds, best first (lines of
+/// `sessions QUERY --json`; with `--db`, `more` says whether more were
+/// found).
 pub async fn sessions(State(app): State<Arc<App>>, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
-            let snap = snapshot(app)?;
+            let reading = app.reading()?;
+            let source = reading.source();
             let limit = p.limit(50)?;
             let offset = p.offset.unwrap_or(0);
             let q = p.query()?;
             if q.is_empty() {
-                let all = snap.pi.sessions(&snap.searcher)?;
-                let total = all.len();
-                let refs = crate::search::family::refs_of(&all);
-                let mut page: Vec<_> = all.into_iter().skip(offset).take(limit).collect();
-                // The objects of `sessions --json`: with parent and forks.
-                let families = snap.pi.families(&snap.searcher)?;
-                for row in &mut page {
-                    families.annotate(&snap.pi, &snap.searcher, row, &refs)?;
-                }
+                let page = source.sessions(&SessionList {
+                    host: p.host.clone(),
+                    dir: None,
+                    since: None,
+                    offset,
+                    limit,
+                })?;
                 return Ok(json_of(
-                    Some(total),
-                    Sessions { sessions: &page },
+                    &reading,
+                    Some(page.total),
+                    None,
+                    Sessions {
+                        sessions: &page.sessions,
+                    },
                     Some(json!([])),
-                    &snap,
                 ));
             }
-            let mut found = search_sessions(&snap, q, offset, limit)?;
-            let families = snap.pi.families(&snap.searcher)?;
-            for h in &mut found.hits {
-                families.annotate(
-                    &snap.pi,
-                    &snap.searcher,
-                    &mut h.session,
-                    &Default::default(),
-                )?;
-            }
+            let found = search_sessions(&reading, q, offset, limit)?;
+            let exact = source.capabilities().exact_totals;
             Ok(json_of(
+                &reading,
                 Some(found.total),
+                (!exact).then_some(offset + found.hits.len() < found.total),
                 Sessions {
                     sessions: &found.hits,
                 },
                 Some(warnings(&found.warnings)),
-                &snap,
             ))
         })
         .await,
     )
 }
 
-/// `GET /api/session/ID?branch=active|all&limit=&offset=`: the session
-/// (a line of `sessions --json`) and its indexed documents in file order
-/// (lines of `show --format json`), `limit` (at most [`MAX_PAGE`]) after
-/// `offset`.
+/// `GET /api/session/ID?host=&branch=active|all&limit=&offset=`: the
+/// session (a line of `sessions --json`) and its indexed documents in
+/// file order (lines of `show --format json`), `limit` (at most
+/// [`MAX_PAGE`]) after `offset`.
 pub async fn session(State(app): State<Arc<App>>, Id(id): Id, Args(p): Args<Params>) -> Response {
     answer(
         app.blocking(move |app| {
-            let snap = snapshot(app)?;
-            let row = session_row(&snap, &id)?;
-            let active = active_only(p.branch.as_deref())?;
-            let key = crate::search::SessionKey::Path(row.path.clone());
-            // Only the page is read from the store: bounded memory for a
-            // session of any size.
-            let (total, page) = snap.pi.session_documents_page(
-                &snap.searcher,
-                &key,
-                active,
-                p.offset.unwrap_or(0),
-                p.limit(MAX_PAGE)?,
-            )?;
+            let reading = app.reading()?;
+            let source = reading.source();
+            let row = source.session(&id, p.host.as_deref())?;
+            let window = Window {
+                active_only: active_only(p.branch.as_deref())?,
+                offset: p.offset.unwrap_or(0),
+                limit: p.limit(MAX_PAGE)?,
+            };
+            let (total, page) = source.documents(&row, window)?;
             Ok(json_of(
+                &reading,
                 Some(total),
+                None,
                 Documents {
                     session: &row,
                     documents: &page,
                 },
                 None,
-                &snap,
             ))
         })
         .await,
@@ -395,40 +326,55 @@ pub async fn session(State(app): State<Arc<App>>, Id(id): Id, Args(p): Args<Para
 pub async fn stats(State(app): State<Arc<App>>) -> Response {
     answer(
         app.blocking(move |app| {
-            let snap = snapshot(app)?;
-            let sessions = snap.pi.sessions(&snap.searcher)?;
-            let stats = snap.pi.stats(&snap.searcher, &sessions)?;
-            let activity = snap
-                .pi
-                .activity(&snap.searcher, &sessions, now_ms(), 90, 10)?;
+            let reading = app.reading()?;
+            let (stats, activity) = numbers(&reading)?;
             Ok(json_of(
+                &reading,
+                None,
                 None,
                 StatsBody {
                     stats: &stats,
                     activity: &activity,
                 },
                 None,
-                &snap,
             ))
         })
         .await,
     )
 }
 
+/// What the stats page and `/api/stats` show.
+pub fn numbers(reading: &Reading) -> Result<(Stats, Activity), Failure> {
+    let source = reading.source();
+    let stats = source.stats()?;
+    let activity = source.activity(now_ms(), 90, 10)?;
+    Ok((stats, activity))
+}
+
 /// `GET /api/status`: `{generation, index}`: the generation changes when
 /// the index has a new commit (a page loaded before it shows older
-/// results), `index` says what the last refresh did.
+/// results), `index` says what the last refresh did. With `--db`,
+/// `{generation, database}`: the database is read at each request, so a
+/// page never holds older results than a reload would show, and the
+/// generation does not change.
 pub async fn status(State(app): State<Arc<App>>) -> Response {
     answer(
         app.blocking(move |app| {
-            let state = local(app)?;
-            // Reloading picks up other processes' commits.
-            let _ = state.current();
-            Ok(axum::Json(json!({
-                "generation": state.generation(),
-                "index": state.last_refresh(),
-            }))
-            .into_response())
+            Ok(match (app.served.index(), app.served.database()) {
+                (Some(state), _) => {
+                    // Reloading picks up other processes' commits.
+                    let _ = state.current();
+                    axum::Json(json!({
+                        "generation": state.generation(),
+                        "index": state.last_refresh(),
+                    }))
+                    .into_response()
+                }
+                (None, db) => {
+                    axum::Json(json!({"generation": 0, "database": db.unwrap_or_default()}))
+                        .into_response()
+                }
+            })
         })
         .await,
     )
@@ -436,7 +382,7 @@ pub async fn status(State(app): State<Arc<App>>) -> Response {
 
 #[derive(Serialize)]
 struct Hits<'a> {
-    hits: &'a [crate::search::Hit],
+    hits: &'a [crate::read::Hit],
 }
 
 #[derive(Serialize)]
@@ -446,14 +392,14 @@ struct Sessions<'a, T: Serialize> {
 
 #[derive(Serialize)]
 struct Documents<'a> {
-    session: &'a SessionRow,
-    documents: &'a [crate::search::StoredDoc],
+    session: &'a crate::read::SessionRow,
+    documents: &'a [crate::read::StoredDoc],
 }
 
 #[derive(Serialize)]
 struct StatsBody<'a> {
-    stats: &'a crate::search::stats::Stats,
-    activity: &'a crate::search::stats::Activity,
+    stats: &'a Stats,
+    activity: &'a Activity,
 }
 
 /// Now, in epoch milliseconds.

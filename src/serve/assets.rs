@@ -28,7 +28,7 @@ pub fn etag(body: &str) -> String {
 /// `GET /assets/NAME`.
 pub async fn serve(Path(name): Path<String>, headers: HeaderMap) -> Response {
     let Some(&(_, kind, body)) = ASSETS.iter().find(|(n, _, _)| *n == name) else {
-        return super::guard::not_found().await;
+        return super::app::not_found().await;
     };
     let tag = etag(body);
     let cached = headers

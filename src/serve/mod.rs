@@ -9,9 +9,10 @@
 //! the page as text by construction. The few scripts and the stylesheet
 //! are plain files compiled into the binary ([`assets`]).
 //!
-//! - this module: options, listening, and the rules every request passes
-//!   (`guard.rs`: Host, Origin and token checks, the security headers, the
-//!   limits per request and per client);
+//! - [`server`]: options, listening, the one route table, behind the
+//!   guard every request passes ([`crate::http::guard`]: Host, Origin and
+//!   token checks, the security headers, the limits per request and per
+//!   client); [`app`]: what every handler shares;
 //! - [`api`]: the JSON API under `/api/`, the same objects as the command
 //!   line's `--json`;
 //! - [`pages`]: the search and stats pages;
@@ -19,7 +20,6 @@
 //!   its entries) and drawn, entry by entry;
 //! - [`markdown`]: message text as HTML, raw HTML shown as text;
 //! - [`charts`]: bar charts drawn as SVG by the server.
-//! - [`team`]: the same pages and API over the team database (`--db`).
 //!
 //! Which session was forked from which is the index's own families
 //! ([`crate::search::family`]), as `sessions --json` and `show` give them.
@@ -29,366 +29,25 @@
 //! answered from the last commit and never wait for a build.
 //!
 //! With `--db URL` the same pages and API read the team's PostgreSQL
-//! database instead ([`team`], over [`crate::team`]): every pushed host's
-//! sessions, each with its host, and no local index at all.
+//! database instead, through the same read interface
+//! ([`crate::read::Source`]): every pushed host's sessions, each with its
+//! host, and no local index at all. What the database cannot give (a
+//! session's file: its tree, its tool calls, its raw lines) the pages
+//! check for ([`crate::read::Capabilities`]): a session page then shows
+//! the session's indexed messages, a page at a time.
 
 pub mod api;
+pub mod app;
 pub mod assets;
 pub mod charts;
 pub mod extract;
-pub(crate) mod guard;
 pub mod markdown;
 pub mod pages;
+pub mod server;
 pub mod session;
-pub mod team;
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
-
-use axum::routing::get;
-use axum::Router;
-
-use crate::live::{Options as LiveOptions, RefreshStatus, State};
-
-/// The most results one request returns (`limit` past it: 400).
-pub const MAX_PAGE: usize = 100;
-/// Requests worked on at once, whoever sent them (more: 503).
-pub const MAX_IN_FLIGHT: usize = 16;
-/// Requests one client address has in flight at once (more: 429).
-pub const MAX_PER_CLIENT: usize = 8;
-/// The bytes of the index's files the server keeps mapped in its memory
-/// between requests, at most: past it, their pages are dropped (they stay
-/// in the page cache; see [`crate::live::State::release_if_over`]). The
-/// six query shapes of `scripts/serve/bench.py` read ~25 MB of a 1 GB
-/// corpus's index, and listing every session ~30 MB more.
-pub const MAX_MAPPED: u64 = 64 << 20;
-/// A request that takes longer is answered 503 (its work is dropped).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// An answer still being sent after this long is cut (the raw download
-/// of a session file is the only long one).
-pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(120);
-/// Connections open at once, and how long a connection may take to send
-/// a request's head or stay idle ([`crate::http`]).
-pub const CONNECTIONS: crate::http::Limits = crate::http::Limits {
-    max_connections: 256,
-    head_timeout: Duration::from_secs(5),
-    keep_alive: Duration::from_secs(30),
+pub use app::{
+    App, CONNECTIONS, MAX_IN_FLIGHT, MAX_MAPPED, MAX_PAGE, MAX_PER_CLIENT, REQUEST_TIMEOUT,
+    RESPONSE_TIMEOUT,
 };
-
-/// How to serve.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The index, where to refresh it from, and whether to.
-    pub live: LiveOptions,
-    /// The port (0: any free one).
-    pub port: u16,
-    /// Listen on this address instead of loopback (needs `token`).
-    pub bind: Option<IpAddr>,
-    /// When set, every request must carry it (`?token=`, then a cookie;
-    /// or `Authorization: Bearer`).
-    pub token: Option<String>,
-    /// The longest time between two background refreshes (they run as
-    /// soon as the watch of the session directories sees a change).
-    pub refresh_every: Duration,
-    /// Serve the team database at this URL instead of the local index.
-    pub db: Option<String>,
-}
-
-impl Options {
-    /// Loopback on `port`, the index at `index_dir` kept fresh from Pi's
-    /// session directories as they change (and looked at every 2 seconds).
-    pub fn new(index_dir: std::path::PathBuf, port: u16) -> Options {
-        Options {
-            live: LiveOptions::new(index_dir),
-            port,
-            bind: None,
-            token: None,
-            refresh_every: Duration::from_secs(2),
-            db: None,
-        }
-    }
-}
-
-/// Where the pages and the API read sessions from.
-pub enum Source {
-    /// The local index, kept fresh.
-    Local(Box<State>),
-    /// The team database (`--db`).
-    Team(team::Team),
-}
-
-/// What every handler shares.
-pub struct App {
-    /// Where sessions are read from.
-    pub source: Arc<Source>,
-    /// Sessions' trees, read once per file version.
-    pub sessions: session::Cache,
-    guard: guard::Guard,
-}
-
-impl App {
-    /// Run `work` on the blocking pool (searches and file reads block).
-    pub(crate) async fn blocking<T: Send + 'static>(
-        self: &Arc<Self>,
-        work: impl FnOnce(&App) -> T + Send + 'static,
-    ) -> Result<T, String> {
-        let app = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let out = work(&app);
-            if let Source::Local(state) = &*app.source {
-                state.release_if_over(MAX_MAPPED);
-            }
-            out
-        })
-        .await
-        .map_err(|e| format!("internal error ({e}); please report it: the server goes on"))
-    }
-}
-
-/// The server could not start.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ServeError(String);
-
-/// The addresses `opts` listens on, refused when they would expose the
-/// sessions to other machines without a token.
-pub fn addresses(opts: &Options) -> Result<Vec<IpAddr>, ServeError> {
-    match opts.bind {
-        None => Ok(vec![
-            IpAddr::V4(Ipv4Addr::LOCALHOST),
-            IpAddr::V6(Ipv6Addr::LOCALHOST),
-        ]),
-        Some(ip) if ip.is_loopback() => Ok(vec![ip]),
-        Some(ip) if opts.token.as_deref().is_none_or(str::is_empty) => Err(ServeError(format!(
-            "--bind {ip} would serve your sessions to other machines: give a --token as well (every request must then carry it), or leave --bind out to serve on loopback only"
-        ))),
-        Some(ip) => Ok(vec![ip]),
-    }
-}
-
-/// The addresses other machines reach a server listening on `addr` at:
-/// this machine's own addresses (but loopback and link-local ones) when
-/// it listens on every one (`0.0.0.0`, `::`), IPv4 first; else `addr`.
-/// A URL naming `0.0.0.0` opens nothing on another machine.
-pub fn reachable(addr: SocketAddr) -> Vec<SocketAddr> {
-    if !addr.ip().is_unspecified() {
-        return vec![addr];
-    }
-    let mut out: Vec<SocketAddr> = interface_addresses()
-        .into_iter()
-        .filter(|ip| !ip.is_loopback() && !ip.is_unspecified())
-        .filter(|ip| match ip {
-            IpAddr::V4(v4) => !v4.is_link_local(),
-            // Link-local IPv6 needs a zone a URL cannot carry.
-            IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) != 0xfe80 && addr.is_ipv6(),
-        })
-        .map(|ip| SocketAddr::new(ip, addr.port()))
-        .collect();
-    out.sort_by_key(|a| (a.is_ipv6(), *a));
-    out.dedup();
-    if out.is_empty() {
-        out.push(addr);
-    }
-    out
-}
-
-/// Every address of this machine's network interfaces.
-#[cfg(unix)]
-fn interface_addresses() -> Vec<IpAddr> {
-    let mut out = Vec::new();
-    let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs fills `list` with a linked list that stays valid
-    // until freeifaddrs; each node's ifa_addr is null or points to a
-    // sockaddr of the family it names.
-    unsafe {
-        if libc::getifaddrs(&mut list) != 0 {
-            return out;
-        }
-        let mut node = list;
-        while !node.is_null() {
-            let a = (*node).ifa_addr;
-            if !a.is_null() {
-                match i32::from((*a).sa_family) {
-                    libc::AF_INET => {
-                        let v4 = &*(a as *const libc::sockaddr_in);
-                        out.push(IpAddr::V4(Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr))));
-                    }
-                    libc::AF_INET6 => {
-                        let v6 = &*(a as *const libc::sockaddr_in6);
-                        out.push(IpAddr::V6(Ipv6Addr::from(v6.sin6_addr.s6_addr)));
-                    }
-                    _ => {}
-                }
-            }
-            node = (*node).ifa_next;
-        }
-        libc::freeifaddrs(list);
-    }
-    out
-}
-
-/// Elsewhere the addresses are not read: the URL names the address
-/// listened on.
-#[cfg(not(unix))]
-fn interface_addresses() -> Vec<IpAddr> {
-    Vec::new()
-}
-
-/// Serve until the process is stopped. `listening` is told the
-/// addresses once bound (the first is the one to print). With a
-/// database, it is connected to (and its tables checked) before anything
-/// listens.
-pub fn run(opts: Options, listening: impl FnOnce(&[SocketAddr])) -> Result<(), ServeError> {
-    let ips = addresses(&opts)?;
-    // Made, and dropped, outside the server's runtime: the database's
-    // connections each hold a runtime of their own.
-    let source = Arc::new(match &opts.db {
-        Some(url) => Source::Team(team::Team::connect(url).map_err(|e| ServeError(e.to_string()))?),
-        None => Source::Local(Box::new(State::new(opts.live.clone()))),
-    });
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("pi-index-serve")
-        .enable_all()
-        .build()
-        .map_err(|e| ServeError(format!("cannot start the server's threads: {e}")))?;
-    let served = rt.block_on(serve(opts, ips, source.clone(), listening));
-    drop(rt);
-    drop(source);
-    served
-}
-
-async fn serve(
-    opts: Options,
-    ips: Vec<IpAddr>,
-    source: Arc<Source>,
-    listening: impl FnOnce(&[SocketAddr]),
-) -> Result<(), ServeError> {
-    let mut listeners = Vec::new();
-    let mut port = opts.port;
-    for (i, ip) in ips.iter().enumerate() {
-        match tokio::net::TcpListener::bind((*ip, port)).await {
-            Ok(l) => {
-                if port == 0 {
-                    // ::1 on the same port as 127.0.0.1.
-                    port = l.local_addr().map_or(0, |a| a.port());
-                }
-                listeners.push(l);
-            }
-            // No IPv6 loopback on this machine: 127.0.0.1 is enough.
-            Err(_) if i > 0 => {}
-            Err(e) => {
-                return Err(ServeError(format!(
-                    "cannot listen on {}: {e}{}",
-                    SocketAddr::new(*ip, port),
-                    if e.kind() == std::io::ErrorKind::AddrInUse {
-                        " (another program has that port: pass --port N, or --port 0 for any free one)"
-                    } else {
-                        ""
-                    }
-                )))
-            }
-        }
-    }
-    let addrs: Vec<SocketAddr> = listeners
-        .iter()
-        .filter_map(|l| l.local_addr().ok())
-        .collect();
-    let app = Arc::new(App {
-        source,
-        sessions: session::Cache::default(),
-        guard: guard::Guard::new(&addrs, opts.token.clone(), opts.bind.is_some()),
-    });
-    if opts.live.refresh && matches!(*app.source, Source::Local(_)) {
-        refresher(app.clone(), opts.refresh_every);
-    }
-    listening(&addrs);
-    let router = router(app);
-    let mut tasks = Vec::new();
-    for l in listeners {
-        let router = router.clone();
-        tasks.push(tokio::spawn(crate::http::accept(
-            l,
-            CONNECTIONS,
-            move |peer, watch| {
-                let router = router.clone();
-                hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
-                    // The head is in; a request with a body is refused
-                    // (by the guard) without reading it.
-                    watch.served(false);
-                    req.extensions_mut()
-                        .insert(axum::extract::ConnectInfo(peer));
-                    let mut router = router.clone();
-                    tower_service::Service::call(&mut router, req)
-                })
-            },
-        )));
-    }
-    for t in tasks {
-        if let Err(e) = t.await {
-            return Err(ServeError(format!("the server stopped: {e}")));
-        }
-    }
-    Ok(())
-}
-
-/// The background refresh: now, then as soon as the watch of the
-/// session directories sees a change (so that a page polling
-/// `/api/status` learns of a message Pi appended within its next poll),
-/// and at least every `every` (when the watch cannot say what changed,
-/// that is a full check). One that another build kept out, or that
-/// failed, is tried again after `every`, not at once. Never two at once.
-fn refresher(app: Arc<App>, every: Duration) {
-    let _ = std::thread::Builder::new()
-        .name("pi-index-refresh".into())
-        .spawn(move || {
-            let Source::Local(state) = &*app.source else {
-                return;
-            };
-            loop {
-                let done = state.refresh_now();
-                if matches!(done.status, RefreshStatus::Busy | RefreshStatus::Failed) {
-                    std::thread::sleep(every);
-                }
-                state.wait_for_change(every);
-            }
-        });
-}
-
-/// Every route, behind the guard: the same paths whatever the source,
-/// the team database's own handlers where reading it differs.
-pub fn router(app: Arc<App>) -> Router {
-    let routes = match &*app.source {
-        Source::Local(_) => Router::new()
-            .route("/session/", get(session::by_query))
-            .route("/session/{id}", get(session::page))
-            .route("/session/{id}/raw", get(session::raw))
-            .route("/api/search", get(api::search))
-            .route("/api/sessions", get(api::sessions))
-            .route("/api/session/{id}", get(api::session))
-            .route("/api/stats", get(api::stats))
-            .route("/api/status", get(api::status))
-            .route("/", get(pages::search))
-            .route("/stats", get(pages::stats)),
-        Source::Team(_) => Router::new()
-            .route("/session/", get(team::page_by_query))
-            .route("/session/{id}", get(team::page))
-            .route("/session/{id}/raw", get(team::raw))
-            .route("/api/search", get(team::search))
-            .route("/api/sessions", get(team::sessions))
-            .route("/api/session/{id}", get(team::session))
-            .route("/api/stats", get(team::stats))
-            .route("/api/status", get(team::status))
-            .route("/", get(team::search_page))
-            .route("/stats", get(team::stats_page)),
-    };
-    routes
-        .route("/assets/{name}", get(assets::serve))
-        .fallback(guard::not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            app.clone(),
-            guard::check,
-        ))
-        .with_state(app)
-}
+pub use server::{addresses, reachable, run, Options, ServeError};

@@ -3,11 +3,9 @@
 //! The index names the file (a URL names a session by its id, never by a
 //! path). The file is read twice over, both bounded:
 //!
-//! 1. its **tree** ([`Skeleton`]): one pass over the lines (the format's
-//!    prefix scan, [`crate::pi::entry::peek_links`], gives most lines'
-//!    `id` and `parentId` without parsing them; pages the pass has read
-//!    are released behind it), kept for the file's size and time in a
-//!    small cache: ~60 bytes an entry, a few MB for 50,000 messages;
+//! 1. its **tree** ([`Skeleton`], built by [`crate::pi::tree`]: one pass
+//!    over the lines), kept for the file's size and time in a small
+//!    cache: ~60 bytes an entry, a few MB for 50,000 messages;
 //! 2. a **window** of at most [`WINDOW`] entries of the chosen view (the
 //!    active branch, a branch by its last entry, or every entry in file
 //!    order), each line read at its offset and parsed alone; the page's
@@ -22,7 +20,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
@@ -32,17 +30,14 @@ use maud::{html, Markup, PreEscaped};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::pi::branch::{active, Link};
-use crate::pi::entry::{peek_links, Peek};
-use crate::pi::Header;
-use crate::search::SessionRow;
-use crate::source::{complete_len, Lines, MappedFile};
+use crate::pi::tree::{Entry, Skeleton, View};
+use crate::read::{ReadError, SessionRow, Source, StoredDoc, Window};
 
-use super::api::{self, Failure};
+use super::api;
+use super::app::{App, Failure};
 use super::extract::{Args, Id};
 use super::markdown::to_html;
-use super::pages::{self, anchor, enc, layout, short, Page};
-use super::App;
+use super::pages::{self, anchor, enc, layout, session_link, short, Page};
 
 /// Entries drawn per window.
 pub const WINDOW: usize = 200;
@@ -54,222 +49,6 @@ pub const MAX_DRAWN: u64 = 8 << 20;
 pub const MAX_IMAGE: usize = 2 << 20;
 /// Tool output shown per result, in bytes (the rest is in the raw file).
 pub const MAX_OUTPUT: usize = 100 << 10;
-/// Sessions whose tree is kept.
-const CACHED: usize = 4;
-
-/// One entry (a line after the header) of a session file.
-#[derive(Debug)]
-pub struct Entry {
-    /// Byte offset of its line.
-    pub offset: u64,
-    /// Length of its line, in bytes.
-    pub len: u64,
-    /// 1-based line number.
-    pub line: u64,
-    /// Its `id` (none in version 1).
-    pub id: Option<Box<str>>,
-    /// The entry its `parentId` names, by index.
-    pub parent: Option<u32>,
-    /// On the active branch.
-    pub active: bool,
-}
-
-/// A session file's tree: every entry's place, none of its text.
-#[derive(Debug)]
-pub struct Skeleton {
-    /// The header, when the first line is one.
-    pub header: Option<Header>,
-    /// The entries in file order.
-    pub entries: Vec<Entry>,
-    /// Entries no other entry names as parent (the ends of branches), in
-    /// file order; the last is the active branch's.
-    pub tips: Vec<u32>,
-    /// `toolResult` messages: one per tool call that finished.
-    pub tool_results: usize,
-}
-
-impl Skeleton {
-    /// Read the tree of the file at `path`.
-    pub fn read(file: &File) -> std::io::Result<Skeleton> {
-        let map = MappedFile::from_file(file)?;
-        let bytes = map.bytes();
-        let complete = &bytes[..complete_len(bytes)];
-        let release = |s: usize, e: usize| map.release(s, e);
-        let mut header = None;
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut parents: Vec<Option<Box<str>>> = Vec::new();
-        let mut tool_results = 0;
-        let finder = memchr::memmem::Finder::new(b"\"role\":\"toolResult\"");
-        // The entries begin after the header's line (and Oh My Pi's title
-        // slot before it), as the build reads them.
-        let mut body_from = 1;
-        if let Ok(Ok((first, h))) = crate::pi::fingerprint::read_header(&mut &complete[..]) {
-            header = Some(h);
-            body_from = first.number;
-        }
-        for line in Lines::releasing(complete, 0, 1, &release) {
-            let b = line
-                .bytes
-                .strip_prefix(b"\xef\xbb\xbf")
-                .unwrap_or(line.bytes);
-            if line.number <= body_from {
-                continue;
-            }
-            if b.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let (id, parent) = match peek_links(b, true) {
-                Peek::Skip { id, parent, .. } => (id.map(Box::from), parent.map(Box::from)),
-                _ => match serde_json::from_slice::<Links>(b) {
-                    Ok(l) => (l.id.map(Box::from), l.parent_id.map(Box::from)),
-                    Err(_) => (None, None),
-                },
-            };
-            if finder.find(&b[..b.len().min(256)]).is_some() {
-                tool_results += 1;
-            }
-            entries.push(Entry {
-                offset: line.offset,
-                len: line.bytes.len() as u64,
-                line: line.number,
-                id,
-                parent: None,
-                active: false,
-            });
-            parents.push(parent);
-        }
-        let links: Vec<Link<'_>> = entries
-            .iter()
-            .zip(&parents)
-            .map(|(e, p)| Link {
-                id: e.id.as_deref(),
-                parent: p.as_deref(),
-            })
-            .collect();
-        let flags = active(&links);
-        let mut by_id: HashMap<&str, u32> = HashMap::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            if let Some(id) = e.id.as_deref() {
-                by_id.insert(id, i as u32);
-            }
-        }
-        let resolved: Vec<Option<u32>> = parents
-            .iter()
-            .map(|p| p.as_deref().and_then(|p| by_id.get(p).copied()))
-            .collect();
-        drop(by_id);
-        drop(links);
-        let mut has_child = vec![false; entries.len()];
-        for (i, e) in entries.iter_mut().enumerate() {
-            e.active = flags[i];
-            e.parent = resolved[i];
-            if let Some(p) = e.parent {
-                has_child[p as usize] = true;
-            }
-        }
-        let linear = entries.iter().all(|e| e.id.is_none());
-        let tips = if linear {
-            entries
-                .len()
-                .checked_sub(1)
-                .map(|l| l as u32)
-                .into_iter()
-                .collect()
-        } else {
-            (0..entries.len() as u32)
-                .filter(|&i| !has_child[i as usize] && entries[i as usize].id.is_some())
-                .collect()
-        };
-        Ok(Skeleton {
-            header,
-            entries,
-            tips,
-            tool_results,
-        })
-    }
-
-    /// The entries of `view`, in reading order.
-    pub fn view(&self, view: &View) -> Vec<u32> {
-        match view {
-            View::Active => (0..self.entries.len() as u32)
-                .filter(|&i| self.entries[i as usize].active)
-                .collect(),
-            View::All => (0..self.entries.len() as u32).collect(),
-            View::Leaf(leaf) => {
-                let mut path = Vec::new();
-                let mut at = Some(*leaf);
-                while let Some(i) = at {
-                    if path.len() > self.entries.len() {
-                        break; // a cycle
-                    }
-                    path.push(i);
-                    at = self.entries[i as usize].parent;
-                }
-                path.reverse();
-                path
-            }
-        }
-    }
-
-    /// The last entry with this id.
-    pub fn find(&self, id: &str) -> Option<u32> {
-        self.entries
-            .iter()
-            .rposition(|e| e.id.as_deref() == Some(id))
-            .map(|i| i as u32)
-    }
-}
-
-#[derive(Deserialize)]
-struct Links<'a> {
-    #[serde(borrow)]
-    id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "parentId", borrow)]
-    parent_id: Option<std::borrow::Cow<'a, str>>,
-}
-
-/// Which entries a session page shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum View {
-    /// The active branch (Pi's reading order).
-    Active,
-    /// Every entry in file order, abandoned branches marked.
-    All,
-    /// The branch that ends at this entry.
-    Leaf(u32),
-}
-
-/// A tree kept: the file's path, size and time when it was read.
-type Held = (String, u64, std::time::SystemTime, Arc<Skeleton>);
-
-/// The trees of the last few sessions read, by file version.
-#[derive(Default)]
-pub struct Cache {
-    held: Mutex<Vec<Held>>,
-}
-
-impl Cache {
-    /// The tree of the file at `path`, opened as `file`, as it is now.
-    pub fn get(&self, path: &str, file: &File) -> std::io::Result<Arc<Skeleton>> {
-        let meta = file.metadata()?;
-        let (len, mtime) = (meta.len(), meta.modified()?);
-        {
-            let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(s) = held
-                .iter()
-                .find(|h| h.0 == path && h.1 == len && h.2 == mtime)
-            {
-                return Ok(s.3.clone());
-            }
-        }
-        let sk = Arc::new(Skeleton::read(file)?);
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        held.retain(|h| h.0 != path);
-        held.insert(0, (path.to_owned(), len, mtime, sk.clone()));
-        held.truncate(CACHED);
-        Ok(sk)
-    }
-}
 
 /// Query parameters of the session page.
 #[derive(Debug, Default, Deserialize)]
@@ -309,35 +88,54 @@ pub async fn by_query(State(app): State<Arc<App>>, Args(p): Args<SessionParams>)
         return super::extract::bad_request("/session/", "give the session's id: /session/?id=ID");
     };
     if p.raw.is_some() {
-        return raw(State(app), Id(id)).await;
+        return raw(State(app), Id(id), Args(p)).await;
     }
     pages::respond(app.blocking(move |app| session_page(app, &id, &p)).await)
 }
 
 fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
-    let found = (|| -> Result<_, Failure> {
-        let snap = api::snapshot(app)?;
-        let row = api::session_row(&snap, id)?;
-        let lineage = lineage_of(&snap, &row)?;
-        let (file, _) = open_indexed(&snap, &row.path)?;
-        Ok((row, lineage, file))
-    })();
-    let (row, lineage, file) = match found {
-        Ok(f) => f,
-        Err(f) => return pages::failure_page(app, &f),
-    };
-    let sk = match app.sessions.get(&row.path, &file) {
-        Ok(s) => s,
-        Err(e) => {
-            return pages::failure_page(
-                app,
-                &Failure::NotFound(format!(
-                    "the session's file {} cannot be read ({e}): it may have moved; the next refresh of the index finds it",
-                    row.path
-                )),
-            )
+    match draw(app, id, p) {
+        Ok(page) => page,
+        Err(f) => pages::failure_page(app, &f),
+    }
+}
+
+/// The page of the session `id` (of `p.host`): drawn from its file, tree
+/// and all, where the source has it; else its indexed messages, a window
+/// at a time.
+fn draw(app: &App, id: &str, p: &SessionParams) -> Result<Page, Failure> {
+    let reading = app.reading()?;
+    let source = reading.source();
+    let row = match source.session(id, p.host.as_deref()) {
+        Err(ReadError::Ambiguous(_)) if p.host.is_none() => {
+            return choose_host(app, source, id);
         }
+        found => found?,
     };
+    let lineage = lineage_of(source, &row)?;
+    if source.capabilities().files {
+        file_page(app, source, row, &lineage, p)
+    } else {
+        messages_page(app, source, row, &lineage, p)
+    }
+}
+
+/// The page of a session whose file the source has: its tree, and a
+/// window of its entries drawn from the file.
+fn file_page(
+    app: &App,
+    source: &dyn Source,
+    row: SessionRow,
+    lineage: &Lineage,
+    p: &SessionParams,
+) -> Result<Page, Failure> {
+    let (file, _) = source.file(&row)?;
+    let sk = app.trees.get(&row.path, &file).map_err(|e| {
+        Failure::NotFound(format!(
+            "the session's file {} cannot be read ({e}): it may have moved; the next refresh of the index finds it",
+            row.path
+        ))
+    })?;
     let view = match (&p.leaf, p.branch.as_deref()) {
         (Some(leaf), _) => match sk.find(leaf) {
             Some(i) => View::Leaf(i),
@@ -368,13 +166,13 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
         }
     });
     if p.fragment.is_some() {
-        return (
+        return Ok((
             StatusCode::OK,
             html! { (entries) @if let Some(n) = next { (n) } },
-        );
+        ));
     }
     let body = html! {
-        (head(&row, &sk, &lineage, &view))
+        (head(&row, &sk, lineage, &view))
         @if from > 0 {
             a.earlier href=(pages::session_href(&row.session_id, Some(&join_query(&base, &format!("from={}", from.saturating_sub(WINDOW)))))) {
                 "earlier entries (" (from) " before these)"
@@ -382,7 +180,160 @@ fn session_page(app: &App, id: &str, p: &SessionParams) -> Page {
         }
         div #entries { (entries) @if let Some(n) = next { (n) } }
     };
-    (StatusCode::OK, layout(row.label(), app, body))
+    Ok((StatusCode::OK, layout(row.label(), app, body)))
+}
+
+/// The page of a session whose file the source does not have (the team
+/// database: it stays on its host): its indexed messages in file order, a
+/// window at a time (its active branch, or every branch).
+fn messages_page(
+    app: &App,
+    source: &dyn Source,
+    s: SessionRow,
+    lineage: &Lineage,
+    p: &SessionParams,
+) -> Result<Page, Failure> {
+    let active = api::active_only(p.branch.as_deref())?;
+    let from = match (p.from, p.line) {
+        (Some(f), _) => f,
+        (None, Some(line)) => source
+            .position(&s, active, line)?
+            .saturating_sub(WINDOW / 10),
+        _ => 0,
+    };
+    let w = Window {
+        active_only: active,
+        offset: from,
+        limit: WINDOW,
+    };
+    let (total, docs) = source.documents(&s, w)?;
+    let branch = if active { "" } else { "&branch=all" };
+    let host = s.host.clone().unwrap_or_default();
+    let base = format!("host={}{branch}", enc(&host));
+    let to = from + docs.len();
+    let href = |q: &str| pages::session_href(&s.session_id, Some(q));
+    let next = (to < total).then(|| {
+        let q = format!("{base}&from={to}");
+        html! {
+            a.more href=(href(&q)) data-fragment=(href(&format!("{q}&fragment=1"))) {
+                "later messages (" (to) " of " (total) " shown)"
+            }
+        }
+    });
+    let messages = html! {
+        @for d in &docs { (indexed_message(d, !active)) }
+    };
+    if p.fragment.is_some() {
+        return Ok((
+            StatusCode::OK,
+            html! { (messages) @if let Some(n) = next { (n) } },
+        ));
+    }
+    let body = html! {
+        (messages_head(&s, lineage, active))
+        @if from > 0 {
+            a.earlier href=(href(&format!("{base}&from={}", from.saturating_sub(WINDOW)))) {
+                "earlier messages (" (from) " before these)"
+            }
+        }
+        div #entries { (messages) @if let Some(n) = next { (n) } }
+    };
+    Ok((StatusCode::OK, layout(s.label(), app, body)))
+}
+
+/// The page of an id that several hosts pushed: which host's?
+fn choose_host(app: &App, source: &dyn Source, id: &str) -> Result<Page, Failure> {
+    let found = source.sessions_with_id(id, None)?;
+    let body = html! {
+        h1 { "Which host's session?" }
+        p { (found.len()) " hosts pushed a session with the id " code { (id) } ":" }
+        ul.hosts {
+            @for s in &found {
+                li {
+                    a.session href=(session_link(&s.session_id, s.host.as_deref())) { span.host { (s.host.as_deref().unwrap_or("")) } " " (s.label()) }
+                    span.dim { " · " (s.cwd.as_deref().unwrap_or("")) " · " (short(s.last.as_deref())) " · " (s.messages) " messages" }
+                }
+            }
+        }
+    };
+    Ok((StatusCode::MULTIPLE_CHOICES, layout(id, app, body)))
+}
+
+/// What the messages page says of a session: its host, its place, its
+/// family (its relatives on the same host), and how to resume it on its
+/// host.
+fn messages_head(row: &SessionRow, lineage: &Lineage, active: bool) -> Markup {
+    let host = row.host.as_deref().unwrap_or_default();
+    let (parent, forks) = (&lineage.parent, &lineage.forks);
+    let cwd = row.cwd.as_deref().unwrap_or(".");
+    let resume = format!(
+        "cd {} && {} {} {}",
+        crate::output::shell_quote(cwd),
+        row.agent.command(),
+        row.agent.resume_flag(),
+        crate::output::shell_quote(&row.path)
+    );
+    let base = format!("host={}", enc(host));
+    html! {
+        section.session-head {
+            h1 { (row.label()) }
+            dl.meta {
+                dt { "host" } dd #host .host { (host) }
+                dt { "directory" } dd.cwd { (cwd) }
+                dt { "agent" } dd.agent { (row.agent.name()) }
+                @if !row.models.is_empty() { dt { "models" } dd { (row.models.join(", ")) } }
+                dt { "dates" } dd { (short(row.started.as_deref())) " to " (short(row.last.as_deref())) }
+                dt { "messages" } dd #n-messages { (row.messages) }
+                dt { "file" } dd.file { (row.path) }
+                @if let Some((found, path)) = &parent {
+                    dt { "forked from" }
+                    dd #forked-from {
+                        @match found {
+                            Some(p) => a href=(session_link(&p.session_id, p.host.as_deref())) { (p.label()) },
+                            None => span { (path) " (not in the database)" },
+                        }
+                    }
+                }
+                @if !forks.is_empty() {
+                    dt { "forks" }
+                    dd #forks {
+                        @for (i, f) in forks.iter().enumerate() {
+                            @if i > 0 { ", " }
+                            a href=(session_link(&f.session_id, f.host.as_deref())) { (f.label()) }
+                        }
+                    }
+                }
+            }
+            div.actions {
+                button.copy type="button" data-copy=(resume) title="copy the command" { "Resume on " (host) }
+                code.resume { (resume) }
+            }
+            div.actions {
+                @if active {
+                    span.on { "active branch" }
+                    a #view-all href=(pages::session_href(&row.session_id, Some(&format!("{base}&branch=all")))) { "all branches" }
+                } @else {
+                    a #view-active href=(pages::session_href(&row.session_id, Some(&base))) { "active branch" }
+                    span.on { "all branches" }
+                }
+            }
+            p.note { "The team database holds the text pi-index indexed of each message: tool calls, their output and the session's tree are in its file on " (host) "." }
+        }
+    }
+}
+
+/// A message, drawn as the local session page draws one (its text as
+/// Markdown).
+fn indexed_message(doc: &StoredDoc, show_branch: bool) -> Markup {
+    let a = anchor(doc.entry_id.as_deref(), doc.line);
+    let role = doc.role.as_str();
+    html! {
+        article.entry.(role) id=(a) data-line=(doc.line) {
+            (entry_head(role, doc.timestamp.as_deref(), doc.active, &a, show_branch))
+            @if let Some(model) = &doc.model { span.model { (model) } }
+            div.md { (PreEscaped(to_html(&doc.text))) }
+        }
+    }
 }
 
 fn view_query(view: &View, sk: &Skeleton) -> String {
@@ -405,25 +356,25 @@ fn join_query(a: &str, b: &str) -> String {
 }
 
 /// The session this one was forked from (the session, or the path its
-/// header names when the index does not hold it), and its forks: the
-/// index's families, as `sessions --json` and `show` give them (`row` is
-/// that row, its family filled in by [`api::session_row`]).
-fn lineage_of(snap: &crate::live::Snapshot, row: &SessionRow) -> Result<Lineage, Failure> {
+/// header names when the source does not hold it), and its forks (at
+/// most 50): the families, as `sessions --json` and `show` give them
+/// (`row` is that row, its family filled in).
+fn lineage_of(source: &dyn Source, row: &SessionRow) -> Result<Lineage, Failure> {
     let Some(family) = &row.family else {
         return Ok(Lineage {
             parent: None,
             forks: Vec::new(),
         });
     };
-    let by_path = |p: &str| snap.pi.session_by_path(&snap.searcher, p);
+    let host = row.host.as_deref();
     let parent = match &family.parent {
-        Some(p) if p.session.is_some() => Some((by_path(&p.path)?, p.path.clone())),
+        Some(p) if p.session.is_some() => Some((source.session_at(host, &p.path)?, p.path.clone())),
         Some(p) => Some((None, p.path.clone())),
         None => None,
     };
-    let mut forks = Vec::with_capacity(family.forks.len());
-    for f in &family.forks {
-        forks.extend(by_path(&f.path)?);
+    let mut forks = Vec::with_capacity(family.forks.len().min(50));
+    for f in family.forks.iter().take(50) {
+        forks.extend(source.session_at(host, &f.path)?);
     }
     Ok(Lineage { parent, forks })
 }
@@ -956,11 +907,7 @@ fn one_line(s: &str, n: usize) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .take(n + 1)
         .collect();
-    if flat.chars().count() > n {
-        format!("{}…", flat.chars().take(n).collect::<String>())
-    } else {
-        flat
-    }
+    crate::output::text::ellipsized(&flat, n)
 }
 
 fn capped(s: &str) -> String {
@@ -1020,55 +967,20 @@ fn image(b: &Value) -> Markup {
     }
 }
 
-/// The session file the index read at `path`, opened for reading, and
-/// its length when indexed: never through a link (the last part of the
-/// path), and only while it is the regular file the index read (the same
-/// device and inode). A file swapped for a link to another file, a
-/// device or a pipe since is refused: what the server reads is what the
-/// index was given.
-pub fn open_indexed(snap: &crate::live::Snapshot, path: &str) -> Result<(File, u64), Failure> {
-    let gone = |why: String| {
-        Failure::NotFound(format!(
-            "the session's file {path} cannot be read ({why}): it may have moved; the next refresh of the index finds it"
-        ))
-    };
-    let state = snap
-        .pi
-        .file_state(&snap.searcher, path)?
-        .ok_or_else(|| gone("the index holds no record of it".into()))?;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // No link followed; a pipe is opened without waiting for a writer.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(|e| gone(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| gone(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(gone("it is no longer a regular file".into()));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if (meta.dev(), meta.ino()) != (state.dev, state.ino) {
-            return Err(gone(
-                "it is another file than the one indexed (it was replaced)".into(),
-            ));
-        }
-    }
-    Ok((file, state.size))
-}
-
 /// `GET /session/ID/raw`: the session's file as the index read it, to
-/// download: at most the length it had then.
-pub async fn raw(State(app): State<Arc<App>>, Id(id): Id) -> Response {
+/// download: at most the length it had then. The team database does not
+/// have it (404, saying where it is).
+pub async fn raw(
+    State(app): State<Arc<App>>,
+    Id(id): Id,
+    Args(p): Args<SessionParams>,
+) -> Response {
     let opened = app
         .blocking(move |app| {
-            let snap = api::snapshot(app)?;
-            let row = api::session_row(&snap, &id)?;
-            let (file, len) = open_indexed(&snap, &row.path)?;
+            let reading = app.reading()?;
+            let source = reading.source();
+            let row = source.session(&id, p.host.as_deref())?;
+            let (file, len) = source.file(&row)?;
             Ok::<_, Failure>((row, file, len))
         })
         .await;

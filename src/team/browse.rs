@@ -1,17 +1,18 @@
-//! What the web view reads from the team database beside searches
+//! What the front ends read from the team database beside searches
 //! ([`super::search`]): a session by its id, its messages a page at a
-//! time, a page of the session list, and the numbers of the stats page.
-//! Each statement reads a bounded page, whatever the database holds.
+//! time or around a place, and what the database holds. Each statement
+//! reads a bounded page, whatever the database holds.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
 use tokio_postgres::types::Type;
 
-use super::search::{doc_of, session_of, TeamDoc, TeamSession, DOC_COLUMNS, FROM, SESSION_COLUMNS};
+use super::search::{doc_of, session_of, DOC_COLUMNS, FROM, SESSION_COLUMNS};
 use super::{schema, Db, TeamError};
 use crate::pi::time::format_millis;
-use crate::search::stats::Activity;
+use crate::read::{
+    Activity, HostStats, Place, Preview, SessionRow, Stats, StoredDoc, Target, Window,
+};
 
 /// The sessions with the id `id` (of `host` when given): one per host,
 /// its newest file when the host pushed several with that id; by host.
@@ -20,7 +21,7 @@ pub fn sessions_with_id(
     db: &Db,
     id: &str,
     host: Option<&str>,
-) -> Result<Vec<TeamSession>, TeamError> {
+) -> Result<Vec<SessionRow>, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
     let id = super::text::pg_text(id).into_owned();
     let host = host.map(|h| super::text::pg_text(h).into_owned());
@@ -38,27 +39,17 @@ pub fn sessions_with_id(
     Ok(rows.iter().map(session_of).collect())
 }
 
-/// Which messages of a session a page shows.
-#[derive(Clone, Copy, Debug)]
-pub struct Window {
-    /// Only the active branch's.
-    pub active_only: bool,
-    /// Skip this many.
-    pub offset: usize,
-    /// At most this many.
-    pub limit: usize,
-}
-
 /// How many messages of `s` the window's branch holds, and the window's
 /// messages in file order.
-pub fn messages(db: &Db, s: &TeamSession, w: Window) -> Result<(usize, Vec<TeamDoc>), TeamError> {
-    let sid = s.session.key as i64;
+pub fn messages(db: &Db, s: &SessionRow, w: Window) -> Result<(usize, Vec<StoredDoc>), TeamError> {
+    let sid = s.key as i64;
+    let host = s.host.as_deref().unwrap_or_default();
     let total: i64 = db
         .run(db.client.query_typed_one(
             "SELECT count(*) FROM pi_messages m WHERE m.host = $1 AND m.sid = $2 \
              AND (NOT $3 OR m.active)",
             &[
-                (&s.host, Type::TEXT),
+                (&host, Type::TEXT),
                 (&sid, Type::INT8),
                 (&w.active_only, Type::BOOL),
             ],
@@ -75,7 +66,7 @@ pub fn messages(db: &Db, s: &TeamSession, w: Window) -> Result<(usize, Vec<TeamD
         .run(db.client.query_typed(
             &sql,
             &[
-                (&s.host, Type::TEXT),
+                (&host, Type::TEXT),
                 (&sid, Type::INT8),
                 (&w.active_only, Type::BOOL),
                 (&offset, Type::INT8),
@@ -83,14 +74,7 @@ pub fn messages(db: &Db, s: &TeamSession, w: Window) -> Result<(usize, Vec<TeamD
             ],
         ))
         .map_err(|e| db.error("reading the session's messages", &e))?;
-    let docs = rows
-        .iter()
-        .map(|r| {
-            let (host, doc) = doc_of(r);
-            TeamDoc { host, doc }
-        })
-        .collect();
-    Ok((total as usize, docs))
+    Ok((total as usize, rows.iter().map(doc_of).collect()))
 }
 
 /// How many messages of `s` (of its active branch with `active_only`)
@@ -98,18 +82,19 @@ pub fn messages(db: &Db, s: &TeamSession, w: Window) -> Result<(usize, Vec<TeamD
 /// starts.
 pub fn messages_before(
     db: &Db,
-    s: &TeamSession,
+    s: &SessionRow,
     active_only: bool,
     line: u64,
 ) -> Result<usize, TeamError> {
-    let sid = s.session.key as i64;
+    let sid = s.key as i64;
+    let host = s.host.as_deref().unwrap_or_default();
     let line = i64::try_from(line).unwrap_or(i64::MAX);
     let n: i64 = db
         .run(db.client.query_typed_one(
             "SELECT count(*) FROM pi_messages m WHERE m.host = $1 AND m.sid = $2 \
              AND (NOT $3 OR m.active) AND m.line < $4",
             &[
-                (&s.host, Type::TEXT),
+                (&host, Type::TEXT),
                 (&sid, Type::INT8),
                 (&active_only, Type::BOOL),
                 (&line, Type::INT8),
@@ -120,66 +105,9 @@ pub fn messages_before(
     Ok(n as usize)
 }
 
-/// How many sessions the database (or `host`) holds.
-pub fn count_sessions(db: &Db, host: Option<&str>) -> Result<usize, TeamError> {
-    db.run(schema::check(&db.client, &db.target))?;
-    let host = host.map(|h| super::text::pg_text(h).into_owned());
-    let n: i64 = db
-        .run(db.client.query_typed_one(
-            "SELECT count(*) FROM pi_sessions s WHERE ($1::text IS NULL OR s.host = $1)",
-            &[(&host, Type::TEXT)],
-        ))
-        .map_err(|e| db.error("counting sessions", &e))?
-        .get(0);
-    Ok(n as usize)
-}
-
-/// A host of the team database.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct HostStats {
-    /// Its name (`push --as`).
-    pub host: String,
-    /// Its sessions.
-    pub sessions: u64,
-    /// Their messages.
-    pub messages: u64,
-    /// Its latest message.
-    pub last: Option<String>,
-    /// When it last pushed.
-    pub pushed_at: Option<String>,
-}
-
-/// What the team database holds: the object of the web view's
-/// `/api/stats` with `--db`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct TeamStats {
-    /// The database (`user@host:port/db`, never the password).
-    pub database: String,
-    /// Sessions, every host's.
-    pub sessions: u64,
-    /// Messages, every host's.
-    pub messages: u64,
-    /// Sessions with a parent.
-    pub forks: u64,
-    /// Messages per role.
-    pub messages_by_role: BTreeMap<String, u64>,
-    /// Each host, most sessions first.
-    pub hosts: Vec<HostStats>,
-    /// The earliest session start.
-    pub first: Option<String>,
-    /// The latest message.
-    pub last: Option<String>,
-}
-
-/// The numbers of the stats page: [`TeamStats`], and the charts over the
-/// `days` days ending with the day of `now_ms` (at most `top` directories
-/// and models), as [`Activity`] draws them locally.
-pub fn stats(
-    db: &Db,
-    now_ms: i64,
-    days: usize,
-    top: usize,
-) -> Result<(TeamStats, Activity), TeamError> {
+/// What the database holds: every host's sessions and messages, and
+/// each host's.
+pub fn stats(db: &Db) -> Result<Stats, TeamError> {
     db.run(schema::check(&db.client, &db.target))?;
     let failed = |e: tokio_postgres::Error| db.error("counting what the database holds", &e);
     let hosts = db
@@ -192,16 +120,20 @@ pub fn stats(
             &[],
         ))
         .map_err(failed)?;
-    let mut out = TeamStats {
-        database: db.target.clone(),
+    let mut out = Stats {
+        place: Place::Database(db.target.clone()),
         sessions: 0,
         messages: 0,
+        copies: None,
         forks: 0,
         messages_by_role: BTreeMap::new(),
-        hosts: Vec::with_capacity(hosts.len()),
+        top_projects: None,
+        hosts: None,
         first: None,
         last: None,
+        build: None,
     };
+    let mut each = Vec::with_capacity(hosts.len());
     let (mut first, mut last) = (None::<i64>, None::<i64>);
     for r in &hosts {
         let sessions = r.get::<_, i64>(1) as u64;
@@ -216,7 +148,7 @@ pub fn stats(
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        out.hosts.push(HostStats {
+        each.push(HostStats {
             host: r.get(0),
             sessions,
             messages,
@@ -224,6 +156,7 @@ pub fn stats(
             pushed_at: r.get::<_, Option<i64>>(6).map(format_millis),
         });
     }
+    out.hosts = Some(each);
     out.first = first.map(format_millis);
     out.last = last.map(format_millis);
     for r in db
@@ -236,6 +169,15 @@ pub fn stats(
         out.messages_by_role
             .insert(r.get(0), r.get::<_, i64>(1) as u64);
     }
+    Ok(out)
+}
+
+/// The charts over the `days` days ending with the day of `now_ms` (at
+/// most `top` directories and models), as [`Activity`] draws them
+/// locally.
+pub fn activity(db: &Db, now_ms: i64, days: usize, top: usize) -> Result<Activity, TeamError> {
+    db.run(schema::check(&db.client, &db.target))?;
+    let failed = |e: tokio_postgres::Error| db.error("counting what the database holds", &e);
     let (from_day, to_day) = Activity::window(now_ms, days);
     let per_day = db
         .run(db.client.query_typed(
@@ -264,7 +206,7 @@ pub fn stats(
         "SELECT m.model, count(*) FROM pi_messages m WHERE m.model IS NOT NULL \
          GROUP BY 1 ORDER BY count(*) DESC, m.model COLLATE \"C\" LIMIT $1",
     )?;
-    let activity = Activity::new(
+    Ok(Activity::new(
         now_ms,
         days,
         top,
@@ -273,6 +215,74 @@ pub fn stats(
             .map(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1) as u64)),
         dirs,
         models,
-    );
-    Ok((out, activity))
+    ))
+}
+
+/// The `context` messages either side of `target` in `s`, every branch,
+/// in file order (the order of `ord`, as a push keeps it): a count finds
+/// the target's place, and only the window is read.
+pub fn preview(
+    db: &Db,
+    s: &SessionRow,
+    target: &Target,
+    context: usize,
+) -> Result<Preview, TeamError> {
+    let sid = s.key as i64;
+    let host = s.host.as_deref().unwrap_or_default();
+    let total: i64 = db
+        .run(db.client.query_typed_one(
+            "SELECT count(*) FROM pi_messages m WHERE m.host = $1 AND m.sid = $2",
+            &[(&host, Type::TEXT), (&sid, Type::INT8)],
+        ))
+        .map_err(|e| db.error("counting the session's messages", &e))?
+        .get(0);
+    let total = total as usize;
+    if total == 0 {
+        return Ok(Preview::default());
+    }
+    let at = match *target {
+        Target::Start => 0,
+        Target::End => total - 1,
+        Target::Message { offset, role } => {
+            // Messages of the lines before the target's, then those of its
+            // line before its role (an entry may hold several).
+            let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+            let before: Vec<String> = crate::pi::Role::ALL
+                .iter()
+                .filter(|r| r.rank() < role)
+                .map(|r| r.as_str().to_owned())
+                .collect();
+            let n: i64 = db
+                .run(db.client.query_typed_one(
+                    "SELECT count(*) FROM pi_messages m WHERE m.host = $1 AND m.sid = $2 \
+                     AND (m.off < $3 OR (m.off = $3 AND m.role = ANY($4)))",
+                    &[
+                        (&host, Type::TEXT),
+                        (&sid, Type::INT8),
+                        (&offset, Type::INT8),
+                        (&before, Type::TEXT_ARRAY),
+                    ],
+                ))
+                .map_err(|e| db.error("finding the message's place", &e))?
+                .get(0);
+            (n as usize).min(total - 1)
+        }
+    };
+    let from = at.saturating_sub(context);
+    let to = at.saturating_add(context).saturating_add(1).min(total);
+    let (_, docs) = messages(
+        db,
+        s,
+        Window {
+            active_only: false,
+            offset: from,
+            limit: to - from,
+        },
+    )?;
+    Ok(Preview {
+        docs,
+        at: at - from,
+        before: from,
+        after: total - to,
+    })
 }

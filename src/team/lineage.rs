@@ -18,9 +18,10 @@ use std::collections::HashMap;
 use tantivy::Searcher;
 
 use super::text::pg_text;
-use crate::index::{IndexError, PiIndex};
-use crate::search::family::refs_of;
-use crate::search::lineage::{Lineage, Link, ParentRef, SessionRef};
+use crate::index::IndexError;
+use crate::read::{Lineage, Link, ParentRef, SessionRef};
+use crate::search::family::{annotate, refs_of};
+use crate::search::{lookup, Reader};
 
 /// What a session row holds of its family (every field empty when it
 /// has no relative).
@@ -97,11 +98,11 @@ impl RowLineage {
 /// empty. Reads the families from the index's columns and the stored
 /// record of each session with a relative (none for an index without
 /// forks).
-pub fn local(pi: &PiIndex, searcher: &Searcher) -> Result<HashMap<String, RowLineage>, IndexError> {
-    let families = pi.families(searcher)?;
+pub fn local(r: &Reader, searcher: &Searcher) -> Result<HashMap<String, RowLineage>, IndexError> {
+    let families = r.families(searcher)?;
     let mut rows = Vec::new();
     for key in families.members() {
-        rows.extend(pi.session_by_key(searcher, key)?);
+        rows.extend(lookup::session_by_key(r, searcher, key)?);
     }
     let known = refs_of(&rows);
     // Each family's sessions in its order: a session's age is its rank.
@@ -119,7 +120,7 @@ pub fn local(pi: &PiIndex, searcher: &Searcher) -> Result<HashMap<String, RowLin
     }
     let mut out = HashMap::with_capacity(rows.len());
     for mut row in rows {
-        families.annotate(pi, searcher, &mut row, &known)?;
+        annotate(&families, r, searcher, &mut row, &known)?;
         let family = shared.get(&row.key).map(|f| (*f, age[&row.key]));
         let lineage = row.family.take().unwrap_or_default();
         out.insert(

@@ -49,7 +49,9 @@ use super::text::{self, PairWords};
 use super::{schema, Db, TeamError};
 use crate::index::state::FileState;
 use crate::index::PiIndex;
-use crate::search::{SessionRow, StoredDoc};
+use crate::read::{SessionRow, StoredDoc};
+use crate::search::lookup;
+use crate::search::Reader;
 use tantivy::Searcher;
 
 /// Bytes of rows one transaction carries, about (a session larger than
@@ -57,7 +59,7 @@ use tantivy::Searcher;
 pub const BATCH_BYTES: usize = 8 << 20;
 
 /// Sessions whose messages are looked up in one pass over the local
-/// index ([`PiIndex::message_addresses`]).
+/// index ([`lookup::message_addresses`]).
 const SESSIONS_AT_ONCE: usize = 512;
 
 /// Bytes handed to the connection at a time while a `COPY` runs.
@@ -482,18 +484,31 @@ const MESSAGE_COLUMNS: &str =
     "host, sid, ord, line, off, entry_id, role, ts_ms, model, active, edited, \
      replacement, text, windowed, tsv, rank_len, copy";
 
-#[allow(clippy::too_many_arguments)]
+/// One session as a push writes its row: the host and id it is stored
+/// under, its listing row, its documents, its file's state and its lineage.
+struct Writing<'a> {
+    host: &'a str,
+    sid: i64,
+    row: &'a SessionRow,
+    docs: &'a [StoredDoc],
+    st: &'a FileState,
+    lineage: &'a RowLineage,
+}
+
 fn session_row(
     out: &mut Vec<u8>,
     rows: i32,
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
-    host: &str,
-    sid: i64,
-    row: &SessionRow,
-    docs: &[StoredDoc],
-    st: &FileState,
-    lineage: &RowLineage,
+    pushed: &Writing,
 ) {
+    let Writing {
+        host,
+        sid,
+        row,
+        docs,
+        st,
+        lineage,
+    } = *pushed;
     let messages = docs.len();
     copy_str(out, host);
     out.push(b'\t');
@@ -995,6 +1010,7 @@ fn push_locked(
     // The files and every session's place in its family, read from one
     // state of the index (the files' states saved beside it by a build
     // with nothing to do, when it saved them for this state).
+    let reader = Reader::new(pi.clone());
     let searcher = pi.searcher()?;
     let (local, _) = pi.file_states_saved_or_read(&searcher)?;
     let kinds = pi.build_info()?.map(|i| i.kinds).unwrap_or_default();
@@ -1037,7 +1053,7 @@ fn push_locked(
     // Rows as this version makes them: with their pairs once the words
     // are chosen, else as version 4 made them (replaced when they are).
     let rows = schema::rows(remote.paired);
-    let lineage = super::lineage::local(pi, &searcher)?;
+    let lineage = super::lineage::local(&reader, &searcher)?;
     let want = |path: &str| {
         lineage
             .get(pg_text(path).as_ref())
@@ -1086,7 +1102,7 @@ fn push_locked(
         else {
             continue;
         };
-        let Some(row) = pi.session_by_path(&searcher, path)? else {
+        let Some(row) = lookup::session_by_path(&reader, &searcher, path)? else {
             continue;
         };
         if pg_text(&row.session_id) == p.session_id.as_str() && row.messages as i64 == p.messages {
@@ -1150,7 +1166,7 @@ fn push_locked(
         PairWords::default()
     };
     let list = &list;
-    let (host, local, searcher, want) = (host.as_str(), &local, &searcher, &want);
+    let (host, local, reader, searcher, want) = (host.as_str(), &local, &reader, &searcher, &want);
     let make = move || -> Result<(), TeamError> {
         let mut analyzer = crate::index::tokenizer::analyzer();
         let mut batch = Batch::default();
@@ -1160,14 +1176,14 @@ fn push_locked(
         while jobs.peek().is_some() {
             let mut chunk = Vec::with_capacity(SESSIONS_AT_ONCE);
             for (path, old) in jobs.by_ref().take(SESSIONS_AT_ONCE) {
-                if let Some(row) = pi.session_by_path(searcher, path)? {
+                if let Some(row) = lookup::session_by_path(reader, searcher, path)? {
                     chunk.push((path, old, row));
                 }
             }
             let keys: Vec<u64> = chunk.iter().map(|(_, _, row)| row.key).collect();
-            let addrs = pi.message_addresses(searcher, &keys)?;
+            let addrs = lookup::message_addresses(reader, searcher, &keys)?;
             for ((path, old, row), addrs) in chunk.into_iter().zip(addrs) {
-                let docs = pi.documents_at(searcher, addrs)?;
+                let docs = lookup::documents_at(reader, searcher, addrs)?;
                 let st = local[path];
                 let job = match &old {
                     None => Job::Whole {
@@ -1204,12 +1220,14 @@ fn push_locked(
                             &mut batch.sessions,
                             rows,
                             &mut analyzer,
-                            host,
-                            sid,
-                            &row,
-                            &docs,
-                            &st,
-                            &want(path),
+                            &Writing {
+                                host,
+                                sid,
+                                row: &row,
+                                docs: &docs,
+                                st: &st,
+                                lineage: &want(path),
+                            },
                         );
                         for (ord, d) in docs.iter().enumerate() {
                             message_row(&mut batch, list, &mut analyzer, host, sid, ord, d);

@@ -18,7 +18,7 @@
 //! reach the page, with the same order. The set of matches is unchanged
 //! (every match is on some page); only the order beyond the newest
 //! [`POOL`] is by recency, not by rank. The total counts the pool: when
-//! more match, [`TeamResult::more`] says so ("more than N hits").
+//! more match, [`SearchResult::more`] says so ("more than N hits").
 //!
 //! **Copies.** A message copied into forks is one hit, as locally
 //! ([`crate::search::copies`]): the matching messages of sessions with a
@@ -40,68 +40,23 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
 use tokio_postgres::Row;
 
 use super::lineage::RowLineage;
 use super::query::{self, Param, Scope, SqlQuery};
 use super::text::PairWords;
 use super::{schema, Db, TeamError};
+use crate::output::text::lead;
 use crate::pi::time::format_millis;
 use crate::pi::{Agent, Edited, Role};
-use crate::search::copies::CopyRef;
-use crate::search::lineage::Lineage;
+use crate::read::{
+    CopyRef, Hit, Lineage, Matched, SearchRequest, SearchResult, SessionHit, SessionList,
+    SessionPage, SessionQuery, SessionRow, SessionSearch, StoredDoc,
+};
 use crate::search::query::expand::Known;
-use crate::search::query::{Filters, Now, Warning};
+use crate::search::query::{Filters, Now};
 use crate::search::snippet::{head, Snippets};
-use crate::search::{Hit, Matched, SessionRow, Sort, StoredDoc};
-
-/// A hit from the team database.
-#[derive(Clone, Debug, Serialize)]
-pub struct TeamHit {
-    /// The host that pushed it.
-    pub host: String,
-    /// The hit, as a local search gives it.
-    #[serde(flatten)]
-    pub hit: Hit,
-}
-
-/// A session from the team database.
-#[derive(Clone, Debug, Serialize)]
-pub struct TeamSession {
-    /// The host that pushed it.
-    pub host: String,
-    /// The session, as `pi-index sessions` lists it.
-    #[serde(flatten)]
-    pub session: SessionRow,
-}
-
-/// A message from the team database, as `show --format json` prints it.
-#[derive(Clone, Debug, Serialize)]
-pub struct TeamDoc {
-    /// The host that pushed it.
-    pub host: String,
-    /// The message.
-    #[serde(flatten)]
-    pub doc: StoredDoc,
-}
-
-/// The result of a search.
-#[derive(Debug)]
-pub struct TeamResult {
-    /// The hits, in order.
-    pub hits: Vec<TeamHit>,
-    /// How many messages matched in all (merged copies counted once),
-    /// or, when `more`, how many the search's pool holds.
-    pub total: usize,
-    /// Whether more messages match than the pool holds (the newest
-    /// [`POOL`], or as many as the page reaches): `total` is then a
-    /// lower bound ("more than `total`"). Counting every match of a
-    /// common word would read every one of them.
-    pub more: bool,
-    /// What was repaired or ignored in the query.
-    pub warnings: Vec<Warning>,
-}
+use crate::search::Sort;
 
 pub(super) const DOC_COLUMNS: &str =
     "m.host, s.session_id, s.path, m.line, m.off, m.entry_id, m.role, m.ts_ms, \
@@ -110,12 +65,13 @@ pub(super) const DOC_COLUMNS: &str =
 pub(super) const FROM: &str =
     "FROM pi_messages m JOIN pi_sessions s ON s.host = m.host AND s.sid = m.sid";
 
-/// The host and the message of a row whose columns from `at` on are
+/// The message, with its host, of a row whose columns from `at` on are
 /// [`DOC_COLUMNS`].
-fn doc_at(r: &Row, at: usize) -> (String, StoredDoc) {
+fn doc_at(r: &Row, at: usize) -> StoredDoc {
     let ts: Option<i64> = r.get(at + 7);
     let role: String = r.get(at + 6);
-    let doc = StoredDoc {
+    StoredDoc {
+        host: r.get(at),
         session_id: r.get(at + 1),
         path: r.get(at + 2),
         line: r.get::<_, i64>(at + 3) as u64,
@@ -132,11 +88,10 @@ fn doc_at(r: &Row, at: usize) -> (String, StoredDoc) {
         edited: Edited::from_rank(r.get::<_, i16>(at + 12) as u64),
         replacement: r.get(at + 13),
         text: r.get(at + 14),
-    };
-    (r.get(at), doc)
+    }
 }
 
-pub(super) fn doc_of(r: &Row) -> (String, StoredDoc) {
+pub(super) fn doc_of(r: &Row) -> StoredDoc {
     doc_at(r, 0)
 }
 
@@ -155,16 +110,6 @@ fn copies_of(r: &Row, at: usize) -> Vec<CopyRef> {
             line: line as u64,
         })
         .collect()
-}
-
-/// The start of `text`, at most `chars` characters, on one line (what a
-/// local hit with no highlighted word shows).
-fn lead(text: &str, chars: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(chars) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat,
-    }
 }
 
 /// Snippets of hits for the query's terms, by pi-index's own highlighter.
@@ -435,21 +380,24 @@ fn no_jit(db: &Db) {
     let _ = db.run(db.client.batch_execute("SET jit = off"));
 }
 
-/// Run `query` (with the flags' `filters`) against the database: hits
-/// `offset..offset + limit` in `sort` order; a message copied into forks
-/// is one hit with its `copies` unless `copies` asks for every copy.
-#[allow(clippy::too_many_arguments)]
-pub fn search(
-    db: &Db,
-    query: &str,
-    filters: &Filters,
-    now: &Now,
-    sort: Sort,
-    limit: usize,
-    offset: usize,
-    snippet_chars: usize,
-    copies: bool,
-) -> Result<TeamResult, TeamError> {
+/// Run `req` against the database: hits `offset..offset + limit` in
+/// `sort` order, each with its host; a message copied into forks is one
+/// hit with its `copies` unless `copies` asks for every copy.
+pub fn search(db: &Db, req: &SearchRequest) -> Result<SearchResult, TeamError> {
+    let SearchRequest {
+        query,
+        filters,
+        now,
+        sort,
+        offset,
+        snippet_chars,
+        copies,
+        ..
+    } = req;
+    let (query, sort, offset, snippet_chars, copies) =
+        (query.as_str(), *sort, *offset, *snippet_chars, *copies);
+    // Counts past what a database can page through are clamped.
+    let limit = req.limit.min(i64::MAX as usize / 2);
     // The local limits, before the database is asked anything.
     crate::search::query::limits::check(query)?;
     crate::search::query::limits::check_offset(offset as u64)?;
@@ -490,14 +438,13 @@ pub fn search(
     let hits = rows
         .iter()
         .map(|r| {
-            let (host, doc) = doc_of(r);
             let score: f32 = r.get(width);
-            let mut hit = snipper.hit(doc, score);
+            let mut hit = snipper.hit(doc_of(r), score);
             hit.copies = copies_of(r, width + 2);
-            TeamHit { host, hit }
+            hit
         })
         .collect();
-    Ok(TeamResult {
+    Ok(SearchResult {
         hits,
         total,
         more,
@@ -768,7 +715,7 @@ pub const STATEMENTS_APART: &str = "\n-- the window held too few matches: again 
 
 /// The session of a row whose columns from `at` on are
 /// [`SESSION_COLUMNS`], with its place in its family.
-fn session_at(r: &Row, at: usize) -> TeamSession {
+fn session_at(r: &Row, at: usize) -> SessionRow {
     let started: Option<i64> = r.get(at + 6);
     let last: Option<i64> = r.get(at + 7);
     let lineage = RowLineage {
@@ -780,29 +727,27 @@ fn session_at(r: &Row, at: usize) -> TeamSession {
         family: None,
         family_age: None,
     };
-    TeamSession {
+    SessionRow {
         host: r.get(at),
-        session: SessionRow {
-            session_id: r.get(at + 1),
-            path: r.get(at + 2),
-            cwd: r.get(at + 3),
-            session_name: r.get(at + 4),
-            agent: Agent::from_stored(r.get::<_, Option<&str>>(at + 16)),
-            title: r.get(at + 5),
-            started: started.map(format_millis),
-            last: last.map(format_millis),
-            messages: r.get::<_, i64>(at + 8) as u64,
-            last_ms: last,
-            models: r.get(at + 9),
-            key: r.get::<_, i64>(at + 10) as u64,
-            parent_path: lineage.parent_path.clone(),
-            head: 0,
-            family: Some(lineage.to_lineage()),
-        },
+        session_id: r.get(at + 1),
+        path: r.get(at + 2),
+        cwd: r.get(at + 3),
+        session_name: r.get(at + 4),
+        agent: Agent::from_stored(r.get::<_, Option<&str>>(at + 16)),
+        title: r.get(at + 5),
+        started: started.map(format_millis),
+        last: last.map(format_millis),
+        messages: r.get::<_, i64>(at + 8) as u64,
+        last_ms: last,
+        models: r.get(at + 9),
+        key: r.get::<_, i64>(at + 10) as u64,
+        parent_path: lineage.parent_path.clone(),
+        head: 0,
+        family: Some(lineage.to_lineage()),
     }
 }
 
-pub(super) fn session_of(r: &Row) -> TeamSession {
+pub(super) fn session_of(r: &Row) -> SessionRow {
     session_at(r, 0)
 }
 
@@ -839,27 +784,26 @@ fn dir_params(dir: Option<&str>) -> (Option<String>, Option<String>) {
 
 /// The sessions of the database (or of `host`), newest activity first,
 /// at or below `dir` and active at or after `since`: `limit` of them
-/// after `offset`.
-pub fn sessions(
-    db: &Db,
-    host: Option<&str>,
-    dir: Option<&str>,
-    since: Option<i64>,
-    offset: usize,
-    limit: usize,
-) -> Result<Vec<TeamSession>, TeamError> {
+/// after `offset`, and how many there are.
+pub fn sessions(db: &Db, list: &SessionList) -> Result<SessionPage, TeamError> {
     use tokio_postgres::types::Type;
     db.run(schema::check(&db.client, &db.target))?;
-    let host = host.map(|h| super::text::pg_text(h).into_owned());
-    let (dir, below) = dir_params(dir);
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM pi_sessions s \
-         WHERE ($1::text IS NULL OR s.host = $1) AND {} \
-         ORDER BY s.last_ms DESC NULLS LAST, s.path, s.host OFFSET $5 LIMIT $6",
+    let host = list
+        .host
+        .as_deref()
+        .map(|h| super::text::pg_text(h).into_owned());
+    let (dir, below) = dir_params(list.dir.as_deref());
+    let since = list.since;
+    let condition = format!(
+        "($1::text IS NULL OR s.host = $1) AND {}",
         selected(2, 3, 4)
     );
-    let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS}, count(*) OVER () FROM pi_sessions s WHERE {condition} \
+         ORDER BY s.last_ms DESC NULLS LAST, s.path, s.host OFFSET $5 LIMIT $6"
+    );
+    let offset = i64::try_from(list.offset).unwrap_or(i64::MAX);
+    let limit = i64::try_from(list.limit).unwrap_or(i64::MAX);
     let rows = db
         .run(db.client.query_typed(
             &sql,
@@ -873,66 +817,49 @@ pub fn sessions(
             ],
         ))
         .map_err(|e| db.error("listing sessions", &e))?;
-    Ok(rows.iter().map(session_of).collect())
+    // Every row carries the count of all; a page past the last has none,
+    // and the count is asked for alone.
+    let total = match rows.first() {
+        Some(r) => r.get::<_, i64>(r.len() - 1) as usize,
+        None if offset > 0 => db
+            .run(db.client.query_typed_one(
+                &format!("SELECT count(*) FROM pi_sessions s WHERE {condition}"),
+                &[
+                    (&host, Type::TEXT),
+                    (&dir, Type::TEXT),
+                    (&below, Type::TEXT),
+                    (&since, Type::INT8),
+                ],
+            ))
+            .map_err(|e| db.error("counting sessions", &e))?
+            .get::<_, i64>(0) as usize,
+        None => 0,
+    };
+    Ok(SessionPage {
+        sessions: rows.iter().map(session_of).collect(),
+        total,
+    })
 }
 
-/// A session found by a query: the object of `sessions QUERY --json`,
-/// with its host.
-#[derive(Clone, Debug, Serialize)]
-pub struct TeamSessionHit {
-    /// The host that pushed it.
-    pub host: String,
-    /// The session.
-    #[serde(flatten)]
-    pub session: SessionRow,
-    /// What matched: `"name"`, `"title"` or `"messages"` (only
-    /// messages), the group it is ranked in.
-    pub matched: Matched,
-    /// Its score within that group (see the [module
-    /// documentation](self)).
-    pub score: f32,
-    /// `ts_rank_cd` of the query on its name (0: no match).
-    pub name_score: f32,
-    /// `ts_rank_cd` of the query on its title (0: no match).
-    pub title_score: f32,
-    /// How many of its messages match.
-    pub matches: u64,
-    /// Its best matching message, with its snippet (none when only the
-    /// name or title matched).
-    pub hit: Option<Hit>,
-    /// The best message's snippet, else the title.
-    pub snippet: String,
-    /// Byte ranges of matched words within `snippet`.
-    #[serde(skip)]
-    pub highlights: Vec<std::ops::Range<usize>>,
-}
-
-/// What [`find_sessions`] found: a page of sessions, how many were
-/// found in all, and what was repaired in the query.
-#[derive(Debug)]
-pub struct FoundSessions {
-    /// The page, best first.
-    pub hits: Vec<TeamSessionHit>,
-    /// Sessions found in all (every page).
-    pub total: usize,
-    /// What was repaired or ignored in the query.
-    pub warnings: Vec<Warning>,
-}
-
-/// The sessions `query` finds, best first (see the [module
-/// documentation](self)), at or below `dir` and active at or after
-/// `since`: `limit` of them after `offset`, and how many in all.
-#[allow(clippy::too_many_arguments)]
-pub fn find_sessions(
-    db: &Db,
-    query: &str,
-    filters: &Filters,
-    now: &Now,
-    dir: Option<&str>,
-    since: Option<i64>,
-    offset: usize,
-    limit: usize,
-) -> Result<FoundSessions, TeamError> {
+/// The sessions `req` finds, best first (see the [module
+/// documentation](self)), at or below its `dir` and active at or after
+/// its `since`: `limit` of them after `offset`, and how many in all.
+pub fn find_sessions(db: &Db, req: &SessionQuery) -> Result<SessionSearch, TeamError> {
+    let SessionQuery {
+        query,
+        filters,
+        now,
+        offset,
+        limit,
+        ..
+    } = req;
+    let (query, dir, since, offset, limit) = (
+        query.as_str(),
+        req.dir.as_deref(),
+        req.since,
+        *offset,
+        *limit,
+    );
     // The local limits, before the database is asked anything.
     crate::search::query::limits::check(query)?;
     let offset = crate::search::query::limits::check_offset(offset as u64)?;
@@ -1023,7 +950,7 @@ pub fn find_sessions(
         }
         None => 0,
     };
-    let snipper = Snipper::new(&q, 160);
+    let snipper = Snipper::new(&q, req.snippet_chars);
     let width = SESSION_COLUMNS.split(',').count();
     let mut out = Vec::with_capacity(rows.len());
     // The shown messages that may have copies: (row, host, sid, family,
@@ -1048,9 +975,15 @@ pub fn find_sessions(
         // otherwise: the join found none).
         let hit = match (best, r.get::<_, Option<String>>(at)) {
             (Some(best), Some(_)) => {
-                let (_, doc) = doc_at(r, at);
+                // The session says whose it is; the hit inside it as a
+                // local session's.
+                let doc = StoredDoc {
+                    host: None,
+                    ..doc_at(r, at)
+                };
                 if let (Some(f), Some(c)) = (family, copy) {
-                    copied.push((out.len(), s.host.clone(), r.get::<_, i64>(SID), f, c));
+                    let host = s.host.clone().unwrap_or_default();
+                    copied.push((out.len(), host, r.get::<_, i64>(SID), f, c));
                 }
                 Some(snipper.hit(doc, best))
             }
@@ -1059,17 +992,15 @@ pub fn find_sessions(
         let (snippet, highlights) = match &hit {
             Some(h) => (h.snippet.clone(), h.highlights.clone()),
             None => (
-                s.session
-                    .title
+                s.title
                     .clone()
-                    .or_else(|| s.session.session_name.clone())
+                    .or_else(|| s.session_name.clone())
                     .unwrap_or_default(),
                 Vec::new(),
             ),
         };
-        out.push(TeamSessionHit {
-            host: s.host,
-            session: s.session,
+        out.push(SessionHit {
+            session: s,
             matched,
             score,
             name_score,
@@ -1081,7 +1012,7 @@ pub fn find_sessions(
         });
     }
     fill_copies(db, &mut out, &copied)?;
-    Ok(FoundSessions {
+    Ok(SessionSearch {
         hits: out,
         total,
         warnings: q.warnings,
@@ -1095,7 +1026,7 @@ pub fn find_sessions(
 /// them the same way).
 fn fill_copies(
     db: &Db,
-    hits: &mut [TeamSessionHit],
+    hits: &mut [SessionHit],
     copied: &[(usize, String, i64, i64, i64)],
 ) -> Result<(), TeamError> {
     use tokio_postgres::types::Type;
@@ -1136,7 +1067,7 @@ fn fill_copies(
 }
 
 /// The session of `host` whose file is `path`.
-pub fn session_by_path(db: &Db, host: &str, path: &str) -> Result<Option<TeamSession>, TeamError> {
+pub fn session_by_path(db: &Db, host: &str, path: &str) -> Result<Option<SessionRow>, TeamError> {
     use tokio_postgres::types::Type;
     let host = super::text::pg_text(host);
     let path = super::text::pg_text(path);
@@ -1165,7 +1096,7 @@ pub fn lineage(
     };
     let host = super::text::pg_text(host).into_owned();
     let path = super::text::pg_text(path).into_owned();
-    let lineage = session.session.family.unwrap_or_default();
+    let lineage = session.family.unwrap_or_default();
     let Some(parent) = lineage.parent.as_ref().filter(|p| p.session.is_some()) else {
         return Ok(Some((lineage, None)));
     };
@@ -1188,7 +1119,7 @@ pub fn lineage(
 }
 /// The messages of the session `arg` names (a path, a session id, or a
 /// unique prefix of one), of `host` when given, in file order.
-pub fn show(db: &Db, arg: &str, host: Option<&str>) -> Result<Vec<TeamDoc>, TeamError> {
+pub fn show(db: &Db, arg: &str, host: Option<&str>) -> Result<Vec<StoredDoc>, TeamError> {
     use tokio_postgres::types::Type;
     db.run(schema::check(&db.client, &db.target))?;
     let arg = super::text::pg_text(arg).into_owned();
@@ -1239,11 +1170,5 @@ pub fn show(db: &Db, arg: &str, host: Option<&str>) -> Result<Vec<TeamDoc>, Team
                 .query_typed(&sql, &[(&host, Type::TEXT), (&sids, Type::INT8_ARRAY)]),
         )
         .map_err(|e| db.error("reading the session", &e))?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let (host, doc) = doc_of(r);
-            TeamDoc { host, doc }
-        })
-        .collect())
+    Ok(rows.iter().map(doc_of).collect())
 }

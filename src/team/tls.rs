@@ -20,7 +20,17 @@ use rustls::server::ParsedCertificate;
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::Verify;
+/// What `sslmode` asks to check of the server's certificate.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verify {
+    /// Encrypt when asked (`prefer`, `require`), certificate not checked,
+    /// as libpq does without a root certificate.
+    No,
+    /// The certificate's chain (`verify-ca`).
+    Chain,
+    /// The chain and the host name (`verify-full`).
+    Full,
+}
 
 /// What makes each connection's TLS for `verify`, with the roots of
 /// `root_cert` (a PEM file of one or more certificates) when given; or
@@ -87,7 +97,7 @@ fn read_roots(path: &Path) -> Result<RootCertStore, String> {
 
 /// The system's roots (`/etc/ssl/certs` and the like, where OpenSSL's
 /// own would look). None found: the handshake then fails on the
-/// certificate, said with what to do ([`super::connect_advice`]).
+/// certificate, said with what to do (`connect_advice` in [`super::db`]).
 fn system_roots() -> RootCertStore {
     let mut roots = RootCertStore::empty();
     roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);

@@ -28,21 +28,24 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Searcher, Term};
 
+use super::error::QueryError;
 use super::expand::{alternatives, Dictionary, Typed};
 use super::filter_term::FilterTerm;
-use super::filters::{Branches, Constraint, FilterError, Filters, Now};
-use super::grammar::{self, Ast, Leaf, TooDeep, Warning};
+use super::filters::{Branches, Constraint, Filters, Now};
+use super::grammar::{self, Ast, Leaf, Warning};
 use crate::index::schema::{model_hash, SESSION_DOC};
-use crate::index::{messages_only, tantivy_err, term_query, u64_is, Fields, IndexError, PiIndex};
+use crate::index::{messages_only, tantivy_err, term_query, u64_is, Fields, IndexError};
+use crate::search::cache::stamp;
 use crate::search::column_set::ColumnSetQuery;
-use crate::search::SearchError;
+use crate::search::error::SearchError;
+use crate::search::reader::Reader;
 
 /// The schema as the compile step sees it: the text field and its
 /// analyzer, one query per kind of [`Constraint`], everything, and the
 /// exclusion of session summary documents. When the schema changes, this
 /// is the one place to re-point.
 pub struct FieldMap<'a> {
-    pi: &'a PiIndex,
+    reader: &'a Reader,
     searcher: &'a Searcher,
     analyzer: TextAnalyzer,
     /// The fields a word is searched in: a message's text, and what the
@@ -63,7 +66,9 @@ impl Drop for FieldMap<'_> {
     /// state of the index.
     fn drop(&mut self) {
         for (field, dict) in self.dictionaries.drain(..) {
-            crate::search::cache::of(self.pi).give_back(self.stamp, field, dict.into_lookups());
+            self.reader
+                .cache()
+                .give_back(self.stamp, field, dict.into_lookups());
         }
     }
 }
@@ -82,10 +87,11 @@ pub enum Scope {
 impl<'a> FieldMap<'a> {
     /// The fast column that orders hits by time (and breaks ties of
     /// score).
-    pub const RECENCY: &'static str = "timestamp";
+    pub const RECENCY: &'static str = crate::index::schema::RECENCY;
 
-    /// The map of `pi`'s schema; `searcher` looks up model names.
-    pub fn new(pi: &'a PiIndex, searcher: &'a Searcher) -> Result<FieldMap<'a>, IndexError> {
+    /// The map of `reader`'s schema; `searcher` looks up model names.
+    pub fn new(reader: &'a Reader, searcher: &'a Searcher) -> Result<FieldMap<'a>, IndexError> {
+        let pi = &reader.pi;
         let analyzer = pi
             .index
             .tokenizer_for_field(pi.fields.text)
@@ -98,8 +104,8 @@ impl<'a> FieldMap<'a> {
         // empty term dictionary (once per process: an FST builder's
         // 20,000-cell table, ~1 ms of a fresh process's search here, most
         // of it page faults).
-        let stamp = crate::search::cache::stamp(searcher);
-        let replaced = crate::search::cache::of(pi).replaced(stamp, || {
+        let stamp = stamp(searcher);
+        let replaced = reader.cache().replaced(stamp, || {
             let mut replaced = false;
             for seg in searcher.segment_readers() {
                 let edited = seg
@@ -115,7 +121,7 @@ impl<'a> FieldMap<'a> {
             text_fields.push(pi.fields.replacement);
         }
         Ok(FieldMap {
-            pi,
+            reader,
             searcher,
             analyzer,
             text_fields,
@@ -134,11 +140,11 @@ impl<'a> FieldMap<'a> {
     /// The map for session documents whose words are in `field` (the
     /// session's name, or its title).
     pub fn for_sessions(
-        pi: &'a PiIndex,
+        reader: &'a Reader,
         searcher: &'a Searcher,
         field: tantivy::schema::Field,
     ) -> Result<FieldMap<'a>, IndexError> {
-        let mut map = FieldMap::new(pi, searcher)?;
+        let mut map = FieldMap::new(reader, searcher)?;
         map.text_fields = vec![field];
         map.scope = Scope::Sessions;
         Ok(map)
@@ -154,7 +160,7 @@ impl<'a> FieldMap<'a> {
     }
 
     fn fields(&self) -> &Fields {
-        &self.pi.fields
+        &self.reader.pi.fields
     }
 
     /// The text field's analyzer output for `text`.
@@ -176,7 +182,7 @@ impl<'a> FieldMap<'a> {
         let at = match self.dictionaries.iter().position(|(f, _)| *f == field) {
             Some(at) => at,
             None => {
-                let known = crate::search::cache::of(self.pi).take_lookups(self.stamp, field);
+                let known = self.reader.cache().take_lookups(self.stamp, field);
                 self.dictionaries
                     .push((field, Dictionary::with_lookups(self.searcher, field, known)));
                 self.dictionaries.len() - 1
@@ -218,7 +224,7 @@ impl<'a> FieldMap<'a> {
             (Occur::Must, sessions),
             (Occur::Must, term_query(f.doc_type, SESSION_DOC)),
         ]);
-        let err = |e| tantivy_err(&self.pi.dir, e);
+        let err = |e| tantivy_err(&self.reader.pi.dir, e);
         let addrs = self
             .searcher
             .search(&records, &DocSetCollector)
@@ -305,11 +311,13 @@ impl<'a> FieldMap<'a> {
                 let sessions = term_prefix_range(Term::from_field_text(f.session_id, prefix));
                 (self.of_sessions(sessions)?, None)
             }
-            Constraint::Family(prefix) => of_family(self.pi, self.searcher, prefix)?,
+            Constraint::Family(prefix) => of_family(self.reader, self.searcher, prefix)?,
             Constraint::Model(fragment) => {
-                let models = self
-                    .pi
-                    .matching_models(self.searcher, std::slice::from_ref(fragment))?;
+                let models = crate::search::lookup::matching_models(
+                    self.reader,
+                    self.searcher,
+                    std::slice::from_ref(fragment),
+                )?;
                 let note = models.is_empty().then(|| {
                     format!("no indexed model name contains {fragment:?}: model:{fragment} matches nothing")
                 });
@@ -333,37 +341,6 @@ impl<'a> FieldMap<'a> {
             Constraint::Branch(Branches::Active) => (Box::new(u64_is(f.active, 1)), None),
             Constraint::Branch(Branches::All) => (self.everything(), None),
         })
-    }
-}
-
-/// Why a query cannot be run.
-#[derive(Debug, thiserror::Error)]
-pub enum QueryError {
-    /// A filter's value is unusable.
-    #[error(transparent)]
-    Filter(#[from] FilterError),
-    /// Nested too deep.
-    #[error(transparent)]
-    TooDeep(#[from] TooDeep),
-    /// Every part of the query was ignored (the warnings say why).
-    #[error("nothing left to search for: {}; search '*' to list every message", explain(.0))]
-    NothingToSearch(Vec<Warning>),
-}
-
-fn explain(warnings: &[Warning]) -> String {
-    const SHOWN: usize = 3;
-    let mut s: Vec<String> = warnings
-        .iter()
-        .take(SHOWN)
-        .map(|w| format!("position {}: {}", w.position, w.message))
-        .collect();
-    if warnings.len() > SHOWN {
-        s.push(format!("and {} more", warnings.len() - SHOWN));
-    }
-    if s.is_empty() {
-        "every part of the query was ignored".into()
-    } else {
-        s.join("; ")
     }
 }
 
@@ -745,11 +722,11 @@ pub fn term_prefix_range(start: Term) -> Box<dyn Query> {
 /// of every session whose id starts with `prefix`, and of all their
 /// relatives; with a note when no session has such an id.
 fn of_family(
-    pi: &PiIndex,
+    reader: &Reader,
     searcher: &Searcher,
     prefix: &str,
 ) -> Result<(Box<dyn tantivy::query::Query>, Option<String>), IndexError> {
-    let f = &pi.fields;
+    let f = &reader.pi.fields;
     let sessions = tantivy::query::BooleanQuery::new(vec![
         (
             tantivy::query::Occur::Must,
@@ -760,7 +737,7 @@ fn of_family(
             crate::index::term_query(f.doc_type, crate::index::schema::SESSION_DOC),
         ),
     ]);
-    let err = |e| tantivy_err(&pi.dir, e);
+    let err = |e| tantivy_err(&reader.pi.dir, e);
     let found = searcher
         .search(&sessions, &tantivy::collector::DocSetCollector)
         .map_err(err)?;
@@ -777,7 +754,7 @@ fn of_family(
         format!("no indexed session id starts with {prefix:?}: family:{prefix} matches nothing")
     });
     if !keys.is_empty() {
-        let families = pi.families(searcher)?;
+        let families = reader.families(searcher)?;
         let mut all = Vec::new();
         for k in keys {
             all.extend(families.relatives(k));

@@ -6,8 +6,8 @@
 //! each: memory grows with the words, not with the index. Unchecked, a
 //! query of 15,000 words took 371 MB and one of 200,000 words 4.8 GB.
 //! [`check`] bounds a query's length in bytes and in words; the library's
-//! searches ([`crate::index::PiIndex::search`] and
-//! [`crate::index::PiIndex::search_sessions`]) call it before anything
+//! searches ([`crate::search::hits::search`] and
+//! [`crate::search::sessions::search_sessions`]) call it before anything
 //! else, so the command line, the picker and the MCP server share the one
 //! definition. A query within the limits costs a few MB.
 //!

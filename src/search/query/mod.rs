@@ -24,28 +24,19 @@
 //! ```
 
 pub mod compile;
+pub mod error;
 pub mod expand;
 pub mod filter_term;
 pub mod filters;
 pub mod grammar;
 pub mod limits;
+pub mod sort;
 
-pub use compile::{compile, Compiled, FieldMap, QueryError, Scope};
+pub use compile::{compile, Compiled, FieldMap, Scope};
+pub use error::QueryError;
 pub use filters::{
     normalize_dir, parse_when, Branches, Constraint, FilterError, Filters, Key, Now,
 };
 pub use grammar::{Warning, MAX_DEPTH};
 pub use limits::{shown, TooDeep, TooLong, MAX_OFFSET, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
-
-/// How hits are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Sort {
-    /// BM25, ties broken by recency, then by index order (so pages cut
-    /// at any offset are the same order, with nothing twice or missing).
-    #[default]
-    Relevance,
-    /// Newest first.
-    Newest,
-    /// Oldest first.
-    Oldest,
-}
+pub use sort::Sort;

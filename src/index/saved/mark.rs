@@ -1,16 +1,16 @@
-//! Files saved beside the index for one state of it (its segments and
-//! their deletions): what a build or a search would otherwise work out
-//! again from the index itself. Each file starts with its kind and the
-//! state it was written for ([`mark`]); a reader that finds another state
-//! ignores the file, so a file left by an older state, a killed build or
-//! another version costs only the work it would have saved.
-//!
-//! - `copy-groups.bin` (`crate::search::groups`): the copies of forked
-//!   messages.
-//! - `file-states.bin` ([`super::saved_states`]): the indexed state of
-//!   every session file.
+//! What every file saved beside the index starts with (its kind and the
+//! state of the index it was written for), the words it is written in,
+//! and writing it whole.
 
 use std::path::Path;
+
+/// The copy groups' file ([`super::groups`]), and the name it is written
+/// under before it is whole.
+pub const GROUPS: [&str; 2] = ["copy-groups.bin", "copy-groups.bin.tmp"];
+
+/// The file states' file ([`super::states`]), and the name it is written
+/// under before it is whole.
+pub const STATES: [&str; 2] = ["file-states.bin", "file-states.bin.tmp"];
 
 /// The first bytes of a file of kind `magic` for the state of `readers`:
 /// the magic, then each segment's id and document counts.

@@ -1,6 +1,6 @@
 //! Serving HTTP/1 on a listener with every connection bounded: the one
 //! accept loop of the web view ([`crate::serve`]) and the MCP server's
-//! HTTP transport ([`crate::mcp::http`]).
+//! HTTP transport ([`crate::mcp::http`]), each an axum router.
 //!
 //! A server on a person's machine is reachable by any local program and,
 //! through the browser, by any web page, so what a client can hold is
@@ -16,8 +16,9 @@
 //!   request (hyper's header read timeout), then it is closed.
 //!
 //! What a service does with a request (its body, its own time limit, its
-//! answer's) is the service's: it is told when a request's head is in
-//! through the connection's [`Watch`].
+//! answer's) is the service's: the head is in when it is called, and a
+//! service that reads a body says so through the connection's [`Watch`]
+//! (in the request's extensions, beside the peer's address).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -183,4 +184,23 @@ where
             }
         });
     }
+}
+
+/// Serve `router` on `listener` within `limits` until the process ends:
+/// each request with the peer's address (axum's `ConnectInfo`) and its
+/// connection's [`Watch`] in its extensions.
+pub async fn serve(listener: tokio::net::TcpListener, limits: Limits, router: axum::Router) {
+    accept(listener, limits, move |peer, watch| {
+        let router = router.clone();
+        hyper::service::service_fn(move |mut req: Request<Incoming>| {
+            // The head is in; a service that reads the body says so.
+            watch.served(false);
+            req.extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
+            req.extensions_mut().insert(watch.clone());
+            let mut router = router.clone();
+            tower_service::Service::call(&mut router, req)
+        })
+    })
+    .await
 }

@@ -1,7 +1,7 @@
 //! Copy groups worked out once per state of the index, so that a search
 //! merges copies without looking at every match.
 //!
-//! A message copied into forks is one hit ([`super::copies`]): every
+//! A message copied into forks is one hit (`crate::search::copies`): every
 //! group of documents with the same family and copy key stands behind
 //! its oldest member. Grouping at search time means reading the session
 //! and copy key of every match of a session with relatives, so nothing
@@ -17,7 +17,7 @@
 //!
 //! The build works the groups out after each commit ([`save`]) and
 //! writes them beside the index, for the state it committed; a search
-//! ([`PiIndex::copy_groups`]) uses them only for that state (the same
+//! ([`read`], through the read side's cache) uses them only for that state (the same
 //! segments with the same deletions) and otherwise merges at search time
 //! as before. The file holds, for the segments of its state, each group
 //! of two or more members, oldest first, and whether every group's
@@ -25,22 +25,19 @@
 //! asked).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::query::{EnableScoring, Query};
-use tantivy::{DateTime, DocAddress, DocId, DocSet, Score, Searcher, SegmentReader, TERMINATED};
+use tantivy::{DateTime, DocAddress, DocId, DocSet, Searcher, TERMINATED};
 
-use super::family::{Families, KeyMap};
-use super::query::filters::Constraint;
-use super::query::FieldMap;
-use crate::index::beside::{put_u32, write_whole, Words};
+use super::mark::{put_u32, write_whole, Words};
+use crate::index::family::{Families, KeyMap};
+use crate::index::schema::RECENCY;
 use crate::index::{tantivy_err, IndexError, PiIndex};
 
 /// The file's name in the index directory, and the name it is written
 /// under before it is whole.
-const FILE: &str = crate::index::COPY_GROUPS[0];
+pub const FILE: [&str; 2] = super::mark::GROUPS;
 
 /// Its first bytes. The version went to 3 when the file came to hold the
 /// groups alone (`5cc1d55`): a file of version 2 has bytes after them.
@@ -48,10 +45,13 @@ const MAGIC: &[u8] = b"pi-index copy groups 3\n";
 
 /// What every group's members agree on, beyond words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Uniform {
-    role: bool,
-    model: bool,
-    time: bool,
+pub struct Uniform {
+    /// Their role.
+    pub role: bool,
+    /// Their model.
+    pub model: bool,
+    /// Their time.
+    pub time: bool,
 }
 
 /// The copy groups of one state of the index, as read from the file:
@@ -151,28 +151,15 @@ impl Groups {
         Ok(n)
     }
 
-    /// Whether every copy of a message matches a query that asks
-    /// `constraints` when one copy does: the constraints are on what the
-    /// groups agree on, and only the message's text is searched (a
-    /// replacement text is not part of the copy key).
-    pub(crate) fn decide(&self, constraints: &[Constraint], map: &FieldMap<'_>) -> bool {
-        !map.searches_replacements()
-            && constraints.iter().all(|c| match c {
-                Constraint::Roles(_) => self.uniform.role,
-                Constraint::Model(_) => self.uniform.model,
-                Constraint::After(_) | Constraint::Before(_) => self.uniform.time,
-                Constraint::Cwd(_)
-                | Constraint::Session(_)
-                | Constraint::Branch(_)
-                | Constraint::Name(_)
-                | Constraint::Family(_) => false,
-            })
+    /// What every group's members agree on.
+    pub fn uniform(&self) -> Uniform {
+        self.uniform
     }
 }
 
 /// The file's first bytes for the state of `readers`.
 fn header(readers: &[tantivy::SegmentReader]) -> Vec<u8> {
-    crate::index::beside::mark(MAGIC, readers)
+    super::mark::mark(MAGIC, readers)
 }
 
 /// Whether the file at `file` was written for the state `searcher` shows:
@@ -217,15 +204,15 @@ pub fn ensure(pi: &PiIndex) {
 }
 
 fn path(dir: &Path) -> PathBuf {
-    dir.join(FILE)
+    dir.join(FILE[0])
 }
 
 /// Work out the copy groups of the state `searcher` shows and write them
 /// beside the index (replacing the file atomically).
 pub fn save(pi: &PiIndex, searcher: &Searcher) -> Result<(), IndexError> {
-    let families = pi.resolve_families(searcher)?;
+    let families = Families::resolve(pi, searcher)?;
     let bytes = encode(searcher, &families).map_err(|e| tantivy_err(&pi.dir, e))?;
-    write_whole(&pi.dir, crate::index::COPY_GROUPS, &bytes).map_err(|error| IndexError::Io {
+    write_whole(&pi.dir, FILE, &bytes).map_err(|error| IndexError::Io {
         path: pi.dir.clone(),
         error,
     })
@@ -319,7 +306,7 @@ fn uniform(searcher: &Searcher, groups: &[Vec<(u64, DocAddress)>]) -> tantivy::R
             Ok(Cols {
                 role: ff.column_opt("role")?,
                 model: ff.column_opt("model")?,
-                time: ff.column_opt(FieldMap::RECENCY)?,
+                time: ff.column_opt(RECENCY)?,
             })
         })
         .collect::<tantivy::Result<Vec<_>>>()?;
@@ -404,80 +391,10 @@ fn decode(bytes: &[u8], searcher: &Searcher) -> Option<Groups> {
     })
 }
 
-impl PiIndex {
-    /// The copy groups the build saved for the state `searcher` shows
-    /// (see the module documentation), or `None` when it saved none for
-    /// that state (a search then merges copies itself).
-    pub fn copy_groups(&self, searcher: &Searcher) -> Option<Arc<Groups>> {
-        super::cache::of(self).kept_once(super::cache::stamp(searcher), || {
-            let bytes = std::fs::read(path(&self.dir)).ok()?;
-            decode(&bytes, searcher).map(Arc::new)
-        })
-    }
-}
-
-/// `inner` without the copies that stand behind another of their group:
-/// each match costs a bit lookup.
-pub(crate) struct Skip<C> {
-    pub(crate) inner: C,
-    pub(crate) groups: Arc<Groups>,
-}
-
-pub(crate) struct SkipSegment<S> {
-    inner: S,
-    groups: Arc<Groups>,
-    ord: u32,
-    /// The block handed on, reused.
-    block: Vec<DocId>,
-}
-
-impl<C: Collector> Collector for Skip<C> {
-    type Fruit = C::Fruit;
-    type Child = SkipSegment<C::Child>;
-
-    fn for_segment(&self, ord: u32, reader: &SegmentReader) -> tantivy::Result<Self::Child> {
-        Ok(SkipSegment {
-            inner: self.inner.for_segment(ord, reader)?,
-            groups: self.groups.clone(),
-            ord,
-            block: Vec::new(),
-        })
-    }
-
-    fn requires_scoring(&self) -> bool {
-        self.inner.requires_scoring()
-    }
-
-    fn merge_fruits(
-        &self,
-        fruits: Vec<<Self::Child as SegmentCollector>::Fruit>,
-    ) -> tantivy::Result<Self::Fruit> {
-        self.inner.merge_fruits(fruits)
-    }
-}
-
-impl<S: SegmentCollector> SegmentCollector for SkipSegment<S> {
-    type Fruit = S::Fruit;
-
-    fn collect(&mut self, doc: DocId, score: Score) {
-        if !self.groups.is_behind(self.ord, doc) {
-            self.inner.collect(doc, score);
-        }
-    }
-
-    fn collect_block(&mut self, docs: &[DocId]) {
-        let mut rest = std::mem::take(&mut self.block);
-        rest.clear();
-        rest.extend(
-            docs.iter()
-                .copied()
-                .filter(|&d| !self.groups.is_behind(self.ord, d)),
-        );
-        self.inner.collect_block(&rest);
-        self.block = rest;
-    }
-
-    fn harvest(self) -> Self::Fruit {
-        self.inner.harvest()
-    }
+/// The copy groups saved beside the index at `dir` for the state
+/// `searcher` shows, or `None` when none were saved for that state (a
+/// search then merges copies itself).
+pub fn read(dir: &Path, searcher: &Searcher) -> Option<Groups> {
+    let bytes = std::fs::read(path(dir)).ok()?;
+    decode(&bytes, searcher)
 }

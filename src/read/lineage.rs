@@ -1,19 +1,12 @@
 //! A session's place in its family, as `sessions --json`, `show` and
 //! MCP print it: its parent (stated or inferred) and its forks. The types
-//! alone, below both the listings ([`super::reader`]) and the families
-//! that fill them ([`super::family`]).
+//! alone, below both the listings ([`super::session`]) and the families
+//! that fill them ([`crate::search::family`], and the team database's
+//! rows).
 
 use serde::Serialize;
 
-/// How a session's parent is known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Link {
-    /// The header names it (`parentSession` or `branchedFrom`).
-    Stated,
-    /// The session begins with the parent's first message.
-    Inferred,
-}
+pub use crate::index::family::Link;
 
 /// A session's parent, as `sessions --json` and `show` print it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]

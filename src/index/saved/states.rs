@@ -1,5 +1,5 @@
 //! The indexed state of every session file, saved beside the index for
-//! one state of it ([`super::beside`]), so that a build with nothing to
+//! one state of it ([`super`]), so that a build with nothing to
 //! do reads one small file instead of the index's columns.
 //!
 //! Reading the states from the columns takes the `file` column's
@@ -14,19 +14,19 @@
 
 use std::path::Path;
 
-use super::beside::{put_u32, put_u64, write_whole, Words};
-use super::state::{FileState, FileStates, PathHasher};
+use super::mark::{put_u32, put_u64, write_whole, Words};
+use crate::index::state::{FileState, FileStates, PathHasher};
 
 /// The file's name in the index directory, and the name it is written
 /// under before it is whole.
-pub const FILE: [&str; 2] = ["file-states.bin", "file-states.bin.tmp"];
+pub const FILE: [&str; 2] = super::mark::STATES;
 
 /// Its first bytes.
 const MAGIC: &[u8] = b"pi-index file states 1\n";
 
 /// The bytes a file for the state of `readers` starts with.
 pub(crate) fn mark(readers: &[tantivy::SegmentReader]) -> Vec<u8> {
-    super::beside::mark(MAGIC, readers)
+    super::mark::mark(MAGIC, readers)
 }
 
 /// The states saved in `dir` for the state `mark` names, or `None` (no
