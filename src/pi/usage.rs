@@ -682,28 +682,101 @@ fn number(b: &[u8], i: usize) -> Option<Num> {
     })
 }
 
+/// The decimal at `b[i]` if its digits (leading zeros aside) fit a
+/// double exactly and its places (after any exponent) are 0 to 22: its
+/// value ([`decimal`]), its places and where it ends, read a digit at a
+/// time, as short costs are. `None` sends it to [`number`].
+fn short_decimal(b: &[u8], i: usize) -> Option<(f64, u8, usize)> {
+    let mut m = 0u64;
+    let mut j = i;
+    let digits = |j: &mut usize, m: &mut u64| -> Option<usize> {
+        let from = *j;
+        while let Some(&c) = b.get(*j) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            if *m >= 1 << 53 {
+                return None;
+            }
+            *m = *m * 10 + u64::from(d);
+            *j += 1;
+        }
+        Some(*j - from)
+    };
+    if digits(&mut j, &mut m)? == 0 {
+        return None;
+    }
+    let mut places: i64 = 0;
+    if b.get(j) == Some(&b'.') {
+        j += 1;
+        places = digits(&mut j, &mut m)? as i64;
+        if places == 0 {
+            return None;
+        }
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        j += 1;
+        let negative = b.get(j) == Some(&b'-');
+        if matches!(b.get(j), Some(b'-' | b'+')) {
+            j += 1;
+        }
+        let mut e = 0u64;
+        let n = digits(&mut j, &mut e)?;
+        if n == 0 || n > 3 {
+            return None;
+        }
+        places += if negative { e as i64 } else { -(e as i64) };
+    }
+    if matches!(b.get(j), Some(b'.' | b'e' | b'E' | b'-' | b'+')) {
+        return None;
+    }
+    let places = u8::try_from(places).ok()?;
+    Some((decimal(m, places)?, places, j))
+}
+
 /// The usage object at `b[i]` if it is written exactly as Pi writes it
 /// (its keys in Pi's order, plain counts, costs of up to 15 digits),
 /// read with no search: nearly every one is. `None` sends it to
 /// [`parse_at`], which reads any usage object.
 fn pi_written(b: &[u8], i: usize) -> Option<(Usage, usize)> {
-    fn lit(b: &[u8], i: usize, s: &[u8]) -> Option<usize> {
-        b.get(i..i + s.len())
-            .filter(|x| *x == s)
-            .map(|_| i + s.len())
+    // Keys compared as arrays of known length, not through memcmp.
+    fn lit<const N: usize>(b: &[u8], i: usize, s: &[u8; N]) -> Option<usize> {
+        let w: &[u8; N] = b.get(i..i + N)?.try_into().ok()?;
+        (w == s).then_some(i + N)
     }
+    // A count: a few digits, read one at a time (a count that is not
+    // plain digits fails the key after it and goes to `parse_at`).
     fn count(b: &[u8], i: usize) -> Option<(u64, usize)> {
-        let n = number(b, i)?;
-        Some((n.count?, n.end))
+        let mut m = 0u64;
+        let mut j = i;
+        while let Some(&c) = b.get(j) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            if j - i == 19 {
+                return None;
+            }
+            m = m * 10 + u64::from(d);
+            j += 1;
+        }
+        (j > i).then_some((m, j))
     }
     fn cost(b: &[u8], i: usize, u: &mut Usage, slot: usize) -> Option<usize> {
-        let n = number(b, i)?;
-        if !(n.x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&n.x)) {
+        let (x, places, end) = match short_decimal(b, i) {
+            Some(d) => d,
+            None => {
+                let n = number(b, i)?;
+                (n.x, n.places, n.end)
+            }
+        };
+        if !(x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&x)) {
             return None;
         }
-        *u.cost_mut(slot) = n.x;
-        u.places[slot] = n.places;
-        Some(n.end)
+        *u.cost_mut(slot) = x;
+        u.places[slot] = places;
+        Some(end)
     }
     let mut u = Usage::default();
     let i = lit(b, i, b"{\"input\":")?;
@@ -1051,6 +1124,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_short_decimal_is_the_double_the_standard_library_reads() {
+        let cases: [(&str, Option<u8>); 12] = [
+            ("0", Some(0)),
+            ("17", Some(0)),
+            ("0.01636185", Some(8)),
+            ("3.9e-05", Some(6)),
+            ("1.5E-7", Some(8)),
+            ("1.25e+1", Some(1)),
+            ("0.000000000000000000123", Some(21)),
+            // Digits past 2^53, places past 22 or below 0, and what is
+            // not a plain decimal go to `number`.
+            ("0.026850000000000002", None),
+            ("1e-23", None),
+            ("2e6", None),
+            ("-0.5", None),
+            ("1.", None),
+        ];
+        for (text, places) in cases {
+            let b = format!("{text},");
+            let got = short_decimal(b.as_bytes(), 0);
+            assert_eq!(got.map(|(_, p, _)| p), places, "{text}");
+            if let Some((x, _, end)) = got {
+                let exact: f64 = text.parse().unwrap();
+                assert_eq!((x.to_bits(), end), (exact.to_bits(), text.len()), "{text}");
+            }
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut read = 0;
+        for _ in 0..20_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let frac = (seed >> 7) % 10u64.pow((seed % 17) as u32);
+            let places = 1 + (seed >> 40) as usize % 20;
+            let text = format!("{}.{frac:0places$}", (seed >> 50) % 100);
+            let b = format!("{text}}}");
+            if let Some((x, _, end)) = short_decimal(b.as_bytes(), 0) {
+                read += 1;
+                let exact: f64 = text.parse().unwrap();
+                assert_eq!((x.to_bits(), end), (exact.to_bits(), text.len()), "{text}");
+            }
+        }
+        assert!(read > 10_000, "{read}");
     }
 
     #[test]
