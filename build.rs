@@ -1,24 +1,18 @@
-//! How `pi-index` is linked on Linux, for a fresh process that starts in
-//! as few page faults as it can: every command is one.
+//! How `pi-index` is linked on Linux.
 //!
-//! - **Position-dependent** (`-no-pie`). A position-independent executable
-//!   pays at each start for the dynamic loader's ~34,000 relative
-//!   relocations and the copy-on-write of the ~600 KB of pointers they
-//!   patch (`.data.rel.ro`): with the address fixed at link time the
-//!   linker resolves them once (`pi-index --version`: 320 -> 154 page
-//!   faults). The code stays position-independent (rustc's default), so
-//!   only the link changes. The price: the executable's own code is not
-//!   moved by ASLR (its libraries, heap and stack still are).
-//!   `PI_INDEX_PIE=1` at build time links it position-independent.
-//! - **The functions a command runs, side by side.** The code a search
-//!   runs is spread over 14 MB of `.text`, and each page fault maps only
-//!   the 64 KB around it. `scripts/link-order.txt` lists the functions the
-//!   short commands run (made by `scripts/link-order.py` from the release
-//!   build), and LLD places them first, together. A name the build does
-//!   not define (another toolchain, another lockfile) is skipped, so a
-//!   stale list costs nothing but its gain. Only with LLD, the linker of
-//!   rustc 1.90 and later on x86-64 Linux, and not when `RUSTFLAGS` names
-//!   a linker; `PI_INDEX_LINK_ORDER=0` turns it off.
+//! - **Position-independent**, the platform's default: the executable's
+//!   code is moved by ASLR like everything else, which a program that
+//!   serves private sessions over HTTP should not give up.
+//!   `PI_INDEX_NO_PIE=1` at build time links it position-dependent
+//!   (`-no-pie`), which saves a fresh process the loader's relocations
+//!   ([docs/performance.md](docs/performance.md#the-link) has the cost).
+//! - **The functions a command runs, side by side**, only when asked:
+//!   with `PI_INDEX_LINK_ORDER=1`, LLD places the functions listed in
+//!   `scripts/link-order.txt` (the ones the short commands run, made by
+//!   `scripts/link-order.py` from the release build) first, together,
+//!   for fewer page faults at start. A name the build does not define is
+//!   skipped. Only with LLD, the linker of rustc 1.90 and later on x86-64
+//!   Linux, and not when `RUSTFLAGS` names a linker.
 //!
 //! It also tells `pi-index --version` the commit and the target it was
 //! built from: `PI_INDEX_COMMIT` (from git in a checkout; from the
@@ -35,7 +29,7 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=scripts/link-order.txt");
-    println!("cargo:rerun-if-env-changed=PI_INDEX_PIE");
+    println!("cargo:rerun-if-env-changed=PI_INDEX_NO_PIE");
     println!("cargo:rerun-if-env-changed=PI_INDEX_LINK_ORDER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let root = Path::new(&var("CARGO_MANIFEST_DIR")).to_owned();
@@ -51,7 +45,7 @@ fn main() {
     if var("CARGO_CFG_TARGET_OS") != "linux" {
         return;
     }
-    if var("PI_INDEX_PIE") != "1" {
+    if var("PI_INDEX_NO_PIE") == "1" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("scripts/link-order.txt");
@@ -59,7 +53,7 @@ fn main() {
         && var("CARGO_CFG_TARGET_ENV") == "gnu"
         && rustc_minor().is_some_and(|minor| minor >= 90)
         && !var("CARGO_ENCODED_RUSTFLAGS").contains("link");
-    if lld && var("PI_INDEX_LINK_ORDER") != "0" && order.is_file() {
+    if lld && var("PI_INDEX_LINK_ORDER") == "1" && order.is_file() {
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
             order.display()

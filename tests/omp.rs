@@ -671,3 +671,65 @@ fn hits_say_oh_my_pi_wrote_them_and_resume_them_in_omp() {
     let listed = call("sessions", r#"{"query":"zqompuser"}"#);
     assert_eq!(listed["sessions"][0]["agent"], "omp", "{listed}");
 }
+
+/// What Oh My Pi wrote is what `usage` sums: each session's tokens and
+/// cost are those of the usage its own loader reads back, on assistant
+/// messages and `model_usage` entries, every branch.
+#[test]
+fn usage_written_by_omp_is_summed_as_omp_recorded_it() {
+    let Some(w) = written(&[]) else { return };
+    let out = run(w
+        .s
+        .cmd()
+        .args(["usage", "session", "--json", "--timezone", "UTC", "--index"])
+        .arg(w.s.index()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = crate::util::json_lines(&out);
+    let mut with_usage = 0;
+    for (file, view) in w.files.iter().zip(&w.views) {
+        let mut tokens = [0u64; 4];
+        let mut cost = 0f64;
+        let mut entries = 0;
+        for e in view["entries"].as_array().unwrap() {
+            let u = &e["usage"];
+            if !u.is_object() {
+                continue;
+            }
+            entries += 1;
+            for (t, key) in tokens
+                .iter_mut()
+                .zip(["input", "output", "cacheRead", "cacheWrite"])
+            {
+                *t += u[key].as_u64().unwrap();
+            }
+            cost += u["cost"]["total"].as_f64().unwrap();
+        }
+        let path = fs::canonicalize(file).unwrap();
+        let row = rows.iter().find(|r| {
+            fs::canonicalize(r["path"].as_str().unwrap()).ok().as_deref() == Some(&*path)
+        });
+        if entries == 0 {
+            // A session that spent nothing is no row, or a row of nothing.
+            if let Some(row) = row {
+                assert_eq!(row["cost"].as_f64(), Some(0.0), "{row}");
+            }
+            continue;
+        }
+        with_usage += 1;
+        let row = row.unwrap_or_else(|| panic!("no usage row for {}", file.display()));
+        for (t, key) in tokens
+            .iter()
+            .zip(["input", "output", "cache_read", "cache_write"])
+        {
+            assert_eq!(row[key], json!(t), "{key}: {row}");
+        }
+        let ours = row["cost"].as_f64().unwrap();
+        assert!((ours - cost).abs() < 1e-12, "{ours} vs {cost}: {row}");
+    }
+    assert!(with_usage >= 5, "{with_usage} of {} files", w.files.len());
+}

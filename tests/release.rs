@@ -748,3 +748,22 @@ fn the_crate_package_holds_what_the_build_reads() {
     let missing: Vec<&&String> = missing.iter().filter(|f| !untracked(f)).collect();
     assert!(missing.is_empty(), "needed but not packaged: {missing:?}");
 }
+
+/// The executable is position-independent (an ELF of type `ET_DYN`), so
+/// ASLR moves its code: `-no-pie` is an opt-in of `build.rs`
+/// (`PI_INDEX_NO_PIE=1`), never the default.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_executable_is_position_independent_by_default() {
+    if std::env::var("PI_INDEX_NO_PIE").as_deref() == Ok("1") {
+        eprintln!("PI_INDEX_NO_PIE=1 asked for a position-dependent link; not checked");
+        return;
+    }
+    let mut head = [0u8; 18];
+    std::fs::File::open(BIN)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .unwrap();
+    assert_eq!(&head[..4], b"\x7fELF", "{BIN} is not an ELF file");
+    let e_type = u16::from_le_bytes([head[16], head[17]]);
+    assert_eq!(e_type, 3, "{BIN}: ELF type {e_type}, not ET_DYN (3)");
+}

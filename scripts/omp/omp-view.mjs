@@ -16,7 +16,10 @@ function summarize(e, line, active) {
   if (e.type === "message") {
     o.role = e.message?.role;
     if (o.role === "user" || o.role === "assistant") o.text = textOf(e.message.content);
-    if (o.role === "assistant") o.model = `${e.message.provider}/${e.message.model}`;
+    if (o.role === "assistant") {
+      o.model = `${e.message.provider}/${e.message.model}`;
+      o.usage = e.message.usage ?? null;
+    }
   } else if (e.type === "model_change") {
     o.model = e.model;
     o.role = e.role ?? null;

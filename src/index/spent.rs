@@ -49,7 +49,7 @@ pub struct Row {
     /// Total cost, then the costs of input, output, cache reads and cache
     /// writes.
     pub cost: [f64; 5],
-    /// How each was written ([`Usage::places`]).
+    /// How each was written ([`crate::pi::usage::Usage::places`]).
     pub places: [u8; 5],
 }
 
