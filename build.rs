@@ -5,11 +5,12 @@
 //!   pays at each start for the dynamic loader's ~34,000 relative
 //!   relocations and the copy-on-write of the ~600 KB of pointers they
 //!   patch (`.data.rel.ro`): with the address fixed at link time the
-//!   linker resolves them once (`pi-index --version`: 320 -> 154 page
-//!   faults). The code stays position-independent (rustc's default), so
-//!   only the link changes. The price: the executable's own code is not
-//!   moved by ASLR (its libraries, heap and stack still are).
-//!   `PI_INDEX_PIE=1` at build time links it position-independent.
+//!   linker resolves them once, halving the page faults of a start
+//!   ([docs/performance.md](docs/performance.md#the-binary)). The code stays
+//!   position-independent (rustc's default), so only the link changes. The
+//!   price: the executable's own code is not moved by ASLR (its libraries,
+//!   heap and stack still are). `PI_INDEX_PIE=1` at build time links it
+//!   position-independent.
 //! - **The functions a command runs, side by side.** The code a search
 //!   runs is spread over 14 MB of `.text`, and each page fault maps only
 //!   the 64 KB around it. `scripts/link-order.txt` lists the functions the

@@ -279,7 +279,7 @@ fn slug(heading: &str) -> String {
 
 /// Every anchor a markdown text has: its headings' slugs (a repeated one
 /// as `-1`, `-2`, …, as GitHub numbers them) and HTML `id`/`name`s.
-fn anchors(text: &str) -> Vec<String> {
+pub(crate) fn anchors(text: &str) -> Vec<String> {
     let (_, prose) = split_fences(text);
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::new();
