@@ -91,8 +91,9 @@ pub struct Problem {
 pub struct Discovered {
     /// Candidate files, each once, in the order the walk found them (a
     /// build orders only those it reads, by [`Candidate::read_order`]:
-    /// sorting every file found was 1.5 ms of a build with nothing
-    /// changed over 22,000 files, on one thread after the walk).
+    /// sorting every file found would be a serial step of every build with
+    /// nothing changed,
+    /// [docs/performance.md](../docs/performance.md#discovery-and-the-plan)).
     pub files: Vec<Candidate>,
     /// Entries that could not be read.
     pub problems: Vec<Problem>,
@@ -659,9 +660,8 @@ fn walk(roots: &[PathBuf], canonical: bool) -> Discovered {
         let mut tree = Tree::walk(&shared, id_of(&meta));
         if out.files.is_empty() && tree.each_file_once() {
             // Taken as the walk's threads left them: going over every
-            // file again on one thread was 4-8 ms after the walk over
-            // 22,000 files (the threads' writes read back from the other
-            // core's cache).
+            // file again on one thread is a serial step after the walk
+            // ([docs/performance.md](../docs/performance.md#discovery-and-the-plan)).
             out.files = std::mem::take(&mut tree.files);
         } else {
             let seen = seen.get_or_insert_with(|| seen_of(&out.files));
@@ -737,8 +737,9 @@ impl Tree {
         let mut tree = found.into_inner().unwrap_or_else(|e| e.into_inner());
         // The files are left in the threads' order: a file reached by two
         // names is found under the first in path order by `add`, and
-        // `walk` orders them all. Sorting every path here was 5% of a
-        // no-change build over 22,000 files, serial after the walk.
+        // `walk` orders them all. Sorting every path here would be a
+        // serial step of every no-change build
+        // ([docs/performance.md](../docs/performance.md#discovery-and-the-plan)).
         // By the paths' bytes: `Path`'s own order compares component by
         // component.
         fn bytes(p: &Path) -> &[u8] {

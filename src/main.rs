@@ -12,9 +12,9 @@ fn main() -> std::process::ExitCode {
 /// large block (a segment writer's 1 MB arena pages, a merge's buffers) is
 /// freed, blocks up to that size come from the heap from then on, where
 /// they fragment and are never given back: a build's anonymous memory grew
-/// with the corpus (82 MB at 1 GB, 108 MB at 4 GB, 154 MB at 10 GB). With
-/// the threshold fixed at glibc's default of 128 KiB, large blocks are
-/// mapped and unmapped each time: 75 MB at 4 GB.
+/// with the corpus. With the threshold fixed at glibc's default of
+/// 128 KiB, large blocks are mapped and unmapped each time, and it does
+/// not ([docs/performance.md](../docs/performance.md#the-builds-memory)).
 fn fixed_mmap_threshold() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes a malloc setting; called before any

@@ -13,6 +13,7 @@ mod util;
 mod architecture;
 mod build;
 mod check;
+mod comments;
 mod concurrency;
 mod corpus;
 mod crash;

@@ -85,10 +85,10 @@ pub struct PickArgs {
 
 /// How long the picker waits for its first refresh before its first
 /// frame. With nothing to do it takes the start of the watch and a check
-/// of every file, each about a walk of the session directories (~12 and
-/// ~10 ms for 2,000 files); one that takes longer (a big append, a
-/// rebuild, a huge corpus) goes on in the background while the index as
-/// it was is shown.
+/// of every file, each about a walk of the session directories
+/// ([docs/performance.md](../../docs/performance.md#the-picker)); one that
+/// takes longer (a big append, a rebuild, a huge corpus) goes on in the
+/// background while the index as it was is shown.
 const QUICK_REFRESH: Duration = Duration::from_millis(200);
 
 /// How long the first frame waits for the first search: it usually takes

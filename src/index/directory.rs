@@ -26,8 +26,8 @@
 //! so that [`Mapped::release`] can drop every mapped page from the
 //! process's page tables (`MADV_DONTNEED`). A merge maps and reads every
 //! file of the segments it merges; without the release, the pages it read
-//! stayed counted in the build's memory until the merge ended (up to
-//! 270 MB with one merge at a time on a 10 GB corpus, 740 MB with four).
+//! stayed counted in the build's memory until the merge ended
+//! ([docs/performance.md](../../docs/performance.md#the-builds-memory)).
 //! The pages stay in the page cache: what is read again is mapped again
 //! from it on the next access (a minor fault), and since index files are
 //! never written once they are mapped (segments are immutable), dropping

@@ -264,8 +264,9 @@ impl Families {
 /// parents' keys and file-name ids that sessions name, and the first
 /// messages two or more sessions share. When there is none, no family
 /// has two members and nothing else is read: the heads alone, 8 bytes
-/// per session (gathering every record of a 2,000-session index took
-/// a 232 KB allocation, 58 fresh pages, in each fresh process).
+/// per session (gathering every record costs each fresh process fresh
+/// pages:
+/// [docs/performance.md](../../docs/performance.md#against-the-goals)).
 /// Deleted records are counted too: they only widen it.
 fn wanted(pi: &PiIndex, searcher: &Searcher) -> Result<Wanted, IndexError> {
     let err = |e| tantivy_err(&pi.dir, e);

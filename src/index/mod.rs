@@ -250,8 +250,8 @@ impl PiIndex {
 
 /// What the last commit in `dir` recorded (its `meta.json` payload), read
 /// without parsing the rest: `Index::open` has just parsed the schema and
-/// segments, and a second full parse cost a fresh search ~300,000
-/// instructions (about 5% of a rare word's).
+/// segments, and a second full parse was a measurable share of a fresh
+/// search ([docs/performance.md](../../docs/performance.md#local-search)).
 fn committed_build_info(dir: &Path) -> Result<Option<BuildInfo>, IndexError> {
     #[derive(Deserialize)]
     struct Meta {

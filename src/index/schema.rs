@@ -13,11 +13,10 @@
 //! rewrites one session document, not every message.
 //!
 //! Each option costs something at build time or on disk, so each field
-//! gets only what search, filters and `show` use. Measured on a 256 MB
-//! corpus with a real vocabulary (`cargo run --release --example shapes`):
-//! every session field on every message (terms and stored strings, the
-//! schema before this one) cost ~10-20% more indexing CPU than messages
-//! that carry only their own fields.
+//! gets only what search, filters and `show` use: every session field
+//! on every message (the schema before this one) cost more indexing CPU
+//! than messages that carry only their own fields
+//! ([docs/performance.md](../../docs/performance.md#indexing)).
 //!
 //! | field | on | options | why |
 //! |---|---|---|---|
@@ -25,7 +24,7 @@
 //! | `sess` | both | u64, fast | the session's key: filters on session facts keep messages by it (a column scan), and one range on it removes every document of a file |
 //! | `role` | messages | u64 (the role's rank), fast | printing |
 //! | `role_term` | messages | the role's name as one term, with frequencies, no field norms, not stored | `role:` filters: the term's postings intersect a word's, and tantivy skips the blocks of both that cannot reach the page (a range on the `role` column was checked document by document: a third of a filtered search) |
-//! | `timestamp` | messages | date (ms), fast | `after:`/`before:` ranges and sorting by time run on the column; not indexed: nearly every message has its own millisecond, and those terms cost ~11% of a build's CPU for nothing |
+//! | `timestamp` | messages | date (ms), fast | `after:`/`before:` ranges and sorting by time run on the column; not indexed: nearly every message has its own millisecond, and those terms cost build CPU for nothing |
 //! | `active` | messages | u64 (1 on the active branch), fast | `branch:active` filters and marks (a range on the column: tantivy has no range on a boolean column) |
 //! | `offset` | messages | u64, fast | printed; with `sess`, names an entry's documents when a grown file moves them off or onto the active branch |
 //! | `model` | messages | u64 (a hash of the model's name, 0 for none), fast | `model:` filters, which find the matching names among the sessions' `models` and keep messages by their hashes; printed through the session's names |

@@ -26,10 +26,10 @@ use crate::pi::{Agent, Document, Edited, Role};
 /// The index stores documents uncompressed, so reading a block is a copy
 /// of its 16 KB out of the mapped file into a new buffer. A cache that
 /// keeps every block read keeps every such buffer: a fresh-process search
-/// touches new heap pages for each (135 of its 495 page faults for
-/// `error` on the text-heavy 1 GB index), where one kept block lets the
-/// next reuse the memory of the one it evicts. One, not none: `show`
-/// reads a session's messages in order, several from each block.
+/// touches new heap pages for each
+/// ([docs/performance.md](../../docs/performance.md#local-search)), where one
+/// kept block lets the next reuse the memory of the one it evicts. One, not
+/// none: `show` reads a session's messages in order, several from each block.
 const DOC_STORE_BLOCKS: usize = 1;
 
 /// A session's record as the build stored it.

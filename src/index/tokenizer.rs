@@ -50,9 +50,10 @@
 //! token, as this tokenizer once did, added no match the phrase does not
 //! find (a query for a compound was already "the whole, or its parts in a
 //! row"), and made every identifier and path its own term: on text with a
-//! real vocabulary that was most of the distinct terms, and a quarter of a
-//! build's indexing CPU (`cargo run --release --example shapes`, see
-//! docs/performance.md). Emitting every run of parts had cost ~19% more again.
+//! real vocabulary that was most of the distinct terms and much of a
+//! build's indexing CPU, and emitting every run of parts had cost more
+//! again
+//! ([docs/performance.md](../../docs/performance.md#indexing)).
 
 use tantivy::tokenizer::{
     AsciiFoldingFilter, RawTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,
@@ -516,8 +517,8 @@ impl TokenStream for CodeTokenStream<'_> {
     /// that case is taken here with the fewest steps (the word copied once,
     /// its first byte lower-cased), everything else by
     /// `CodeTokenStream::advance_general`, which gives the same tokens.
-    /// Measured on the user and assistant text of a 100 MB text-heavy
-    /// corpus (`examples/tokenize.rs` under callgrind): see the commit.
+    /// It makes the tokenizer's run markedly cheaper
+    /// ([docs/performance.md](../../docs/performance.md#indexing)).
     #[inline]
     fn advance(&mut self) -> bool {
         if self.next_part < self.parts.len() {

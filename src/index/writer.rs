@@ -21,9 +21,9 @@
 //! parsing); at the commit, the last open segments are written out in
 //! parallel and handed over too, and the `IndexWriter` owns the commit, its
 //! payload, the lock, merges and garbage collection as usual.
-//! Measured against queueing documents to tantivy's own threads (256 MB
-//! corpus with a real vocabulary, indexing only, `examples/shapes.rs`):
-//! ~15-30% less CPU, and peak memory follows the budget.
+//! It takes less CPU than queueing documents to tantivy's own threads,
+//! and peak memory follows the budget
+//! ([docs/performance.md](../../docs/performance.md#indexing)).
 //!
 //! Each delete reaches what it should. A delete queued while the build
 //! parses (a rewritten file's old documents, an entry whose branch
@@ -344,8 +344,8 @@ impl IndexStore {
         // As many merges at once as the commit's last merges
         // ([`FewSegments`]): a merge maps and reads every file of the
         // segments it merges, but their pages are released as they add
-        // up ([`Growth`]; four merges at once held 0.7 GB of a 10 GB
-        // build's index files mapped at its end before they were).
+        // up ([`Growth`],
+        // [docs/performance.md](../../docs/performance.md#the-builds-memory)).
         let options = tantivy::indexer::IndexWriterOptions::builder()
             .num_worker_threads(1)
             .memory_budget_per_thread(MIN_THREAD_BUDGET)
@@ -399,13 +399,14 @@ impl IndexStore {
 /// [`FEW_SEGMENTS`] segments are left, they are merged into as many as
 /// there are threads (at most [`FEW_SEGMENTS`]), of about the same
 /// number of documents, by merges that run at once. A search visits every
-/// segment (1.3-1.5x slower on 10 segments than on 3 at 10 GB). The
-/// commit waits for these merges.
+/// segment, so fewer are faster searches. The commit waits for these
+/// merges.
 ///
 /// Nothing is merged before (tantivy's log policy merged eight segments
 /// of a size as they came, so most documents were merged two or three
-/// times): a 10 GB build took 1.20x less CPU and 1.29x less time with
-/// one merge per document, both threads merging at its end (4 pairs).
+/// times): one merge per document, both threads merging at the end,
+/// is cheaper in CPU and in time
+/// ([docs/performance.md](../../docs/performance.md#indexing)).
 #[derive(Debug)]
 struct FewSegments {
     groups: usize,
@@ -471,9 +472,10 @@ enum Slot {
     /// Held back, too few yet to be worth a segment of their own: a thread
     /// that wrote its segment out near the end of a build would otherwise
     /// leave a segment of a few dozen documents, which every search then
-    /// opens and looks words up in (a 1 GB build: segments of 94,309,
-    /// 45,232 and 51 documents). Held documents that never fill a segment
-    /// join another thread's at the commit.
+    /// opens and looks words up in
+    /// ([docs/performance.md](../../docs/performance.md#against-the-goals)).
+    /// Held documents that never fill a segment join another thread's at
+    /// the commit.
     Held { docs: Vec<PiDoc>, bytes: usize },
     /// Given to a segment writer.
     Open(Box<Open>),
@@ -527,9 +529,9 @@ pub struct IndexBuilder {
 
 /// How often a build looks at how much of the files it mapped it holds
 /// in memory (see [`super::directory`]). A merge of large segments reads
-/// their doc stores at about 1 GB/s here: released every 100 ms, up to
-/// 108 MB of them were counted in the build's memory at once on a 10 GB
-/// corpus (the peak of the build, 205 MB, was then half doc store).
+/// their doc stores fast: looked at ten times less often, they made half
+/// of a large build's peak
+/// ([docs/performance.md](../../docs/performance.md#the-builds-memory)).
 const RELEASE_POLL: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// How much the mapped pages held may grow between two looks before the
@@ -629,8 +631,9 @@ impl IndexBuilder {
 
     /// Merge only the small segments this and earlier incremental builds
     /// wrote, never the large ones of a full build: merging a few thousand
-    /// documents took 0.2-1.1 s and made appending one message (otherwise
-    /// ~50 ms over 1 GB) unpredictable.
+    /// documents into a large one made appending one message slow and
+    /// unpredictable
+    /// ([docs/performance.md](../../docs/performance.md#indexing)).
     pub fn merge_small_segments_only(&self) {
         self.small_only
             .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -1018,13 +1021,13 @@ pub fn title_of(text: &str) -> String {
     }
 }
 
-/// Create a new index. The doc store is not compressed: stored text is
-/// only ~5-8% of the session bytes, and skipping lz4 saved ~5% of a build's
-/// CPU (measured with perf on a 256 MB corpus) for an index ~2x larger on
-/// disk in its store files; reading stored documents gets faster too.
+/// Create a new index. The doc store is not compressed: stored text is a
+/// small share of the session bytes, and skipping lz4 saves build CPU for
+/// larger store files on disk; reading stored documents gets faster too.
 /// With nothing to compress, tantivy's dedicated store thread per segment
-/// writer only hands blocks over: written by the thread that fills them,
-/// a 1 GB build switches context 1,170 times instead of 14,100.
+/// writer only hands blocks over, so the blocks are written by the thread
+/// that fills them, with far fewer context switches
+/// ([docs/performance.md](../../docs/performance.md#indexing)).
 fn create(
     dir: &Path,
     schema: Schema,

@@ -28,10 +28,11 @@
 //!   [`Limits::idle`] without a
 //!   request, and at most [`Limits::max_sessions`] live at once (a new
 //!   one closes the least recently used: a client that never sends
-//!   `DELETE` costs a bounded amount; 13,000 `initialize`s once grew the
-//!   server to 683 MB). A request for an unknown, expired or deleted
-//!   session, a second `DELETE` included, is `404`, as the specification
-//!   says; the client then starts a new session.
+//!   `DELETE` costs a bounded amount,
+//!   [docs/performance.md](../../docs/performance.md#hostile-input)). A
+//!   request for an unknown, expired or deleted session, a second `DELETE`
+//!   included, is `404`, as the specification says; the client then starts a
+//!   new session.
 
 use std::sync::Arc;
 use std::time::Duration;

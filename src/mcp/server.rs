@@ -33,8 +33,8 @@ pub struct Server {
 
 /// Tool calls run at once; more wait their turn. Each is bounded (a query
 /// of at most [`crate::search::query::MAX_QUERY_BYTES`], at most
-/// [`tools::MAX_LIMIT`] hits), so this bounds the memory of all of them:
-/// eight pipelined calls once took 5.7 GB.
+/// [`tools::MAX_LIMIT`] hits), so this bounds the memory of all of them
+/// ([docs/performance.md](../../docs/performance.md#hostile-input)).
 pub const MAX_CONCURRENT_CALLS: usize = 4;
 
 impl Server {

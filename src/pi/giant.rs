@@ -4,7 +4,7 @@
 //! A line is parsed by copying it into simd-json's buffer, which then
 //! unescapes its strings with a second buffer of the same size, and its
 //! text is copied again into a document, which tantivy copies and indexes
-//! whole: a 200 MB line cost 1.36 GB. A line longer than
+//! whole: a line cost several times its size. A line longer than
 //! [`max_document_bytes`] takes this path instead: `reduce` walks it once
 //! (strings are skipped with `memchr`, nothing is unescaped) and copies
 //! into a small buffer only its structure and the first
@@ -17,9 +17,9 @@
 //! progress, so that the mapped pages behind it can be released: the
 //! line itself is never resident whole.
 //!
-//! Measured on a file with one line of 209 MB (release build): the whole
-//! build takes 0.10-0.23 CPU-seconds and peaks at 31 MB resident, where
-//! parsing the line whole took 1.36 GB (docs/limitations.md).
+//! A build of a file of one line of hundreds of megabytes then takes a
+//! fraction of a second and a few tens of megabytes
+//! ([docs/performance.md](../../docs/performance.md#lines-of-hundreds-of-megabytes)).
 //!
 //! What is left out is never silent: the chunk parser records each
 //! truncated line ([`super::Truncation`]), which the build reports.
@@ -34,14 +34,14 @@ use super::Kinds;
 /// indexed whole, a search hit loads its stored text whole (and prints it
 /// with `--json`), and a session's documents are held until its file is
 /// read: this, with `--memory`, bounds what one line costs a build and
-/// one hit a search. Measured with 8 MiB, a page of 20 hits on giant
-/// messages took 495 MB and a file of 20 of them 537 MB to build; with
-/// 1 MiB, see docs/limitations.md. It is far above any message a
-/// person writes or Pi's own tools return (they cut their output at
-/// 50 KB), and bounds pasted logs and other tools' output, whose first
-/// MiB is indexed and the cut reported. Lines longer than this are read
-/// by `reduce` rather than parsed whole: such a line cannot yield a
-/// larger document either way.
+/// one hit a search: at 8 MiB a page of hits on giant messages, and the
+/// build of a file of them, cost several times more memory
+/// ([docs/performance.md](../../docs/performance.md#lines-of-hundreds-of-megabytes)).
+/// It is far above any message a person writes or Pi's own tools return
+/// (they cut their output at 50 KB), and bounds pasted logs and other
+/// tools' output, whose first MiB is indexed and the cut reported. Lines longer than this are read
+/// by `reduce` rather than parsed whole: such a line cannot yield a larger
+/// document either way.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 
 /// [`MAX_DOCUMENT_BYTES`], or the size a test chose with

@@ -5,11 +5,12 @@
 //! without a PATH), with the kinds the index was built with, so that a
 //! refresh never turns into a rebuild with other kinds. The first one
 //! checks every file (when nothing changed it takes no lock and writes
-//! nothing: ~15 ms); it runs on its own thread, and the command line waits
-//! a moment for it before the first frame, otherwise showing the index as
-//! it was until it commits. The picker then follows Pi as it writes
-//! ([`follow`]): the session directories are watched, and what changes
-//! while it is open is indexed, and searched again, at once.
+//! nothing: [docs/performance.md](../../docs/performance.md#the-picker)); it
+//! runs on its own thread, and the command line waits a moment for it before
+//! the first frame, otherwise showing the index as it was until it commits.
+//! The picker then follows Pi as it writes ([`follow`]): the session
+//! directories are watched, and what changes while it is open is indexed, and
+//! searched again, at once.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};

@@ -21,9 +21,9 @@ use crate::search::Sort;
 
 /// Sessions a query lists at first. The session-level search scores every
 /// matching session whatever the limit, but each row listed costs its
-/// summary and a snippet of its best hit (~30 µs together: 200 rows of a
-/// common word took 7.5 ms of a 1 GB index, 20 took 2 ms), and a screen
-/// shows a dozen; the picker asks for more as the selection nears the
+/// summary and a snippet of its best hit
+/// ([docs/performance.md](../../docs/performance.md#the-picker)), and a
+/// screen shows a dozen; the picker asks for more as the selection nears the
 /// end ([`MORE_ROWS`] times as many each time).
 pub const FIRST_ROWS: usize = 50;
 

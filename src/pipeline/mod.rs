@@ -122,7 +122,8 @@ fn run(
     if plan.is_empty() {
         // Nothing changed: no writer, no lock, no commit. What the plan
         // compared (a path and a state of every file) is freed on another
-        // thread: over 22,000 files that was 4 ms of the caller's time.
+        // thread, off the caller's time
+        // ([docs/performance.md](../../docs/performance.md#discovery-and-the-plan)).
         let report = unchanged_report(opts, &found, &plan, started, discovered);
         // The states as read, for the next build with nothing to do (a
         // file that cannot be written is only work the next one does
@@ -283,7 +284,8 @@ fn parse_and_index(
     // Largest files first, each its own job: a thread left without work
     // takes the next file, however the sizes fall (rayon otherwise hands
     // each thread runs of neighbouring files, and a run of one project's
-    // big files ended a 1 GB build on one core for 1.4 s of its 2.4).
+    // big files ended a build on one core,
+    // [docs/performance.md](../../docs/performance.md#discovery-and-the-plan)).
     let read_order =
         |&a: &usize, &b: &usize| Candidate::read_order(&found.files[a], &found.files[b]);
     let mut order = plan.work.clone();

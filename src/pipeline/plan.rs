@@ -103,7 +103,8 @@ impl Indexed {
         // The copy groups are checked here, beside the walk, with the
         // states' searcher: a build with nothing to do then saves them
         // only if they are not of this state (opening a searcher again
-        // for that was 1 ms after the walk over 22,000 files).
+        // for that would be a serial step after the walk,
+        // [docs/performance.md](../../docs/performance.md#discovery-and-the-plan)).
         let (states, groups_held, unsaved) = if rebuild.is_none() {
             let searcher = store.pi.searcher()?;
             let (states, unsaved) = store.pi.file_states_saved_or_read(&searcher)?;
@@ -150,8 +151,9 @@ impl Plan {
         // as UTF-8 the fast way; only a path that is not is copied). This
         // and the comparison below run on every thread: each looks up a
         // path of every file found, its key's bytes far apart in memory
-        // (9.5 ms of a no-change build over 22,000 files, on one thread,
-        // after the walk).
+        // (on one thread, the longest serial step of a no-change build
+        // after the walk:
+        // [docs/performance.md](../../docs/performance.md#discovery-and-the-plan)).
         let found_paths: Vec<std::borrow::Cow<'_, str>> = found
             .files
             .par_iter()

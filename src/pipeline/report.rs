@@ -13,12 +13,11 @@ use crate::pi::Kinds;
 pub const DAMAGE_LIST_CAP: usize = 100;
 
 /// The memory budget of tantivy's indexing threads a build takes unless
-/// told otherwise (`pi-index build --memory`), in MB. Measured with
-/// `--memory` 64, 96 and 128 (interleaved pairs): 96 writes half the
-/// segments of 64 or fewer (1 GB: 4 -> 2; 10 GB: 10 -> 3), which a
-/// search opens one by one, for 6-10% less build CPU, at 8 MB (1 GB)
-/// and 25 MB (10 GB) more peak memory; 128 wrote no fewer at 1 GB and
-/// peaked 35 MB higher at 10 GB.
+/// told otherwise (`pi-index build --memory`), in MB: it writes half the
+/// segments of 64 or fewer, which a search opens one by one, for less
+/// build CPU and a little more peak memory, where 128 wrote no fewer
+/// segments for more memory
+/// ([docs/performance.md](../../docs/performance.md#the-builds-memory)).
 pub const DEFAULT_MEMORY_MB: usize = 96;
 
 /// What to build.

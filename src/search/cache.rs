@@ -3,12 +3,13 @@
 //! A long-running front end (the web view, the MCP server) answers many
 //! queries from the same commit. Some of a query's work depends only on
 //! the index, not on the query: the sessions' families (read from every
-//! session document's columns: a quarter of a one-word search's time on
-//! a 1 GB corpus) and the term dictionaries' answers to the segmentation
-//! of a word ([`super::query::expand`]). Those are kept here for the state
-//! of the index they were computed from, named by its segments and their
-//! deletes; a searcher over another state starts afresh. A one-shot
-//! command pays nothing for it.
+//! session document's columns: a large share of a one-word search,
+//! [docs/performance.md](../../docs/performance.md#local-search)) and the
+//! term dictionaries' answers to the segmentation of a word
+//! ([`super::query::expand`]). Those are kept here for the state of the index
+//! they were computed from, named by its segments and their deletes; a
+//! searcher over another state starts afresh. A one-shot command pays nothing
+//! for it.
 //!
 //! A front end that holds the index open also keeps each segment's time
 //! order (`Reader::time_ranks`), so

@@ -6,8 +6,8 @@
 //! tantivy runs a range on a fast column as a scan of the column; a set of
 //! a few thousand keys would be a few thousand ranges, so this scans the
 //! column once per segment and tests each value against the sorted set
-//! (~1 ns per document for the scan; a 1 GB corpus holds ~150,000
-//! messages).
+//! (nanoseconds a document:
+//! [docs/performance.md](../../docs/performance.md#local-search)).
 
 use std::sync::Arc;
 

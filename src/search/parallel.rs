@@ -4,19 +4,18 @@
 //! A full build leaves a few segments of about the same size
 //! ([`crate::index::writer`]'s `FewSegments`), so a costly query (a
 //! phrase of common words reads positions for every document holding
-//! both: `"the file"` at 10 GB spends ~70% of a fresh search in tantivy's
+//! both: `"the file"` at 10 GB spends most of a fresh search in tantivy's
 //! phrase scorer) takes about the time of its largest segment instead of
 //! their sum. tantivy can do the same through an executor set on the
 //! index, but that starts its thread pool whenever an index is opened;
 //! here the threads are started by the search that needs them, and end
 //! with it.
 //!
-//! Only large segments are worth it: on the 1 GB benchmark index (two
-//! segments of 78,000 and 64,000 documents) `"the file"` took 4% longer
-//! on two threads (40 fresh-process pairs), on the 10 GB one (726,000
-//! and 714,000) 1.08-1.13x less (41.5 -> 33.4 ms in a slow hour, 28.6 ->
-//! 26.8 ms in a faster one). Less than half: the threads' page faults on
-//! the same mappings, and the query's setup and snippets, stay serial.
+//! Only large segments are worth it: segments of the 1 GB benchmark's
+//! size are slower on two threads, the 10 GB benchmark's faster, though
+//! by far less than half, as the threads' page faults on the same
+//! mappings and the query's setup and snippets stay serial
+//! ([docs/performance.md](../../docs/performance.md#ten-times-the-sessions)).
 
 use std::sync::OnceLock;
 

@@ -125,11 +125,12 @@ pub fn search_sessions(
     }
     let total = scored.len();
     // Group and score decide the order; the summary (read from the
-    // doc store, ~4 µs each) only breaks ties. So summaries are read
+    // doc store) only breaks ties. So summaries are read
     // for the rows that can be listed: the first `limit` in that
     // order and any tied with the last of them. A common word matches
-    // nearly every session, and reading all their summaries was two
-    // thirds of such a search (1 GB index, 1,966 sessions: ~11 ms).
+    // nearly every session, and reading all their summaries was most of
+    // such a search
+    // ([docs/performance.md](../../docs/performance.md#local-search)).
     scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
     let mut rows = Vec::with_capacity(want.min(total));
     let mut at = 0;

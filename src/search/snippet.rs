@@ -26,12 +26,10 @@
 //! already and a query has a few terms, compared in place. A test holds
 //! the two to the same fragment and highlights.
 //!
-//! Measured (release build, 2 cores under load, `hyperfine -N`, 30 runs)
-//! over 1 MiB texts, the first MiB of a 209 MB line: a search with one
-//! hit on one takes 14.7 ms (mean) with the window against 28.0 ms with
-//! tantivy's snippet of the whole text (2.9 against 16.9 ms of user CPU),
-//! and a page of 20 such hits 112 against 519 ms. The memory is the same
-//! (the stored texts are loaded whole either way).
+//! Over 1 MiB texts the window makes a search with such hits several
+//! times faster than tantivy's snippet of the whole text, for the same
+//! memory (the stored texts are loaded whole either way;
+//! [docs/performance.md](../../docs/performance.md#lines-of-hundreds-of-megabytes)).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

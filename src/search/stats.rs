@@ -93,7 +93,8 @@ fn dir_size(dir: &std::path::Path) -> u64 {
 /// Messages per UTC day over the `days` days ending with the day of
 /// `now_ms`, sessions per directory and messages per model (at most
 /// `top` of each). Reads the time and model columns of every message
-/// (no stored document is loaded): ~1 ns a message.
+/// (no stored document is loaded), a cost of nanoseconds a message
+/// ([docs/performance.md](../../docs/performance.md#local-search)).
 pub fn activity(
     r: &Reader,
     searcher: &Searcher,

@@ -20,9 +20,10 @@ pub const MAX_IN_FLIGHT: usize = 16;
 pub const MAX_PER_CLIENT: usize = 8;
 /// The bytes of the index's files the server keeps mapped in its memory
 /// between requests, at most: past it, their pages are dropped (they stay
-/// in the page cache; see [`crate::live::State::release_if_over`]). The
-/// six query shapes of `scripts/serve/bench.py` read ~25 MB of a 1 GB
-/// corpus's index, and listing every session ~30 MB more.
+/// in the page cache; see [`crate::live::State::release_if_over`]). It
+/// holds what the usual searches and the session list read of a 1 GB
+/// corpus's index
+/// ([docs/performance.md](../../docs/performance.md#the-servers)).
 pub const MAX_MAPPED: u64 = 64 << 20;
 /// A request that takes longer is answered 503 (its work is dropped).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);

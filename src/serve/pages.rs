@@ -183,9 +183,9 @@ pub fn search_frame(app: &App, p: &Params, found: Result<Markup, Failure>) -> Pa
 /// first, grouped by directory.
 ///
 /// A source whose session ranking is slow (the team database ranks every
-/// matching message, not the pool of the newest: on the 3-host benchmark
-/// database, 0.3 s for `tokio` and 1.7 s for `"the file"`, against 20-30
-/// ms for the hits) shows the hits in their order instead, best first.
+/// matching message, not the pool of the newest: far slower than its
+/// hits, [docs/performance.md](../../docs/performance.md#the-servers)) shows
+/// the hits in their order instead, best first.
 fn results(reading: &Reading, p: &Params) -> Result<Markup, Failure> {
     let q = p.query()?;
     let offset = p.offset.unwrap_or(0);

@@ -44,8 +44,9 @@ pub const CHUNK_BYTES: usize = 32 << 20;
 
 /// How much of a file a reader of its lines holds mapped: the lines it
 /// has read are released (and, in [`crate::pipeline`], the next are
-/// mapped) a step at a time. At 8 MiB, two threads reading held up to
-/// 30 MB of session files at once on a 10 GB corpus.
+/// mapped) a step at a time, small enough that what the reading threads
+/// hold stays a small part of a build's memory
+/// ([docs/performance.md](../../docs/performance.md#the-builds-memory)).
 pub const PAGE_STEP: usize = 2 << 20;
 
 /// How far a search for a newline reads before it hands what it passed
@@ -147,8 +148,9 @@ impl MappedFile {
 
     /// Ask the kernel to map `start..end` in one go, before it is read.
     /// Without this every 4 KiB page (or 64 KiB with fault-around) costs a
-    /// page fault on first touch: on a warm page cache that was about a
-    /// third of the time to split a file into lines.
+    /// page fault on first touch, a large share of the time to split a
+    /// file into lines
+    /// ([docs/performance.md](../../docs/performance.md#the-builds-memory)).
     pub fn prefault(&self, start: usize, end: usize) {
         #[cfg(target_os = "linux")]
         if let Some(map) = &self.map {

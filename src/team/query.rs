@@ -780,8 +780,8 @@ mod tests {
         assert!(with(r#""the error handling""#, &words).phrase);
         // A compound's parts in a row are not taken for a phrase: its
         // estimate (the whole's and the parts') keeps the window, which
-        // took 25 ms for `HashMap` on the 3-host benchmark where every GIN
-        // match re-read took 151.
+        // is far cheaper than every GIN match re-read
+        // ([docs/performance.md](../../docs/performance.md#the-team-database)).
         assert!(!with("HashMap", &words).phrase);
         assert!(with(r#"error -"socket test""#, &words).phrase);
         // Words alone ask for none.

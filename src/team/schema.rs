@@ -217,9 +217,9 @@ CREATE INDEX pi_windows_tsv ON pi_windows USING gin (tsv);
     // Version 4: the team's terms, counted from the rows there (the
     // statement of `terms_of("TRUE")`, which a test holds to it). Every
     // batch of a push updates the counts of most of its terms: pages a
-    // third empty keep those updates on their page (HOT: no index entry;
-    // 96% of them on the 1 GB benchmark, and half the table's size,
-    // against 50% at the default fill).
+    // third empty keep nearly all those updates on their page (HOT: no
+    // index entry;
+    // [docs/performance.md](../../docs/performance.md#the-team-database)).
     r#"
 CREATE TABLE pi_terms (
     term text NOT NULL,

@@ -9,16 +9,17 @@
 //! same order. Snippets are made by pi-index's own highlighter
 //! ([`crate::search::snippet`]) from the returned text.
 //!
-//! **The pool.** Ranking every match reads every match (`error` matches
-//! 85,000 of the benchmark's 410,000 messages: 2.5 s), so a search
-//! ranks a bounded pool: the [`POOL`] newest matches (read in the order
-//! of the recency index `pi_messages_recent`, or from the GIN index and
+//! **The pool.** Ranking every match reads every match, seconds for a
+//! common word
+//! ([docs/performance.md](../../docs/performance.md#the-team-database)), so a
+//! search ranks a bounded pool: the [`POOL`] newest matches (read in the
+//! order of the recency index `pi_messages_recent`, or from the GIN index and
 //! sorted, whichever reads fewer rows: see `plan_pool`), best first; matches
 //! past the pool follow, newest first. A page past the pool widens it to
 //! reach the page, with the same order. The set of matches is unchanged
-//! (every match is on some page); only the order beyond the newest
-//! [`POOL`] is by recency, not by rank. The total counts the pool: when
-//! more match, [`SearchResult::more`] says so ("more than N hits").
+//! (every match is on some page); only the order beyond the newest [`POOL`]
+//! is by recency, not by rank. The total counts the pool: when more match,
+//! [`SearchResult::more`] says so ("more than N hits").
 //!
 //! **Copies.** A message copied into forks is one hit, as locally
 //! ([`crate::search::copies`]): the matching messages of sessions with a
@@ -170,9 +171,9 @@ struct Facts {
 fn facts(db: &Db) -> Result<Facts, TeamError> {
     // Two statements sent at once (one round trip): `pg_stats` is a view
     // that PostgreSQL expands and plans at each use, and read once, by a
-    // statement of its own, it costs a sixth of what two scalar subqueries
-    // over it cost (planning 0.75 ms against 3-4.4 ms on the benchmark's
-    // database).
+    // statement of its own, it costs far less to plan than two scalar
+    // subqueries over it
+    // ([docs/performance.md](../../docs/performance.md#the-team-database)).
     let (counts, stats) = db.run(futures_util::future::join(
         db.client.query_typed_one(
             "SELECT EXISTS (SELECT 1 FROM pi_sessions WHERE family IS NOT NULL), \
@@ -289,26 +290,24 @@ const WINDOW_MARGIN: f64 = 3.0;
 
 /// How a search takes its pool (see [`PoolPlan`]).
 ///
-/// The walk reads a row for each it passes (its `tsvector` checked, ~3.4
-/// µs each on the benchmark's machine), the GIN index about as much for
-/// each match (~3 µs): so the walk when it passes fewer rows than there
-/// are matches, `fetch` × rows / matches < matches. PostgreSQL's planner
-/// costs the walk's rows far too cheap (`error handling` on the 3-host
-/// benchmark: 18,234 rows walked in 62 ms, where the GIN index's 4,449
-/// matches sorted took 16 ms), so the choice is made here, from the
-/// planner's own estimate of the matches (`EXPLAIN` of the ordinary
-/// rows' condition). With the GIN index, the matches read are cut to a
-/// window of the newest rows that should hold [`WINDOW_MARGIN`] × `fetch`
-/// matches (by the histogram of times), when that is less than half of
-/// them: the GIN index gives the matches, the recency index the window's
-/// rows, and only the rows in both are read.
+/// The walk reads a row for each it passes (its `tsvector` checked), the
+/// GIN index about as much for each match: so the walk when it passes
+/// fewer rows than there are matches, `fetch` × rows / matches < matches.
+/// PostgreSQL's planner costs the walk's rows far too cheap
+/// ([docs/performance.md](../../docs/performance.md#the-team-database)), so
+/// the choice is made here, from the planner's own estimate of the matches
+/// (`EXPLAIN` of the ordinary rows' condition). With the GIN index, the
+/// matches read are cut to a window of the newest rows that should hold
+/// [`WINDOW_MARGIN`] × `fetch` matches (by the histogram of times), when that
+/// is less than half of them: the GIN index gives the matches, the recency
+/// index the window's rows, and only the rows in both are read.
 ///
 /// A phrase always takes the GIN index, without a window: PostgreSQL
 /// estimates its matches as its words' (it keeps no statistics of
 /// positions), often ten times too many. Not a phrase of two pair words,
 /// which is its pair lexeme ([`SqlQuery::phrase`]), estimated as any
-/// word: `"the file"`'s 31,443 matches all read took 116 ms on the 3-host
-/// benchmark, its window 10. Left to the planner when the
+/// word: reading all its matches costs far more than its window. Left to
+/// the planner when the
 /// table was never analyzed or the query has no words.
 fn plan_pool(
     db: &Db,
@@ -348,9 +347,8 @@ fn plan_pool(
     // least tracked share, however rare: `zqplant0001`, 3 rows, at 2,095),
     // or words whose estimate is below that: every match from the GIN
     // index, which are few, and no window, whose recency index scan would
-    // cost more than they do (20 ms on the 3-host benchmark, where the
-    // matches took 0.2 ms). A tracked word is estimated at its share, at
-    // least the least tracked one: 0.75 lies between the two.
+    // cost far more than they do. A tracked word is estimated at its share,
+    // at least the least tracked one: 0.75 lies between the two.
     if matches < 0.75 * facts.rows * facts.least_tracked {
         return Ok(PoolPlan {
             gin: true,
@@ -373,9 +371,9 @@ fn plan_pool(
 
 /// Turn off PostgreSQL's JIT compilation for this connection: a search's
 /// statement is costed high (a text search over many rows) but reads a
-/// bounded pool, and JIT compiled it for 0.6 s on the 1 GB benchmark, far
-/// longer than it runs. A server without the setting (before 11) keeps
-/// going.
+/// bounded pool, and JIT compiled it for far longer than it runs
+/// ([docs/performance.md](../../docs/performance.md#the-team-database)). A
+/// server without the setting (before 11) keeps going.
 fn no_jit(db: &Db) {
     let _ = db.run(db.client.batch_execute("SET jit = off"));
 }
@@ -468,8 +466,8 @@ struct Ran {
 /// matches (its last column counts them) and so the newest matches may
 /// lie outside it, the statement again over every match. Two statements
 /// in that case, rather than one that plans both ways every time: that
-/// one's plan took 3.7-4.7 ms for two words, more than the window's
-/// alone.
+/// one's plan took longer than the window's statement alone
+/// (docs/performance.md, as above).
 fn run_search(
     db: &Db,
     q: &SqlQuery,

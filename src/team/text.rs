@@ -34,9 +34,10 @@
 //! [`super::schema`]); a phrase of such words asks for its pairs too
 //! ([`form_query_paired`]), and the GIN index then gives about its
 //! matches alone. Only common words make a phrase's candidates many, and
-//! only their pairs are kept: 128 words add ~28% to the lexemes (every
-//! adjacent pair would add ~100%). Exact either way: a message that holds
-//! the phrase holds its pairs.
+//! only their pairs are kept: 128 words add a fraction of what every
+//! adjacent pair would add to the lexemes
+//! ([docs/performance.md](../../docs/performance.md#the-team-database)).
+//! Exact either way: a message that holds the phrase holds its pairs.
 
 use std::fmt::Write;
 
@@ -449,8 +450,8 @@ pub fn form_query_paired(terms: &[(usize, &str)], prefix: bool, list: &PairWords
     if !prefix && terms.len() == 2 {
         // Two words in a row (their pair is the only one): a message holds
         // the pair exactly when it holds the phrase, and the pair alone
-        // needs no row read again for positions (699 rows: 18 ms with the
-        // phrase, 1.3 without).
+        // needs no row read again for positions
+        // ([docs/performance.md](../../docs/performance.md#the-team-database)).
         let mut matched = String::new();
         quote(&mut matched, &pairs[0]);
         return Tsquery { matched, ranked };

@@ -5,15 +5,16 @@
 //! group of documents with the same family and copy key stands behind
 //! its oldest member. Grouping at search time means reading the session
 //! and copy key of every match of a session with relatives, so nothing
-//! can be skipped: a common word costs 1.6x what it costs with
-//! `--copies`. But the groups do not depend on the query. When the query
-//! asks only for what every copy of a message shares (its words, role,
-//! model and time), a message matches in all its copies or in none, so
-//! its hit is the group's oldest member, and "hits after merging" are
-//! the matches less the members that stand behind another. Those members
-//! are few (the copies themselves), so a search skips them (a bit per
-//! document), prunes as without forks, and takes the count from the
-//! query less the skipped members that match (one seek each).
+//! can be skipped: a common word costs far more than with `--copies`
+//! ([docs/performance.md](../../../docs/performance.md#local-search)). But
+//! the groups do not depend on the query. When the query asks only for what
+//! every copy of a message shares (its words, role, model and time), a
+//! message matches in all its copies or in none, so its hit is the group's
+//! oldest member, and "hits after merging" are the matches less the members
+//! that stand behind another. Those members are few (the copies themselves),
+//! so a search skips them (a bit per document), prunes as without forks, and
+//! takes the count from the query less the skipped members that match (one
+//! seek each).
 //!
 //! The build works the groups out after each commit ([`save`]) and
 //! writes them beside the index, for the state it committed; a search
@@ -40,7 +41,7 @@ use crate::index::{tantivy_err, IndexError, PiIndex};
 pub const FILE: [&str; 2] = super::mark::GROUPS;
 
 /// Its first bytes. The version went to 3 when the file came to hold the
-/// groups alone (`5cc1d55`): a file of version 2 has bytes after them.
+/// groups alone: a file of version 2 has bytes after them.
 const MAGIC: &[u8] = b"pi-index copy groups 3\n";
 
 /// What every group's members agree on, beyond words.
@@ -190,10 +191,12 @@ pub fn held(pi: &PiIndex, searcher: &Searcher) -> bool {
 /// Save the copy groups again when the file beside the index was not
 /// written for the state it shows: a build killed between its commit and
 /// the save, a file of another version or cut short. A build with nothing
-/// to index calls it: searches would otherwise merge copies themselves
-/// (1-2 ms of a search on 10 GB) until the next build that commits.
-/// Another build may commit meanwhile: the file is then of the state
-/// before, which searches ignore and the next build saves again.
+/// to index calls it: searches would otherwise merge copies themselves,
+/// a cost on each
+/// ([docs/performance.md](../../../docs/performance.md#local-search)), until
+/// the next build that commits. Another build may commit meanwhile: the file
+/// is then of the state before, which searches ignore and the next build
+/// saves again.
 pub fn ensure(pi: &PiIndex) {
     let Ok(searcher) = pi.searcher() else {
         return;

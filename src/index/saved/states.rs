@@ -4,13 +4,15 @@
 //!
 //! Reading the states from the columns takes the `file` column's
 //! dictionary, whose blocks are compressed (a decompressor made for each
-//! block), and a lookup of seven columns per file: 25-30 ms of one core
-//! over 22,000 files, beside the walk of the session directories that
-//! wants both cores. This file holds the same map, read in a few
-//! milliseconds. A build with nothing to do writes it when it is not of
-//! the state it read (the first such build after a commit); a build that
-//! commits leaves it to that one, and every reader checks its state, its
-//! length and its checksum before trusting a byte of it.
+//! block), and a lookup of seven columns per file: most of a no-change
+//! build's time on one core, beside the walk of the session directories
+//! that wants both cores
+//! ([docs/performance.md](../../../docs/performance.md#discovery-and-the-plan)).
+//! This file holds the same map, mapped and read at once. A build with
+//! nothing to do writes it when it is not of the state it read (the first
+//! such build after a commit); a build that commits leaves it to that one,
+//! and every reader checks its state, its length and its checksum before
+//! trusting a byte of it.
 
 use std::path::Path;
 
@@ -32,8 +34,8 @@ pub(crate) fn mark(readers: &[tantivy::SegmentReader]) -> Vec<u8> {
 /// The states saved in `dir` for the state `mark` names, or `None` (no
 /// file, another state, a file cut short, altered or not ours).
 pub(crate) fn read(dir: &Path, mark: &[u8]) -> Option<FileStates> {
-    // Mapped, not read into a buffer: 4 MB over 22,000 files would be
-    // 960 pages of new memory, each a fault. The file is only ever
+    // Mapped, not read into a buffer, which would be new memory, a fault
+    // a page (docs/performance.md, as above). The file is only ever
     // replaced whole (renamed over), never written in place, so the
     // mapping sees one version of it.
     let file = std::fs::File::open(dir.join(FILE[0])).ok()?;

@@ -102,8 +102,8 @@ impl<'a> FieldMap<'a> {
         // says whether any segment holds one. Asking the inverted index of
         // a segment without the field would instead make tantivy build an
         // empty term dictionary (once per process: an FST builder's
-        // 20,000-cell table, ~1 ms of a fresh process's search here, most
-        // of it page faults).
+        // table, a measurable share of a fresh process's search:
+        // [docs/performance.md](../../../docs/performance.md#local-search)).
         let stamp = stamp(searcher);
         let replaced = reader.cache().replaced(stamp, || {
             let mut replaced = false;

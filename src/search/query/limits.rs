@@ -3,8 +3,9 @@
 //!
 //! Every word of a query becomes at least one term query, and tantivy
 //! holds a scorer, a block of postings and (for phrases) positions for
-//! each: memory grows with the words, not with the index. Unchecked, a
-//! query of 15,000 words took 371 MB and one of 200,000 words 4.8 GB.
+//! each: memory grows with the words, not with the index, to gigabytes
+//! for a long enough query
+//! ([docs/performance.md](../../../docs/performance.md#hostile-input)).
 //! [`check`] bounds a query's length in bytes and in words; the library's
 //! searches ([`crate::search::hits::search`] and
 //! [`crate::search::sessions::search_sessions`]) call it before anything
