@@ -711,7 +711,10 @@ fn usage_written_by_omp_is_summed_as_omp_recorded_it() {
         }
         let path = fs::canonicalize(file).unwrap();
         let row = rows.iter().find(|r| {
-            fs::canonicalize(r["path"].as_str().unwrap()).ok().as_deref() == Some(&*path)
+            fs::canonicalize(r["path"].as_str().unwrap())
+                .ok()
+                .as_deref()
+                == Some(&*path)
         });
         if entries == 0 {
             // A session that spent nothing is no row, or a row of nothing.
