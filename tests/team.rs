@@ -162,6 +162,14 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--db"));
 
+    // usage --db: the database holds no usage yet, and says where it is.
+    let out = run(s.cmd().args(["usage", "--db", &url]));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pi-index: error: the team database holds no usage yet (push does not send it): run `pi-index usage` on each host, against its local index\n"
+    );
+
     // sessions --db: every host's, newest first, each with its host.
     let out = run(s.cmd().args(["sessions", "--json", "--db", &url]));
     assert!(out.status.success());

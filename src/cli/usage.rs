@@ -7,8 +7,8 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use pi_index::output::OneLine;
+use pi_index::read::usage::{report, Grouping, UsageData, UsageQuery, UsageReport, UsageRow};
 use pi_index::search::query::{normalize_dir, parse_when, Now};
-use pi_index::search::usage::{report, Grouping, UsageQuery, UsageReport, UsageRow};
 
 use super::common::{EXIT_NOTHING, EXIT_OK};
 use super::output;
@@ -61,6 +61,12 @@ pub struct UsageArgs {
     /// List every entry left out of the sums, and why.
     #[arg(short, long)]
     pub verbose: bool,
+
+    /// The team's PostgreSQL database (see `push`) instead of the local
+    /// index: it holds no usage yet, which is said. `--db` alone reads
+    /// the URL from $PI_INDEX_DATABASE_URL.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub db: Option<String>,
 }
 
 /// Run `usage`.
@@ -121,8 +127,8 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             _ => anyhow::bail!("{key}: usage filters by cwd:, model:, session: and family:"),
         }
     }
-    let local = pi_index::search::Local::open(index_dir)?;
-    let data = local.usage_data()?;
+    let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
+    let data = source.usage()?;
     let r = report(&data, &q);
     warn(&r, args.verbose, &data)?;
     if args.json {
@@ -135,7 +141,7 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         table(&r, q.grouping)?;
     }
     // The index's caches are dropped with the process, not one by one.
-    std::mem::forget(local);
+    std::mem::forget(source);
     Ok(if r.rows.is_empty() {
         EXIT_NOTHING
     } else {
@@ -144,11 +150,7 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
 }
 
 /// Say what was left out of the sums; with `-v`, each entry.
-fn warn(
-    r: &UsageReport,
-    verbose: bool,
-    data: &pi_index::search::usage::UsageData,
-) -> anyhow::Result<()> {
+fn warn(r: &UsageReport, verbose: bool, data: &UsageData) -> anyhow::Result<()> {
     let mut err = output::stderr();
     for (fault, n) in &r.faults {
         writeln!(

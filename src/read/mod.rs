@@ -22,6 +22,7 @@ pub mod open;
 pub mod session;
 pub mod source;
 pub mod stats;
+pub mod usage;
 
 pub use doc::{Preview, StoredDoc, Target, Window};
 pub use found::{Matched, SessionHit, SessionQuery, SessionSearch};

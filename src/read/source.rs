@@ -35,12 +35,13 @@ pub struct Capabilities {
     /// pool of the newest matches, and says whether more match
     /// ([`SearchResult::more`]).
     pub exact_totals: bool,
+    /// Every session's usage is held ([`Source::usage`]). The team
+    /// database does not hold it yet: each host's local index does.
+    pub usage: bool,
 }
 
 /// Where sessions are read from: every read a front end makes.
 ///
-/// The next read joins here: `fn usage(&self, req: &UsageRequest) ->
-/// Result<Usage, ReadError>` (issue 45), the same for both sources.
 pub trait Source: Send + Sync {
     /// Where the sessions are.
     fn place(&self) -> Place;
@@ -114,6 +115,11 @@ pub trait Source: Send + Sync {
 
     /// What the source holds.
     fn stats(&self) -> Result<Stats, ReadError>;
+
+    /// Every session's usage, for [`super::usage::report`] (each entry
+    /// of a family once); [`ReadError::Unsupported`] where
+    /// [`Capabilities::usage`] is false.
+    fn usage(&self) -> Result<super::usage::UsageData, ReadError>;
 
     /// Messages per UTC day over the `days` days ending with the day of
     /// `now_ms`, sessions per directory and messages per model (at most

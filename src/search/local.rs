@@ -173,7 +173,7 @@ impl Local {
     }
 
     /// Every session's usage ([`super::usage::usage_data`]).
-    pub fn usage_data(&self) -> Result<super::usage::UsageData, IndexError> {
+    pub fn usage_data(&self) -> Result<crate::read::usage::UsageData, IndexError> {
         super::usage::usage_data(&self.reader, &self.searcher)
     }
 
@@ -205,6 +205,7 @@ impl Source for Local {
             hosts: false,
             quick_session_search: true,
             exact_totals: true,
+            usage: true,
         }
     }
 
@@ -366,6 +367,10 @@ impl Source for Local {
 
     fn activity(&self, now_ms: i64, days: usize, top: usize) -> Result<Activity, ReadError> {
         Ok(Local::activity(self, self.listing()?, now_ms, days, top)?)
+    }
+
+    fn usage(&self) -> Result<crate::read::usage::UsageData, ReadError> {
+        Ok(self.usage_data()?)
     }
 
     fn file(&self, session: &SessionRow) -> Result<(File, u64), ReadError> {

@@ -120,6 +120,7 @@ impl Source for Team {
             hosts: true,
             quick_session_search: false,
             exact_totals: false,
+            usage: false,
         }
     }
 
@@ -228,6 +229,12 @@ impl Source for Team {
 
     fn activity(&self, now_ms: i64, days: usize, top: usize) -> Result<Activity, ReadError> {
         Ok(self.with(|db| browse::activity(db, now_ms, days, top))?)
+    }
+
+    fn usage(&self) -> Result<crate::read::usage::UsageData, ReadError> {
+        Err(ReadError::Unsupported(
+            "the team database holds no usage yet (push does not send it): run `pi-index usage` on each host, against its local index".into(),
+        ))
     }
 
     fn file(&self, _session: &SessionRow) -> Result<(File, u64), ReadError> {

@@ -1,0 +1,419 @@
+//! What Pi cost, as every source reads it ([`super::Source::usage`]):
+//! the usage each session's record holds ([`crate::pi::usage`], one row
+//! per entry that recorded some), totalled by day, week, month, session,
+//! model or project.
+//!
+//! Every entry of a family is counted once. A fork copies its parent's
+//! entries, usage and all, into its own file; an entry's key (its id and
+//! time) is the same in every copy, so within a family an entry is
+//! counted where it first appears (ancestors first, then older first:
+//! [`crate::index::family::Families::age`]). A session's own row keeps
+//! both figures: `cost`, everything its file records (what Pi's
+//! `/session` shows), and `own_cost`, what it spent beyond the entries
+//! copied from its ancestors.
+//!
+//! A row with a [`Fault`] is never summed; the report counts the faults.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+
+use crate::index::spent::Row;
+use crate::pi::usage::Fault;
+
+/// How rows are grouped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grouping {
+    /// By calendar day in the time zone.
+    Daily,
+    /// By ISO week (Monday first) in the time zone.
+    Weekly,
+    /// By calendar month in the time zone.
+    Monthly,
+    /// By session file.
+    Session,
+    /// By `provider/model` (Pi's breakdown buckets).
+    Model,
+    /// By working directory.
+    Project,
+}
+
+/// What to total.
+#[derive(Clone, Debug)]
+pub struct UsageQuery {
+    /// The grouping.
+    pub grouping: Grouping,
+    /// Only entries at or after this time (epoch ms).
+    pub since_ms: Option<i64>,
+    /// Only entries before this time (epoch ms).
+    pub until_ms: Option<i64>,
+    /// The time zone periods are counted in.
+    pub tz: jiff::tz::TimeZone,
+    /// Only sessions at or below this directory (normalized).
+    pub cwd: Option<String>,
+    /// Only buckets containing one of these fragments (lower case).
+    pub models: Vec<String>,
+    /// Only sessions whose id starts with this (`session:`).
+    pub session: Option<String>,
+    /// Only the family of the session whose id starts with this
+    /// (`family:`).
+    pub family: Option<String>,
+}
+
+/// Tokens and money.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Spent {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Cache read tokens.
+    pub cache_read: u64,
+    /// Cache write tokens.
+    pub cache_write: u64,
+    /// The four summed (what Pi counts as a session's tokens).
+    pub total_tokens: u64,
+    /// Dollars, as recorded.
+    pub cost: f64,
+}
+
+impl Spent {
+    fn add(&mut self, u: &Row) {
+        self.input += u.tokens[0];
+        self.output += u.tokens[1];
+        self.cache_read += u.tokens[2];
+        self.cache_write += u.tokens[3];
+        self.total_tokens += u.tokens.iter().sum::<u64>();
+        self.cost += u.cost[0];
+    }
+}
+
+/// One line of a report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UsageRow {
+    /// The period (`2026-03-01`, `2026-W09`, `2026-03`), the model, or
+    /// the project, as the grouping says; for sessions, the session id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<String>,
+    /// Sessions: the session's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Sessions: its file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Sessions: its name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Sessions: its working directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Models: the bucket.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Projects: the working directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// Tokens and cost (for a session: everything its file records).
+    #[serde(flatten)]
+    pub spent: Spent,
+    /// Sessions: what it spent beyond the entries copied from its
+    /// ancestors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_cost: Option<f64>,
+    /// The buckets its entries name.
+    pub models: Vec<String>,
+    /// Sessions: what its file records, by bucket, as Pi's `/session`
+    /// shows it (`getUsageCostBreakdown`: highest cost first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breakdown: Option<Vec<Bucket>>,
+}
+
+/// One bucket of a session's breakdown.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bucket {
+    /// `provider/model`, or `Tools/summaries`.
+    pub key: String,
+    /// Dollars.
+    pub cost: f64,
+    /// The four token counts summed.
+    pub tokens: u64,
+}
+
+/// A report: its rows, their total (each entry of a family once) and what
+/// could not be summed.
+#[derive(Clone, Debug, Default)]
+pub struct UsageReport {
+    /// The rows, in their order (periods oldest first; sessions, models
+    /// and projects by cost, highest first).
+    pub rows: Vec<UsageRow>,
+    /// Everything the rows hold, each entry once.
+    pub total: Spent,
+    /// Entries left out of every sum, by why.
+    pub faults: Vec<(Fault, u64)>,
+}
+
+/// One session's record and usage, as the report needs them.
+#[derive(Clone, Debug, Default)]
+pub struct SessionSpend {
+    /// The session's key.
+    pub key: u64,
+    /// Its id.
+    pub session_id: String,
+    /// Its file.
+    pub path: String,
+    /// Its name.
+    pub name: Option<String>,
+    /// Its working directory.
+    pub cwd: Option<String>,
+    /// Its family, when it has indexed relatives.
+    pub family: Option<u64>,
+    /// Its place in its family ([`crate::index::family::Families::age`]).
+    pub age: (u32, i64, u64),
+    /// Its usage rows, in file order (their buckets index
+    /// [`UsageData::buckets`]).
+    pub rows: Vec<Row>,
+}
+
+/// Every session's usage, and the names of the buckets.
+#[derive(Clone, Debug, Default)]
+pub struct UsageData {
+    /// The sessions.
+    pub sessions: Vec<SessionSpend>,
+    /// The buckets the rows name.
+    pub buckets: Vec<String>,
+}
+
+/// The civil date of `ms` in `tz`, remembering the last day's bounds:
+/// rows come mostly in time order, so most are answered without a time
+/// zone lookup.
+struct Days {
+    tz: jiff::tz::TimeZone,
+    /// The last day found: its first and first-after millisecond, and it.
+    last: Option<(i64, i64, jiff::civil::Date)>,
+}
+
+impl Days {
+    fn date(&mut self, ms: i64) -> jiff::civil::Date {
+        if let Some((start, end, d)) = self.last {
+            if (start..end).contains(&ms) {
+                return d;
+            }
+        }
+        let Ok(t) = jiff::Timestamp::from_millisecond(ms) else {
+            return jiff::civil::date(1970, 1, 1);
+        };
+        let z = t.to_zoned_datetime(self.tz.clone());
+        let d = z.date();
+        let bounds = (|| {
+            let start = z.start_of_day().ok()?;
+            let next = start.tomorrow().ok()?.start_of_day().ok()?;
+            Some((
+                start.timestamp().as_millisecond(),
+                next.timestamp().as_millisecond(),
+            ))
+        })();
+        if let Some((start, end)) = bounds {
+            self.last = Some((start, end, d));
+        }
+        d
+    }
+}
+
+fn period(grouping: Grouping, d: jiff::civil::Date) -> String {
+    match grouping {
+        Grouping::Weekly => {
+            let w = d.iso_week_date();
+            format!("{:04}-W{:02}", w.year(), w.week())
+        }
+        Grouping::Monthly => format!("{:04}-{:02}", d.year(), d.month()),
+        _ => format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+    }
+}
+
+/// Whether `cwd` is `dir` or below it.
+fn below(cwd: Option<&str>, dir: &str) -> bool {
+    cwd.unwrap_or("")
+        .strip_prefix(dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || dir == "/")
+}
+
+/// Total `data` as `q` asks.
+pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
+    let name = |b: u32| {
+        data.buckets
+            .get(b as usize)
+            .cloned()
+            .unwrap_or_else(|| "unknown".to_owned())
+    };
+    // Which families `family:` keeps.
+    let families: Option<HashSet<u64>> = q.family.as_ref().map(|id| {
+        data.sessions
+            .iter()
+            .filter(|s| s.session_id.starts_with(id.as_str()))
+            .map(|s| s.family.unwrap_or(s.key))
+            .collect()
+    });
+    let keep_session = |s: &SessionSpend| {
+        q.cwd.as_deref().is_none_or(|d| below(s.cwd.as_deref(), d))
+            && q.session
+                .as_deref()
+                .is_none_or(|id| s.session_id.starts_with(id))
+            && families
+                .as_ref()
+                .is_none_or(|f| f.contains(&s.family.unwrap_or(s.key)))
+    };
+    let keep_row = |u: &Row| {
+        (q.since_ms.is_none_or(|s| u.ts_ms.is_some_and(|t| t >= s)))
+            && (q.until_ms.is_none_or(|e| u.ts_ms.is_some_and(|t| t < e)))
+            && (q.models.is_empty() || {
+                let n = name(u.bucket).to_lowercase();
+                q.models.iter().any(|m| n.contains(m.as_str()))
+            })
+    };
+    // Each family's sessions in family order; an entry counts at the
+    // first that holds it.
+    let mut order: Vec<&SessionSpend> = data.sessions.iter().collect();
+    order.sort_by_key(|s| (s.family.unwrap_or(s.key), s.age));
+    let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut total = Spent::default();
+    let mut groups: BTreeMap<String, (Spent, HashSet<u32>)> = BTreeMap::new();
+    let mut sessions: Vec<UsageRow> = Vec::new();
+    let mut days = Days {
+        tz: q.tz.clone(),
+        last: None,
+    };
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut family = None;
+    for s in order {
+        if s.family != family || s.family.is_none() {
+            seen.clear();
+            family = s.family;
+        }
+        let mut whole = Spent::default();
+        let mut own = 0.0;
+        let mut buckets: HashSet<u32> = HashSet::new();
+        // The session's breakdown, in the order its buckets first appear.
+        let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
+        let kept = keep_session(s);
+        for u in &s.rows {
+            // Only a family's sessions hold copies of each other's entries.
+            let first = s.family.is_none() || seen.insert(u.key);
+            if !kept || !keep_row(u) {
+                continue;
+            }
+            if let Some(f) = u.fault() {
+                if first {
+                    *faults.entry(f.rank()).or_default() += 1;
+                }
+                continue;
+            }
+            whole.add(u);
+            buckets.insert(u.bucket);
+            if q.grouping == Grouping::Session {
+                match by_bucket.iter_mut().find(|(m, _)| *m == u.bucket) {
+                    Some((_, b)) => b.add(u),
+                    None => {
+                        let mut b = Spent::default();
+                        b.add(u);
+                        by_bucket.push((u.bucket, b));
+                    }
+                }
+            }
+            if !first {
+                continue;
+            }
+            own += u.cost[0];
+            total.add(u);
+            let key = match q.grouping {
+                Grouping::Daily | Grouping::Weekly | Grouping::Monthly => match u.ts_ms {
+                    None => "unknown".to_owned(),
+                    Some(t) => period(q.grouping, days.date(t)),
+                },
+                Grouping::Model => name(u.bucket),
+                Grouping::Project => s.cwd.clone().unwrap_or_else(|| "(unknown)".into()),
+                Grouping::Session => continue,
+            };
+            let g = groups.entry(key).or_default();
+            g.0.add(u);
+            g.1.insert(u.bucket);
+        }
+        if q.grouping == Grouping::Session && kept && !buckets.is_empty() {
+            let mut models: Vec<String> = buckets.into_iter().map(name).collect();
+            models.sort();
+            let mut breakdown: Vec<Bucket> = by_bucket
+                .into_iter()
+                .filter(|(_, b)| b.cost > 0.0 || b.total_tokens > 0)
+                .map(|(m, b)| Bucket {
+                    key: name(m),
+                    cost: b.cost,
+                    tokens: b.total_tokens,
+                })
+                .collect();
+            // Highest cost first, as Pi sorts (a stable sort: ties stay in
+            // the order they first appeared, as in Pi's map).
+            breakdown.sort_by(|a, b| b.cost.total_cmp(&a.cost));
+            sessions.push(UsageRow {
+                period: None,
+                session_id: Some(s.session_id.clone()),
+                path: Some(s.path.clone()),
+                name: s.name.clone(),
+                cwd: s.cwd.clone(),
+                model: None,
+                project: None,
+                spent: whole,
+                own_cost: Some(own),
+                models,
+                breakdown: Some(breakdown),
+            });
+        }
+    }
+    let mut rows: Vec<UsageRow> = if q.grouping == Grouping::Session {
+        sessions
+    } else {
+        groups
+            .into_iter()
+            .map(|(key, (spent, buckets))| {
+                let mut models: Vec<String> = buckets.into_iter().map(name).collect();
+                models.sort();
+                let mut row = UsageRow {
+                    period: None,
+                    session_id: None,
+                    path: None,
+                    name: None,
+                    cwd: None,
+                    model: None,
+                    project: None,
+                    spent,
+                    own_cost: None,
+                    models,
+                    breakdown: None,
+                };
+                match q.grouping {
+                    Grouping::Model => row.model = Some(key),
+                    Grouping::Project => row.project = Some(key),
+                    _ => row.period = Some(key),
+                }
+                row
+            })
+            .collect()
+    };
+    if matches!(
+        q.grouping,
+        Grouping::Session | Grouping::Model | Grouping::Project
+    ) {
+        rows.sort_by(|a, b| {
+            b.spent
+                .cost
+                .total_cmp(&a.spent.cost)
+                .then_with(|| b.spent.total_tokens.cmp(&a.spent.total_tokens))
+        });
+    }
+    UsageReport {
+        rows,
+        total,
+        faults: faults
+            .into_iter()
+            .filter_map(|(r, n)| Some((Fault::from_rank(r)?, n)))
+            .collect(),
+    }
+}
