@@ -28,6 +28,17 @@ machine's speed drifts between runs, so a ratio is only read within a run):
 
 Prints a markdown table (1 GB, 10 GB, and how it grows) and writes it to
 --out, with the raw samples as JSON beside it.
+
+With --threads 1,2,4,8,16 it measures instead how a fresh build scales
+with threads, on --corpus (default: the 1 GB corpus): --runs rounds, each
+running every thread count once in an order rotated from round to round,
+and fast-resume's `fr --rebuild` beside them when --fr (or `fr` on PATH)
+is there (a scratch HOME, the corpus as its Pi session directory). The
+table: wall, CPU, peak RSS and speed-up over `-j 1`, CPU over `-j 1`'s,
+and the phases `build --json` reports (parse, commit, the commit's merge
+wall and CPU, and the commit's share of the wall), medians of the rounds:
+
+    python3 scripts/bench-scale.py --threads 1,2,4 --corpus DIR --runs 3
 """
 
 import argparse
@@ -117,6 +128,68 @@ def mcp_latency(bin_, corp, index, n):
     return statistics.median(times), pct(times, 99), times
 
 
+def build_json(bin_, corp, threads, data):
+    """One fresh build at -j threads: (wall s, cpu s, peak RSS MB, its --json report)."""
+    index = tempfile.mkdtemp(prefix="scale-j-", dir=data)
+    shutil.rmtree(index)
+    try:
+        with tempfile.TemporaryFile() as out:
+            wall, cpu, rss = run([bin_, "build", corp, "--index", index, "--full", "--json", "-j", str(threads)],
+                                 out=out)
+            out.seek(0)
+            report = json.loads(out.read())
+        return wall, cpu, rss, report
+    finally:
+        shutil.rmtree(index, ignore_errors=True)
+
+
+def threads_table(bin_, corp, counts, runs, fr, data):
+    """The scaling table (see the module's documentation)."""
+    fr_home = tempfile.mkdtemp(prefix="scale-fr-", dir=data)
+    fr_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": fr_home, "LANG": "C.UTF-8",
+              "XDG_CACHE_HOME": os.path.join(fr_home, ".cache"), "PI_CODING_AGENT_SESSION_DIR": corp}
+    sides = [str(j) for j in counts] + (["fr"] if fr else [])
+    got = {side: [] for side in sides}
+    run_build(bin_, corp, counts[0], data)  # warm the page cache
+    for r in range(runs):
+        order = sides[r % len(sides):] + sides[:r % len(sides)]
+        for side in order:
+            if side == "fr":
+                shutil.rmtree(os.path.join(fr_home, ".cache"), ignore_errors=True)
+                wall, cpu, rss = run([fr, "--rebuild"], env=fr_env)
+                got[side].append((wall, cpu, rss, None))
+            else:
+                got[side].append(build_json(bin_, corp, int(side), data))
+            log(f"round {r + 1}: {side}: {got[side][-1][0]:.2f} s")
+    shutil.rmtree(fr_home, ignore_errors=True)
+    med = lambda xs: statistics.median(xs)  # noqa: E731
+    base_wall = med([g[0] for g in got[str(counts[0])]])
+    base_cpu = med([g[1] for g in got[str(counts[0])]])
+    rows = [f"Fresh builds of {corp} ({runs} rounds, medians; {os.cpu_count()} CPUs here)", "",
+            f"| threads (`-j`) | wall | CPU-s | peak RSS | speed-up over `-j {counts[0]}` | CPU over `-j {counts[0]}` "
+            "| parse | commit | merge wall | merge CPU | commit share of wall |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for side in sides:
+        g = got[side]
+        wall, cpu, rss = med([x[0] for x in g]), med([x[1] for x in g]), med([x[2] for x in g])
+        if side == "fr":
+            rows.append(f"| fast-resume `fr --rebuild` | {wall:.2f} s | {cpu:.1f} | {rss:.0f} MB | | "
+                        f"{cpu / base_cpu:.2f}x | | | | | |")
+            continue
+        t = lambda k: med([x[3]["timings"].get(k, 0) for x in g]) / 1000  # noqa: E731
+        share = med([x[3]["timings"]["commit_ms"] / max(1, x[3]["elapsed_ms"]) for x in g])
+        rows.append(f"| {side} | {wall:.2f} s | {cpu:.1f} | {rss:.0f} MB | {base_wall / wall:.1f}x | "
+                    f"{cpu / base_cpu:.2f}x | {t('parse_ms'):.2f} s | {t('commit_ms'):.2f} s | "
+                    f"{t('merge_ms'):.2f} s | {t('merge_cpu_ms'):.2f} s | {share:.0%} |")
+    if not fr:
+        rows += ["", "fast-resume left out: no `fr` (pass --fr, or `pip install fast-resume`)."]
+    return "\n".join(rows)
+
+
+def run_build(bin_, corp, threads, data):
+    build_json(bin_, corp, threads, data)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pi-index", default=None, help="binary (default: cargo build --release)")
@@ -125,6 +198,9 @@ def main():
     ap.add_argument("--search-runs", type=int, default=30)
     ap.add_argument("--mcp-calls", type=int, default=100)
     ap.add_argument("--out", default="scale-results.md")
+    ap.add_argument("--threads", default=None, help="thread counts, e.g. 1,2,4,8,16: the scaling table instead")
+    ap.add_argument("--corpus", default=None, help="with --threads: the corpus (default: the 1 GB corpus)")
+    ap.add_argument("--fr", default=None, help="with --threads: fast-resume's `fr` (default: `fr` on PATH)")
     a = ap.parse_args()
     bin_ = a.pi_index
     if bin_ is None:
@@ -132,6 +208,15 @@ def main():
         bin_ = os.path.join(ROOT, "target", "release", "pi-index")
     bin_ = os.path.abspath(bin_)
     os.makedirs(a.data, exist_ok=True)
+    if a.threads:
+        counts = [int(t) for t in a.threads.split(",") if t.strip()]
+        corp = os.path.abspath(a.corpus) if a.corpus else corpus(a.data, 42)
+        fr = a.fr or shutil.which("fr")
+        text = threads_table(bin_, corp, counts, a.runs, fr, a.data)
+        print(text)
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+        return
     one, ten = corpora(a.data)
     sizes = [("1 GB", one, os.path.join(a.data, "index-1g")), ("10 GB", ten, os.path.join(a.data, "index-10g"))]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": a.data, "LANG": "C.UTF-8", "TZ": "UTC"}

@@ -30,8 +30,9 @@
 //! They (and `push --watch`) refresh through [`refresh`], from the
 //! session directories [`watch`]ed: a refresh costs what changed.
 //!
-//! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), and
-//! [`index::PiIndex`] reads the result. The `pi-index` binary is a thin
+//! [`pipeline::build`] runs stages 1 to 5 in parallel (rayon), timing
+//! each phase's CPU with [`cpu`], and [`index::PiIndex`] reads the
+//! result. The `pi-index` binary is a thin
 //! command line over these.
 //!
 //! ```no_run
@@ -50,6 +51,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cpu;
 pub mod discover;
 mod failpoint;
 pub mod http;

@@ -71,6 +71,49 @@ fn json_report_is_the_only_stdout_and_has_every_key() {
     assert!(first["error"].as_str().unwrap().contains("JSON"));
 }
 
+/// A build that writes reports each phase's wall and CPU, the commit's
+/// parts, and the CPU of each of its threads: one entry per thread of
+/// `-j`, so the serial share can be read on any machine.
+#[cfg(unix)]
+#[test]
+fn json_timings_give_each_phase_s_cpu_and_each_thread_s() {
+    for threads in ["1", "3"] {
+        let s = Scratch::new();
+        let r = s.build(&[&fixtures()], &["--full", "-j", threads]);
+        let t = &r["timings"];
+        for key in [
+            "discover_ms",
+            "parse_ms",
+            "commit_ms",
+            "discover_cpu_ms",
+            "parse_cpu_ms",
+            "commit_cpu_ms",
+            "flush_ms",
+            "merge_ms",
+            "merge_cpu_ms",
+            "groups_ms",
+        ] {
+            assert!(t[key].is_u64(), "{key}: {t}");
+        }
+        let workers = t["workers_cpu_ms"].as_array().unwrap();
+        assert_eq!(workers.len().to_string(), threads, "{t}");
+        assert!(workers.iter().all(serde_json::Value::is_u64), "{t}");
+        // The commit's parts are parts of it.
+        let part = |k: &str| t[k].as_u64().unwrap();
+        assert!(
+            part("flush_ms") + part("merge_ms") + part("groups_ms") <= part("commit_ms"),
+            "{t}"
+        );
+    }
+    // Nothing to do: no writer, no commit, no thread's work to report.
+    let s = Scratch::new();
+    s.build(&[&fixtures()], &[]);
+    let again = s.build(&[&fixtures()], &[]);
+    assert_eq!(again["files_indexed"], 0, "{again}");
+    assert!(again["timings"].get("merge_ms").is_none(), "{again}");
+    assert!(again["timings"].get("workers_cpu_ms").is_none(), "{again}");
+}
+
 #[test]
 fn quiet_prints_nothing() {
     let s = Scratch::new();

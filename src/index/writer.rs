@@ -890,7 +890,9 @@ impl IndexBuilder {
         now_ms: i64,
         roots: &[crate::discover::Location],
         after: &dyn Fn(&PiIndex, &tantivy::Searcher),
-    ) -> Result<BuildInfo, IndexError> {
+    ) -> Result<(BuildInfo, CommitPhases), IndexError> {
+        let started = std::time::Instant::now();
+        let mut phases = CommitPhases::default();
         let mut open: Vec<Open> = Vec::new();
         let mut held: Vec<PiDoc> = Vec::new();
         let mut poisoned = false;
@@ -945,6 +947,7 @@ impl IndexBuilder {
         if let Err(e) = written {
             return Err(self.abandon(e));
         }
+        phases.flush_ms = started.elapsed().as_millis() as u64;
         let dir = self.pi.dir.clone();
         let err = |e| tantivy_err(&dir, e);
         let withdrawn = self.withdrawn.get_mut().unwrap_or_else(|p| p.into_inner());
@@ -986,11 +989,17 @@ impl IndexBuilder {
         // The commit holds every document; a merge that fails after it
         // (a disk that filled up) only leaves its segments unmerged, for
         // the next build's merges.
+        let merging = std::time::Instant::now();
+        let merging_cpu = crate::cpu::process();
         let _ = self.writer.wait_merging_threads();
+        phases.merge_ms = merging.elapsed().as_millis() as u64;
+        phases.merge_cpu_ms = crate::cpu::ms_between(merging_cpu, crate::cpu::process());
         let searcher = self.pi.searcher()?;
         // What the caller derives from the commit (the copy groups),
         // while the write lock is still held.
+        let deriving = std::time::Instant::now();
         after(&self.pi, &searcher);
+        phases.after_ms = deriving.elapsed().as_millis() as u64;
         let sessions = TermQuery::new(
             Term::from_field_text(self.fields.doc_type, SESSION_DOC),
             IndexRecordOption::Basic,
@@ -999,8 +1008,24 @@ impl IndexBuilder {
         info.documents = searcher
             .search(&*super::all_messages(&self.fields), &Count)
             .map_err(err)? as u64;
-        Ok(info)
+        Ok((info, phases))
     }
+}
+
+/// Where a commit's time went ([`IndexBuilder::commit`]), for the build's
+/// report: the serial share of a build is read from these on any machine.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CommitPhases {
+    /// Writing out the segments still open, one thread each.
+    pub flush_ms: u64,
+    /// Waiting for the commit's merges ([`FewSegments`]), wall time.
+    pub merge_ms: u64,
+    /// CPU the process used while the merges ran (only they were
+    /// running), where the system tells it.
+    pub merge_cpu_ms: Option<u64>,
+    /// What the caller derived from the committed state (the copy
+    /// groups), with the write lock held.
+    pub after_ms: u64,
 }
 
 /// A session with at least this many documents is spread over every

@@ -92,6 +92,7 @@ fn run(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<BuildReport, BuildError> {
     let started = Instant::now();
+    let cpu_started = crate::cpu::process();
     let pool = parse_pool(opts.threads)?;
     let store = IndexStore::open_or_create(&opts.index_dir, opts.full)?;
     // A partial build of a new index, or of one built otherwise, would
@@ -115,6 +116,7 @@ fn run(
         || Indexed::read(&store, opts),
     );
     let discovered = Instant::now();
+    let cpu_discovered = crate::cpu::process();
     let indexed = indexed?;
     let groups_held = indexed.groups_held;
     let unsaved = indexed.unsaved.clone();
@@ -155,11 +157,14 @@ fn run(
     if plan.rebuild.is_none() {
         index.merge_small_segments_only();
     }
+    let workers_before = pool.broadcast(|_| crate::cpu::thread());
     let outcomes = match parse_and_index(&pool, &store, &index, &plan, &found, opts, progress) {
         Ok(outcomes) => outcomes,
         Err(e) => return Err(index.abandon(e).into()),
     };
     let parsed = Instant::now();
+    let cpu_parsed = crate::cpu::process();
+    let workers_after = pool.broadcast(|_| crate::cpu::thread());
     let mut report = planned_report(opts, &found, &plan);
     add_outcomes(&mut report, &found, outcomes);
 
@@ -173,7 +178,7 @@ fn run(
             crate::index::saved::groups::remove(&pi.dir);
         }
     };
-    let info: BuildInfo = index.commit(
+    let (info, phases): (BuildInfo, _) = index.commit(
         &opts.kinds.to_list(),
         now_ms(),
         &opts.locations,
@@ -181,6 +186,19 @@ fn run(
     )?;
     report.sessions = info.sessions;
     finish_report(&mut report, started, discovered, parsed, Some(committing));
+    let t = &mut report.timings;
+    t.discover_cpu_ms = crate::cpu::ms_between(cpu_started, cpu_discovered);
+    t.parse_cpu_ms = crate::cpu::ms_between(cpu_discovered, cpu_parsed);
+    t.commit_cpu_ms = crate::cpu::ms_between(cpu_parsed, crate::cpu::process());
+    t.flush_ms = Some(phases.flush_ms);
+    t.merge_ms = Some(phases.merge_ms);
+    t.merge_cpu_ms = phases.merge_cpu_ms;
+    t.groups_ms = Some(phases.after_ms);
+    t.workers_cpu_ms = workers_before
+        .into_iter()
+        .zip(workers_after)
+        .filter_map(|(a, b)| crate::cpu::ms_between(a, b))
+        .collect();
     Ok(report)
 }
 
@@ -438,6 +456,7 @@ fn finish_report(
         discover_ms: ms(discovered - started),
         parse_ms: ms(parsed - discovered),
         commit_ms: committing.map_or(0, |c| ms(c.elapsed())),
+        ..Timings::default()
     };
 }
 

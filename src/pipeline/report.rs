@@ -299,16 +299,46 @@ impl Serialize for Rebuild {
     }
 }
 
-/// Wall time per phase of a build, milliseconds.
+/// Wall time per phase of a build, and the CPU each used, milliseconds:
+/// a phase whose CPU is about its wall time ran on one thread. CPU times
+/// are left out where the system does not tell them ([`crate::cpu`]).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Timings {
     /// Walking the roots, and reading what the index holds of each file
     /// (side by side).
     pub discover_ms: u64,
-    /// Fingerprinting, parsing and queueing documents for the indexer.
+    /// Planning, then fingerprinting, parsing and indexing the files on
+    /// the build's threads.
     pub parse_ms: u64,
-    /// Committing: indexing what is still queued, writing segments, merging.
+    /// Committing: writing the last segments, the commit, its merges and
+    /// the copy groups.
     pub commit_ms: u64,
+    /// CPU of the discover phase, every thread together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discover_cpu_ms: Option<u64>,
+    /// CPU of the parse phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parse_cpu_ms: Option<u64>,
+    /// CPU of the commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_cpu_ms: Option<u64>,
+    /// Of the commit: writing out the segments still open (one thread
+    /// each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flush_ms: Option<u64>,
+    /// Of the commit: its merges, wall time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge_ms: Option<u64>,
+    /// Of the commit: the CPU of its merges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge_cpu_ms: Option<u64>,
+    /// Of the commit: saving the copy groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups_ms: Option<u64>,
+    /// CPU each of the build's threads used in the parse phase, in the
+    /// pool's order: how evenly the work was shared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workers_cpu_ms: Vec<u64>,
 }
 
 /// A failure that stops the build (as opposed to damage, which is reported).
