@@ -842,10 +842,20 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     version_2[..23].copy_from_slice(b"pi-index copy groups 2\n");
     version_2.extend_from_slice(&[0; 8]);
     let cut_bytes = current_bytes[..current_bytes.len() - 1].to_vec();
+    // Version 3: the same groups without the bits and their checksum.
+    let parts = Parts::of(&current_bytes);
+    let mut version_3 = b"pi-index copy groups 3\n".to_vec();
+    version_3.extend_from_slice(&current_bytes[23..parts.bits]);
+    version_3.extend_from_slice(&current_bytes[parts.leads..]);
+    // A bit changed: its checksum no longer holds.
+    let mut changed_bit = current_bytes.clone();
+    changed_bit[parts.bits] ^= 1;
     for (what, bytes) in [
         ("stale", Some(old)),
         ("cut", Some(cut_bytes)),
         ("version 2", Some(version_2)),
+        ("version 3", Some(version_3)),
+        ("a bit changed", Some(changed_bit)),
         ("none", None),
     ] {
         match bytes {
@@ -868,4 +878,57 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     let before = fs::metadata(&groups).unwrap().modified().unwrap();
     s.build(&[&forks_dir(), &corpus], &[]);
     assert_eq!(fs::metadata(&groups).unwrap().modified().unwrap(), before);
+
+    // A table that names documents the index does not hold (its bits
+    // and their checksum intact, so the file is opened): a hit's copies
+    // are looked up in it, found damaged, and the search merges at
+    // search time instead, with the same hits.
+    let mut damaged = current_bytes.clone();
+    for member in (parts.members..damaged.len()).step_by(8) {
+        damaged[member + 4..member + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    }
+    fs::write(&groups, &damaged).unwrap();
+    let with_damage = searched_with("damaged table");
+    assert!(
+        with_damage.0,
+        "a file of the state with its bits whole was not opened"
+    );
+    assert_eq!((current.1, &current.2), (with_damage.1, &with_damage.2));
+    let some_copies = |hits: &Value| {
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["copies"].as_array().is_some_and(|c| !c.is_empty()))
+    };
+    assert!(some_copies(&current.2), "no hit has copies to look up");
+}
+
+/// Where the parts of a copy groups file of version 4 begin: its bits
+/// (after the header of the index's state, flags and counts), its groups'
+/// table (after the bits and their checksum) and the members in it.
+struct Parts {
+    bits: usize,
+    leads: usize,
+    members: usize,
+}
+
+impl Parts {
+    fn of(bytes: &[u8]) -> Parts {
+        let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        assert!(bytes.starts_with(b"pi-index copy groups 4\n"));
+        // The magic, the count of segments, each one's id and counts.
+        let segments = word(23);
+        let head = 27 + 40 * segments;
+        let max_docs = (0..segments).map(|i| word(27 + 40 * i + 32));
+        let bits = head + 9;
+        let words: usize = max_docs.map(|m| m.div_ceil(64)).sum();
+        let leads = bits + 8 * words + 4;
+        let (n, m) = (word(head + 1), word(head + 5));
+        assert_eq!(bytes.len(), leads + 16 * n + 8 * m);
+        Parts {
+            bits,
+            leads,
+            members: leads + 16 * n,
+        }
+    }
 }
