@@ -844,9 +844,11 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     let cut_bytes = current_bytes[..current_bytes.len() - 1].to_vec();
     // Version 3: the same groups without the bits and their checksum.
     let parts = Parts::of(&current_bytes);
+    // Version 3: the same groups without the bits, their checksum and the
+    // sessions' names, and two counts fewer.
     let mut version_3 = b"pi-index copy groups 3\n".to_vec();
-    version_3.extend_from_slice(&current_bytes[23..parts.bits]);
-    version_3.extend_from_slice(&current_bytes[parts.leads..]);
+    version_3.extend_from_slice(&current_bytes[23..parts.bits - 8]);
+    version_3.extend_from_slice(&current_bytes[parts.leads..parts.sessions]);
     // A bit changed: its checksum no longer holds.
     let mut changed_bit = current_bytes.clone();
     changed_bit[parts.bits] ^= 1;
@@ -879,21 +881,10 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     s.build(&[&forks_dir(), &corpus], &[]);
     assert_eq!(fs::metadata(&groups).unwrap().modified().unwrap(), before);
 
-    // A table that names documents the index does not hold (its bits
-    // and their checksum intact, so the file is opened): a hit's copies
-    // are looked up in it, found damaged, and the search merges at
-    // search time instead, with the same hits.
-    let mut damaged = current_bytes.clone();
-    for member in (parts.members..damaged.len()).step_by(8) {
-        damaged[member + 4..member + 8].copy_from_slice(&u32::MAX.to_le_bytes());
-    }
-    fs::write(&groups, &damaged).unwrap();
-    let with_damage = searched_with("damaged table");
-    assert!(
-        with_damage.0,
-        "a file of the state with its bits whole was not opened"
-    );
-    assert_eq!((current.1, &current.2), (with_damage.1, &with_damage.2));
+    // A table that names documents the index does not hold, or sessions
+    // it does not have (its bits and their checksum intact, so the file
+    // is opened): a hit's copies are looked up in it, found damaged, and
+    // the search merges at search time instead, with the same hits.
     let some_copies = |hits: &Value| {
         hits.as_array()
             .unwrap()
@@ -901,15 +892,39 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
             .any(|h| h["copies"].as_array().is_some_and(|c| !c.is_empty()))
     };
     assert!(some_copies(&current.2), "no hit has copies to look up");
+    let mut no_documents = current_bytes.clone();
+    for member in (parts.members..parts.sessions).step_by(8) {
+        no_documents[member + 4..member + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    }
+    let mut no_sessions = current_bytes.clone();
+    for session in (parts.sessions..parts.names).step_by(24) {
+        no_sessions[session..session + 8].copy_from_slice(&[0; 8]);
+    }
+    for (what, bytes) in [("no documents", no_documents), ("no sessions", no_sessions)] {
+        fs::write(&groups, &bytes).unwrap();
+        let with_damage = searched_with(what);
+        assert!(
+            with_damage.0,
+            "{what}: a file with its bits whole was not opened"
+        );
+        assert_eq!(
+            (current.1, &current.2),
+            (with_damage.1, &with_damage.2),
+            "{what}"
+        );
+    }
 }
 
 /// Where the parts of a copy groups file of version 4 begin: its bits
-/// (after the header of the index's state, flags and counts), its groups'
-/// table (after the bits and their checksum) and the members in it.
+/// (after the header of the index's state, the flags and four counts),
+/// its groups' table (after the bits and their checksum), the members in
+/// it, the sessions they are in, and those sessions' names.
 struct Parts {
     bits: usize,
     leads: usize,
     members: usize,
+    sessions: usize,
+    names: usize,
 }
 
 impl Parts {
@@ -920,15 +935,20 @@ impl Parts {
         let segments = word(23);
         let head = 27 + 40 * segments;
         let max_docs = (0..segments).map(|i| word(27 + 40 * i + 32));
-        let bits = head + 9;
+        let bits = head + 17;
         let words: usize = max_docs.map(|m| m.div_ceil(64)).sum();
         let leads = bits + 8 * words + 4;
-        let (n, m) = (word(head + 1), word(head + 5));
-        assert_eq!(bytes.len(), leads + 16 * n + 8 * m);
+        let [n, m, s, h] = [1, 5, 9, 13].map(|at| word(head + at));
+        let members = leads + 16 * n;
+        let sessions = members + 8 * m;
+        let names = sessions + 24 * s;
+        assert_eq!(bytes.len(), names + h);
         Parts {
             bits,
             leads,
-            members: leads + 16 * n,
+            members,
+            sessions,
+            names,
         }
     }
 }

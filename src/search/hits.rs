@@ -208,10 +208,17 @@ fn ranked(
     for (score, addr) in ranked {
         let mut hit = snippets.hit(r, &mut reader, addr, score)?;
         if let Some(g) = &skip {
-            let Some(copies) = g.copies_of(searcher, addr).map_err(err)? else {
+            let sess_of = |a: DocAddress| -> Result<u64, IndexError> {
+                Ok(reader
+                    .columns(a.segment_ord)?
+                    .sess
+                    .first(a.doc_id)
+                    .unwrap_or(0))
+            };
+            let Some(copies) = g.copies_of(addr, sess_of)? else {
                 return Ok(None);
             };
-            hit.copies = super::copies::read_copies(r, searcher, &mut reader, &copies)?;
+            hit.copies = super::copies::saved_copies(r, searcher, &copies)?;
         }
         hits.push(hit);
     }

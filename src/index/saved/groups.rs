@@ -23,14 +23,16 @@
 //! as before. The file holds, for the segments of its state, whether
 //! every group's members agree on role, model and time (which filters
 //! may then be asked), each segment's bits of the members behind
-//! another and their checksum, and each group of two or more members,
-//! oldest first. It is read in place: most messages may be copies (a
-//! backup of the session folder indexed beside it), and a search then
-//! reads the bits of its matches and the groups of the hits it shows,
-//! where parsing the whole file would cost more than the search. A
-//! group whose table names what the index does not hold, or what the
-//! bits do not mark, is found when its hit is shown, and that search
-//! merges at search time instead.
+//! another and their checksum, each group of two or more members, oldest
+//! first, and the id and file of every session a member is in (what a
+//! hit prints of its copies, which would otherwise be a read of each
+//! copy's session record). It is read in place: most messages may be
+//! copies (a backup of the session folder indexed beside it), and a
+//! search then reads the bits of its matches and the groups of the hits
+//! it shows, where parsing the whole file would cost more than the
+//! search. A group whose table names what the index does not hold, what
+//! the bits do not mark or a session it does not list, is found when its
+//! hit is shown, and that search merges at search time instead.
 
 use std::path::{Path, PathBuf};
 
@@ -38,10 +40,10 @@ use tantivy::columnar::Column;
 use tantivy::query::{EnableScoring, Query};
 use tantivy::{DateTime, DocAddress, DocId, DocSet, Searcher, TERMINATED};
 
-use super::mark::{put_u32, write_whole};
+use super::mark::{put_u32, put_u64, write_whole};
 use crate::index::family::{Families, KeyMap};
 use crate::index::schema::RECENCY;
-use crate::index::{tantivy_err, IndexError, PiIndex};
+use crate::index::{tantivy_err, Fields, IndexError, PiIndex};
 
 /// The file's name in the index directory, and the name it is written
 /// under before it is whole.
@@ -50,7 +52,8 @@ pub const FILE: [&str; 2] = super::mark::GROUPS;
 /// Its first bytes. The version went to 3 when the file came to hold the
 /// groups alone (a file of version 2 has bytes after them), and to 4 when
 /// it came to be read in place: each segment's bits of the copies behind
-/// another, then the groups' table, looked up per hit.
+/// another, then the groups' table and the sessions' names, looked up per
+/// hit.
 const MAGIC: &[u8] = b"pi-index copy groups 4\n";
 
 /// What every group's members agree on, beyond words.
@@ -64,11 +67,13 @@ pub struct Uniform {
     pub time: bool,
 }
 
-/// Where each part of a file of `n` groups and `m` members lies, for
-/// segments of `max_docs` documents: after the header and its nine bytes
-/// of flags and counts, each segment's bits (a word per 64 documents),
-/// the checksum of all that, the leads (16 bytes each) and the members
-/// (8 bytes each), to the end. `None` when the sizes overflow.
+/// Where each part of a file lies, for segments of `max_docs` documents
+/// and the counts after its header: after the header and [`COUNTS`]
+/// bytes of flags and counts, each segment's bits (a word per 64
+/// documents), the checksum of all that, the leads (16 bytes each), the
+/// members (8 bytes each), the sessions the members are in (24 bytes
+/// each) and the bytes of their ids and paths, to the end. `None` when
+/// the sizes overflow.
 #[derive(Debug)]
 struct Layout {
     /// By segment ordinal: where its bits start, and how many words.
@@ -77,13 +82,28 @@ struct Layout {
     sum: usize,
     leads: usize,
     members: usize,
+    sessions: usize,
+    names: usize,
     /// The file's length.
     len: usize,
 }
 
+/// The bytes after the header: the flags, then the counts of groups,
+/// members behind their leads, sessions and bytes of names.
+const COUNTS: usize = 17;
+
+/// The counts after the header.
+#[derive(Clone, Copy, Debug)]
+struct Counts {
+    groups: u32,
+    members: u32,
+    sessions: u32,
+    names: u32,
+}
+
 impl Layout {
-    fn new(head: usize, max_docs: impl Iterator<Item = u32>, n: u32, m: u32) -> Option<Layout> {
-        let mut at = head.checked_add(9)?;
+    fn new(head: usize, max_docs: impl Iterator<Item = u32>, c: Counts) -> Option<Layout> {
+        let mut at = head.checked_add(COUNTS)?;
         let mut bits = Vec::new();
         for max_doc in max_docs {
             let words = (max_doc as usize).div_ceil(64);
@@ -92,13 +112,17 @@ impl Layout {
         }
         let sum = at;
         let leads = sum.checked_add(4)?;
-        let members = leads.checked_add((n as usize).checked_mul(16)?)?;
-        let len = members.checked_add((m as usize).checked_mul(8)?)?;
+        let members = leads.checked_add((c.groups as usize).checked_mul(16)?)?;
+        let sessions = members.checked_add((c.members as usize).checked_mul(8)?)?;
+        let names = sessions.checked_add((c.sessions as usize).checked_mul(24)?)?;
+        let len = names.checked_add(c.names as usize)?;
         Some(Layout {
             bits,
             sum,
             leads,
             members,
+            sessions,
+            names,
             len,
         })
     }
@@ -118,9 +142,10 @@ pub struct Groups {
     layout: Layout,
     /// Each segment's document count (an address past it is not one).
     max_docs: Vec<u32>,
-    /// How many groups, and how many members behind their leads.
+    /// How many groups, members behind their leads, and sessions.
     n: usize,
     m: usize,
+    sessions: usize,
     uniform: Uniform,
 }
 
@@ -135,9 +160,19 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
 }
 
-/// A hit's copies as the groups' table has them, or word that the table
+/// One copy of a hit, as the groups' table has it.
+#[derive(Debug)]
+pub(crate) struct Copy<'a> {
+    /// Its document.
+    pub addr: DocAddress,
+    /// Its session's id and file, as the session's record has them.
+    pub session_id: &'a str,
+    pub path: &'a str,
+}
+
+/// A hit's copies as the groups' table has them, or `None` when the table
 /// is damaged.
-pub(crate) type Copies = Option<Vec<(u64, DocAddress)>>;
+pub(crate) type Copies<'a> = Option<Vec<Copy<'a>>>;
 
 impl Groups {
     /// Whether no message has a copy (a search need not merge).
@@ -198,15 +233,19 @@ impl Groups {
     }
 
     /// The other copies of the message at `addr` (none unless it leads a
-    /// group), oldest first, with their sessions' keys: a binary search of
-    /// the leads, then the group's members. `None` when the table names
-    /// what the index does not hold or the bits do not agree with (a
-    /// damaged file: the search merges at search time instead).
-    pub(crate) fn copies_of(
+    /// group), oldest first, with their sessions' ids and files: a binary
+    /// search of the leads, then the group's members, each session's names
+    /// a binary search of the sessions. `None` when the table names what
+    /// the index does not hold or the bits do not agree with (a damaged
+    /// file: the search merges at search time instead).
+    /// `sess_of` gives a document's session key (from the reader's kept
+    /// columns: opening a column for each hit would cost more than the
+    /// lookups).
+    pub(crate) fn copies_of<E>(
         &self,
-        searcher: &Searcher,
         addr: DocAddress,
-    ) -> tantivy::Result<Copies> {
+        mut sess_of: impl FnMut(DocAddress) -> Result<u64, E>,
+    ) -> Result<Copies<'_>, E> {
         let key = (addr.segment_ord, addr.doc_id);
         // The first lead at or after `key`.
         let (mut lo, mut hi) = (0, self.n);
@@ -231,21 +270,50 @@ impl Groups {
             return Ok(None);
         }
         let mut out = Vec::with_capacity(count);
-        let mut sess: Option<(u32, Column<u64>)> = None;
         for i in first..first + count {
             let at = self.layout.members + 8 * i;
             let (ord, doc) = (u32_at(&self.bytes, at), u32_at(&self.bytes, at + 4));
             if !self.address(ord, doc) || !self.is_behind(ord, doc) {
                 return Ok(None);
             }
-            if sess.as_ref().is_none_or(|s| s.0 != ord) {
-                let col = searcher.segment_reader(ord).fast_fields().u64("sess")?;
-                sess = Some((ord, col));
-            }
-            let col = &sess.as_ref().expect("opened above").1;
-            out.push((col.first(doc).unwrap_or(0), DocAddress::new(ord, doc)));
+            let addr = DocAddress::new(ord, doc);
+            let Some((session_id, path)) = self.names(sess_of(addr)?) else {
+                return Ok(None);
+            };
+            out.push(Copy {
+                addr,
+                session_id,
+                path,
+            });
         }
         Ok(Some(out))
+    }
+
+    /// The id and file of the session with key `sess`, from the sessions'
+    /// table (`None` when it has no such session, or names outside the
+    /// file or not UTF-8).
+    fn names(&self, sess: u64) -> Option<(&str, &str)> {
+        let entry = |i: usize| self.layout.sessions + 24 * i;
+        let (mut lo, mut hi) = (0, self.sessions);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if u64_at(&self.bytes, entry(mid)) < sess {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo == self.sessions || u64_at(&self.bytes, entry(lo)) != sess {
+            return None;
+        }
+        let at = entry(lo) + 8;
+        let names = self.bytes.get(self.layout.names..)?;
+        let name = |k: usize| {
+            let from = u32_at(&self.bytes, at + 8 * k) as usize;
+            let len = u32_at(&self.bytes, at + 8 * k + 4) as usize;
+            std::str::from_utf8(names.get(from..from.checked_add(len)?)?).ok()
+        };
+        Some((name(0)?, name(1)?))
     }
 
     /// How many of the members that stand behind another match `query`:
@@ -273,7 +341,13 @@ impl Groups {
             let mut at = scorer.doc();
             while at != TERMINATED {
                 if at < behind {
-                    at = scorer.seek(behind);
+                    // A seek costs more than a step: near, a step or a
+                    // few reach it.
+                    at = if behind - at > 64 {
+                        scorer.seek(behind)
+                    } else {
+                        scorer.advance()
+                    };
                     continue;
                 }
                 if at > behind {
@@ -301,16 +375,26 @@ fn header(readers: &[tantivy::SegmentReader]) -> Vec<u8> {
     super::mark::mark(MAGIC, readers)
 }
 
-/// The layout of a file that starts with `bytes` (at least the header
-/// and the nine bytes after it) when it was written for the state of
-/// `readers`, whose header is `head`; `None` for another state.
+/// The counts of a file that starts with `bytes` (at least the header and
+/// the [`COUNTS`] bytes after it) when it was written for the state whose
+/// header is `head`; `None` for another state.
+fn counts(head: &[u8], bytes: &[u8]) -> Option<Counts> {
+    let c = bytes.strip_prefix(head)?.get(..COUNTS)?;
+    Some(Counts {
+        groups: u32_at(c, 1),
+        members: u32_at(c, 5),
+        sessions: u32_at(c, 9),
+        names: u32_at(c, 13),
+    })
+}
+
+/// The layout of a file that starts with `bytes` (see [`counts`]) when
+/// it was written for the state of `readers`, whose header is `head`.
 fn layout(head: &[u8], readers: &[tantivy::SegmentReader], bytes: &[u8]) -> Option<Layout> {
-    let counts = bytes.strip_prefix(head)?.get(..9)?;
     Layout::new(
         head.len(),
         readers.iter().map(|r| r.max_doc()),
-        u32_at(counts, 1),
-        u32_at(counts, 5),
+        counts(head, bytes)?,
     )
 }
 
@@ -329,7 +413,7 @@ fn holds_state(file: &Path, searcher: &Searcher) -> bool {
     use std::io::Read;
     let readers = searcher.segment_readers();
     let head = header(readers);
-    let mut read = vec![0u8; head.len() + 9];
+    let mut read = vec![0u8; head.len() + COUNTS];
     let Ok(mut f) = std::fs::File::open(file) else {
         return false;
     };
@@ -343,7 +427,7 @@ fn holds_state(file: &Path, searcher: &Searcher) -> bool {
         return false;
     }
     read.resize(layout.leads, 0);
-    f.read_exact(&mut read[head.len() + 9..]).is_ok() && sum_holds(&read, &layout)
+    f.read_exact(&mut read[head.len() + COUNTS..]).is_ok() && sum_holds(&read, &layout)
 }
 
 /// Whether the file beside `pi` was written for the state `searcher`
@@ -376,7 +460,7 @@ fn path(dir: &Path) -> PathBuf {
 /// beside the index (replacing the file atomically).
 pub fn save(pi: &PiIndex, searcher: &Searcher) -> Result<(), IndexError> {
     let families = Families::resolve(pi, searcher)?;
-    let bytes = encode(searcher, &families).map_err(|e| tantivy_err(&pi.dir, e))?;
+    let bytes = encode(searcher, &pi.fields, &families).map_err(|e| tantivy_err(&pi.dir, e))?;
     write_whole(&pi.dir, FILE, &bytes).map_err(|error| IndexError::Io {
         path: pi.dir.clone(),
         error,
@@ -390,7 +474,7 @@ pub fn remove(dir: &Path) {
 }
 
 /// The file's bytes for the state `searcher` shows.
-fn encode(searcher: &Searcher, families: &Families) -> tantivy::Result<Vec<u8>> {
+fn encode(searcher: &Searcher, fields: &Fields, families: &Families) -> tantivy::Result<Vec<u8>> {
     let readers = searcher.segment_readers();
     // Every member of a family with relatives, by family and copy key.
     let mut groups: KeyMap<(u64, u64), Vec<(u64, DocAddress)>> = KeyMap::default();
@@ -432,19 +516,34 @@ fn encode(searcher: &Searcher, families: &Families) -> tantivy::Result<Vec<u8>> 
     let uniform = uniform(searcher, &groups)?;
 
     let members: usize = groups.iter().map(|g| g.len() - 1).sum();
+    // The sessions the members are in, with their ids and files.
+    let mut keys: Vec<u64> = groups
+        .iter()
+        .flat_map(|g| g[1..].iter().map(|(s, _)| *s))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let names = session_names(searcher, fields, &keys)?;
+    let names_len: usize = names.iter().map(|(i, p)| i.len() + p.len()).sum();
+    let too_many = |_| tantivy::TantivyError::InvalidArgument("copy groups over 4 GB".into());
+    let counts = Counts {
+        groups: groups.len() as u32,
+        members: members as u32,
+        sessions: keys.len() as u32,
+        names: u32::try_from(names_len).map_err(too_many)?,
+    };
     let mut out = header(readers);
     let head = out.len();
-    let layout = Layout::new(
-        head,
-        readers.iter().map(|r| r.max_doc()),
-        groups.len() as u32,
-        members as u32,
-    )
-    .expect("the sizes of groups held in memory");
+    let layout = Layout::new(head, readers.iter().map(|r| r.max_doc()), counts)
+        .expect("the sizes of groups held in memory");
     out.resize(layout.leads, 0);
     out[head] = u8::from(uniform.role) | u8::from(uniform.model) << 1 | u8::from(uniform.time) << 2;
-    out[head + 1..head + 5].copy_from_slice(&(groups.len() as u32).to_le_bytes());
-    out[head + 5..head + 9].copy_from_slice(&(members as u32).to_le_bytes());
+    for (k, v) in [counts.groups, counts.members, counts.sessions, counts.names]
+        .into_iter()
+        .enumerate()
+    {
+        out[head + 1 + 4 * k..head + 5 + 4 * k].copy_from_slice(&v.to_le_bytes());
+    }
     // Each segment's bits: the members, which stand behind their lead.
     for g in &groups {
         for (_, a) in &g[1..] {
@@ -471,7 +570,85 @@ fn encode(searcher: &Searcher, families: &Families) -> tantivy::Result<Vec<u8>> 
             put_u32(&mut out, a.doc_id);
         }
     }
+    // The sessions by key, and where their names are.
+    let mut at = 0u32;
+    for (key, (id, path)) in keys.iter().zip(&names) {
+        put_u64(&mut out, *key);
+        for name in [id, path] {
+            put_u32(&mut out, at);
+            put_u32(&mut out, name.len() as u32);
+            at += name.len() as u32;
+        }
+    }
+    for (id, path) in &names {
+        out.extend_from_slice(id.as_bytes());
+        out.extend_from_slice(path.as_bytes());
+    }
     debug_assert_eq!(out.len(), layout.len);
+    Ok(out)
+}
+
+/// The id and file of each session of `keys` (sorted), as its record
+/// has them (empty when it has none): the record is the first living
+/// session document with the key, segment after segment, as
+/// [`PiIndex::stored_session`] finds it; its id and file are the terms of
+/// the two fields on it (raw terms, the whole value each). Read from the
+/// three fields' terms, not from the records, which would be a read of
+/// the document store per session.
+fn session_names(
+    searcher: &Searcher,
+    fields: &Fields,
+    keys: &[u64],
+) -> tantivy::Result<Vec<(String, String)>> {
+    use tantivy::schema::IndexRecordOption::Basic;
+    let mut out = vec![(String::new(), String::new()); keys.len()];
+    let mut found = vec![false; keys.len()];
+    for reader in searcher.segment_readers() {
+        let alive = |doc: DocId| reader.alive_bitset().is_none_or(|a| a.is_alive(doc));
+        // Each session document's id and file, by document.
+        let mut named: [KeyMap<DocId, String>; 2] = Default::default();
+        for (field, names) in [fields.session_id, fields.path].into_iter().zip(&mut named) {
+            let inv = reader.inverted_index(field)?;
+            let mut terms = inv.terms().stream()?;
+            while terms.advance() {
+                let Ok(name) = std::str::from_utf8(terms.key()) else {
+                    continue;
+                };
+                let mut postings = inv.read_postings_from_terminfo(terms.value(), Basic)?;
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    names.insert(doc, name.to_owned());
+                    doc = postings.advance();
+                }
+            }
+        }
+        let inv = reader.inverted_index(fields.session_key)?;
+        let mut terms = inv.terms().stream()?;
+        while terms.advance() {
+            let Ok(key) = <[u8; 8]>::try_from(terms.key()) else {
+                continue;
+            };
+            let Ok(i) = keys.binary_search(&u64::from_be_bytes(key)) else {
+                continue;
+            };
+            if found[i] {
+                continue;
+            }
+            let mut postings = inv.read_postings_from_terminfo(terms.value(), Basic)?;
+            let mut doc = postings.doc();
+            while doc != TERMINATED && !alive(doc) {
+                doc = postings.advance();
+            }
+            if doc != TERMINATED {
+                found[i] = true;
+                let [ids, paths] = &mut named;
+                out[i] = (
+                    ids.remove(&doc).unwrap_or_default(),
+                    paths.remove(&doc).unwrap_or_default(),
+                );
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -533,12 +710,13 @@ fn decode(bytes: memmap2::Mmap, searcher: &Searcher) -> Option<Groups> {
         return None;
     }
     let flags = bytes[head.len()];
-    let count = |at: usize| u32_at(&bytes, head.len() + at) as usize;
-    let (n, m) = (count(1), count(5));
+    let c = counts(&head, &bytes)?;
+    let (n, m, sessions) = (c.groups as usize, c.members as usize, c.sessions as usize);
     Some(Groups {
         max_docs: readers.iter().map(|r| r.max_doc()).collect(),
         n,
         m,
+        sessions,
         uniform: Uniform {
             role: flags & 1 != 0,
             model: flags & 2 != 0,
