@@ -601,6 +601,9 @@ fn session_names(
     keys: &[u64],
 ) -> tantivy::Result<Vec<(String, String)>> {
     use tantivy::schema::IndexRecordOption::Basic;
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut out = vec![(String::new(), String::new()); keys.len()];
     let mut found = vec![false; keys.len()];
     for reader in searcher.segment_readers() {
