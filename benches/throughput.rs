@@ -209,7 +209,10 @@ fn stages(c: &mut Criterion) {
                         w.add_documents(&SessionMeta::of(s, path), docs).unwrap();
                     })
                 });
-                (w.commit("none", 0, &[], &|_, _| {}).unwrap().documents, dir)
+                (
+                    w.commit("none", 0, &[], &|_, _| {}).unwrap().0.documents,
+                    dir,
+                )
             },
             criterion::BatchSize::PerIteration,
         )

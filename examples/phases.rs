@@ -86,6 +86,7 @@ fn main() {
             writer
                 .commit("none", 0, &[], &|_, _| {})
                 .expect("commit")
+                .0
                 .documents
         });
         drop(sessions);

@@ -394,6 +394,7 @@ fn run_shape(name: &str, sessions: &[(Session, String)], pool: &rayon::ThreadPoo
             writer
                 .commit("none", 0, &[], &|_, _| {})
                 .expect("commit")
+                .0
                 .documents
         }
         "lean" | "lean-nostore" | "lean-simple" => {

@@ -842,10 +842,22 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     version_2[..23].copy_from_slice(b"pi-index copy groups 2\n");
     version_2.extend_from_slice(&[0; 8]);
     let cut_bytes = current_bytes[..current_bytes.len() - 1].to_vec();
+    // Version 3: the same groups without the bits and their checksum.
+    let parts = Parts::of(&current_bytes);
+    // Version 3: the same groups without the bits, their checksum and the
+    // sessions' names, and two counts fewer.
+    let mut version_3 = b"pi-index copy groups 3\n".to_vec();
+    version_3.extend_from_slice(&current_bytes[23..parts.bits - 8]);
+    version_3.extend_from_slice(&current_bytes[parts.leads..parts.sessions]);
+    // A bit changed: its checksum no longer holds.
+    let mut changed_bit = current_bytes.clone();
+    changed_bit[parts.bits] ^= 1;
     for (what, bytes) in [
         ("stale", Some(old)),
         ("cut", Some(cut_bytes)),
         ("version 2", Some(version_2)),
+        ("version 3", Some(version_3)),
+        ("a bit changed", Some(changed_bit)),
         ("none", None),
     ] {
         match bytes {
@@ -868,4 +880,75 @@ fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_s
     let before = fs::metadata(&groups).unwrap().modified().unwrap();
     s.build(&[&forks_dir(), &corpus], &[]);
     assert_eq!(fs::metadata(&groups).unwrap().modified().unwrap(), before);
+
+    // A table that names documents the index does not hold, or sessions
+    // it does not have (its bits and their checksum intact, so the file
+    // is opened): a hit's copies are looked up in it, found damaged, and
+    // the search merges at search time instead, with the same hits.
+    let some_copies = |hits: &Value| {
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["copies"].as_array().is_some_and(|c| !c.is_empty()))
+    };
+    assert!(some_copies(&current.2), "no hit has copies to look up");
+    let mut no_documents = current_bytes.clone();
+    for member in (parts.members..parts.sessions).step_by(8) {
+        no_documents[member + 4..member + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    }
+    let mut no_sessions = current_bytes.clone();
+    for session in (parts.sessions..parts.names).step_by(24) {
+        no_sessions[session..session + 8].copy_from_slice(&[0; 8]);
+    }
+    for (what, bytes) in [("no documents", no_documents), ("no sessions", no_sessions)] {
+        fs::write(&groups, &bytes).unwrap();
+        let with_damage = searched_with(what);
+        assert!(
+            with_damage.0,
+            "{what}: a file with its bits whole was not opened"
+        );
+        assert_eq!(
+            (current.1, &current.2),
+            (with_damage.1, &with_damage.2),
+            "{what}"
+        );
+    }
+}
+
+/// Where the parts of a copy groups file of version 4 begin: its bits
+/// (after the header of the index's state, the flags and four counts),
+/// its groups' table (after the bits and their checksum), the members in
+/// it, the sessions they are in, and those sessions' names.
+struct Parts {
+    bits: usize,
+    leads: usize,
+    members: usize,
+    sessions: usize,
+    names: usize,
+}
+
+impl Parts {
+    fn of(bytes: &[u8]) -> Parts {
+        let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        assert!(bytes.starts_with(b"pi-index copy groups 4\n"));
+        // The magic, the count of segments, each one's id and counts.
+        let segments = word(23);
+        let head = 27 + 40 * segments;
+        let max_docs = (0..segments).map(|i| word(27 + 40 * i + 32));
+        let bits = head + 17;
+        let words: usize = max_docs.map(|m| m.div_ceil(64)).sum();
+        let leads = bits + 8 * words + 4;
+        let [n, m, s, h] = [1, 5, 9, 13].map(|at| word(head + at));
+        let members = leads + 16 * n;
+        let sessions = members + 8 * m;
+        let names = sessions + 24 * s;
+        assert_eq!(bytes.len(), names + h);
+        Parts {
+            bits,
+            leads,
+            members,
+            sessions,
+            names,
+        }
+    }
 }

@@ -286,15 +286,9 @@ pub(crate) fn read_copies(
     reader: &mut MessageReader<'_>,
     copies: &[(u64, DocAddress)],
 ) -> Result<Vec<CopyRef>, IndexError> {
-    use tantivy::schema::Value;
     let mut out = Vec::with_capacity(copies.len());
     for &(sess, addr) in copies {
-        let d: tantivy::TantivyDocument =
-            searcher.doc(addr).map_err(|e| tantivy_err(&r.pi.dir, e))?;
-        let line = d
-            .get_first(r.pi.fields.line)
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0);
+        let line = line_of(r, searcher, addr)?;
         let session = reader.session(sess)?;
         out.push(CopyRef {
             session_id: session
@@ -306,6 +300,35 @@ pub(crate) fn read_copies(
         });
     }
     Ok(out)
+}
+
+/// The copies of a hit as the copy groups the build saved name them
+/// (their sessions' ids and files from the file, not from the sessions'
+/// records), as printed.
+pub(crate) fn saved_copies(
+    r: &Reader,
+    searcher: &Searcher,
+    copies: &[crate::index::saved::groups::Copy<'_>],
+) -> Result<Vec<CopyRef>, IndexError> {
+    copies
+        .iter()
+        .map(|c| {
+            Ok(CopyRef {
+                session_id: c.session_id.to_owned(),
+                path: c.path.to_owned(),
+                line: line_of(r, searcher, c.addr)?,
+            })
+        })
+        .collect()
+}
+
+/// The line of the message at `addr`.
+fn line_of(r: &Reader, searcher: &Searcher, addr: DocAddress) -> Result<u64, IndexError> {
+    use tantivy::schema::Value;
+    let d: tantivy::TantivyDocument = searcher.doc(addr).map_err(|e| tantivy_err(&r.pi.dir, e))?;
+    Ok(d.get_first(r.pi.fields.line)
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0))
 }
 
 /// How many message documents are copies of a message an older session

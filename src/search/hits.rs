@@ -103,7 +103,26 @@ pub fn search(
     };
     let mut map = FieldMap::new(r, searcher)?;
     let compiled = compile(&req.query, &req.filters, &req.now, &mut map)?;
-    let query = compiled.query;
+    let saved = saved_groups(r, searcher, req, &compiled.constraints, &map);
+    match ranked(r, searcher, req, &compiled, saved)? {
+        Some(result) => Ok(result),
+        // The saved groups named a copy the index does not hold (a
+        // damaged file): merged at search time, as without the file.
+        None => Ok(ranked(r, searcher, req, &compiled, Saved::Unusable)?
+            .expect("merging at search time reads no saved groups")),
+    }
+}
+
+/// The page `req` asks for, its copies merged as `saved` says: `None`
+/// when the saved groups turn out damaged.
+fn ranked(
+    r: &Reader,
+    searcher: &Searcher,
+    req: &SearchRequest,
+    compiled: &super::query::Compiled,
+    saved: Saved,
+) -> Result<Option<SearchResult>, SearchError> {
+    let query: &dyn Query = &*compiled.query;
     let err = |e| SearchError::Index(tantivy_err(&r.pi.dir, e));
 
     // The cut at offset + limit is made in the final order, by the
@@ -117,7 +136,7 @@ pub fn search(
     // a message matches alike skips the copies behind each group's
     // oldest: the usual path, pruning and all (see super::groups).
     let mut skip = None;
-    let families = match saved_groups(r, searcher, req, &compiled.constraints, &map) {
+    let families = match saved {
         Saved::NoCopies => None,
         Saved::Skip(g) => {
             skip = Some(g);
@@ -127,9 +146,9 @@ pub fn search(
     };
     if let Some(families) = families {
         let (ranked, total) = super::copies::ranked(
-            r, searcher, &*query, req.sort, req.limit, req.offset, &families,
+            r, searcher, query, req.sort, req.limit, req.offset, &families,
         )?;
-        let mut snippets = HitMaker::new(r, searcher, &*query, req.snippet_chars)?;
+        let mut snippets = HitMaker::new(r, searcher, query, req.snippet_chars)?;
         let mut reader = MessageReader::new(r, searcher);
         let mut hits = Vec::with_capacity(ranked.len());
         for one in ranked {
@@ -137,24 +156,24 @@ pub fn search(
             hit.copies = super::copies::read_copies(r, searcher, &mut reader, &one.copies)?;
             hits.push(hit);
         }
-        return Ok(SearchResult {
+        return Ok(Some(SearchResult {
             hits,
             total,
             more: false,
-            warnings: compiled.warnings,
-        });
+            warnings: compiled.warnings.clone(),
+        }));
     }
     let top = TopDocs::with_limit(req.limit.max(1)).and_offset(req.offset);
     // The top hits and the total: in one pass over the matches, or,
     // for words that prune, the page through pruning and the count
     // from the query.
     let (mut ranked, total): (Vec<(f32, DocAddress)>, usize) = match req.sort {
-        Sort::Relevance if BestFirst::prunes(&*query) => {
+        Sort::Relevance if BestFirst::prunes(query) => {
             let k = req.offset.saturating_add(req.limit.max(1));
-            let top = best_first(searcher, &*query, k, skip.clone()).map_err(err)?;
+            let top = best_first(searcher, query, k, skip.clone()).map_err(err)?;
             let mut total = query.count(searcher).map_err(err)?;
             if let Some(g) = &skip {
-                total -= g.matching_behind(searcher, &*query).map_err(err)?;
+                total -= g.matching_behind(searcher, query).map_err(err)?;
             }
             let page = top.into_iter().skip(req.offset);
             (page.map(|(s, _, a)| (s, a)).collect(), total)
@@ -168,7 +187,7 @@ pub fn search(
                 ),
             );
             let (top, total) =
-                collect(searcher, &*query, (top.order_by(by), Count), &skip).map_err(err)?;
+                collect(searcher, query, (top.order_by(by), Count), &skip).map_err(err)?;
             let v = top.into_iter().map(|((s, _), a)| (s, a)).collect();
             (v, total)
         }
@@ -176,30 +195,39 @@ pub fn search(
             let oldest = sort == Sort::Oldest;
             let by = ByTime::new(req.offset.saturating_add(req.limit.max(1)), oldest)
                 .with_ranks(r.time_ranks(searcher, oldest)?);
-            let (top, total) = collect(searcher, &*query, by, &skip).map_err(err)?;
+            let (top, total) = collect(searcher, query, by, &skip).map_err(err)?;
             let page = top.into_iter().skip(req.offset);
             (page.map(|(_, a)| (0.0, a)).collect(), total)
         }
     };
     ranked.truncate(req.limit);
 
-    let mut snippets = HitMaker::new(r, searcher, &*query, req.snippet_chars)?;
+    let mut snippets = HitMaker::new(r, searcher, query, req.snippet_chars)?;
     let mut reader = MessageReader::new(r, searcher);
     let mut hits = Vec::with_capacity(ranked.len());
     for (score, addr) in ranked {
         let mut hit = snippets.hit(r, &mut reader, addr, score)?;
         if let Some(g) = &skip {
-            let copies = g.copies_of(searcher, addr).map_err(err)?;
-            hit.copies = super::copies::read_copies(r, searcher, &mut reader, &copies)?;
+            let sess_of = |a: DocAddress| -> Result<u64, IndexError> {
+                Ok(reader
+                    .columns(a.segment_ord)?
+                    .sess
+                    .first(a.doc_id)
+                    .unwrap_or(0))
+            };
+            let Some(copies) = g.copies_of(addr, sess_of)? else {
+                return Ok(None);
+            };
+            hit.copies = super::copies::saved_copies(r, searcher, &copies)?;
         }
         hits.push(hit);
     }
-    Ok(SearchResult {
+    Ok(Some(SearchResult {
         hits,
         total,
         more: false,
-        warnings: compiled.warnings,
-    })
+        warnings: compiled.warnings.clone(),
+    }))
 }
 
 /// Hits made from document addresses: the stored message and a snippet of
