@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{copy_dir, message, session_file, Scratch, WriterLock};
+use crate::util::{copy_dir, message, run, session_file, Scratch, WriterLock};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pi-index");
 const A: &str = "aaaa0001-0000-4000-8000-000000000001";
@@ -256,8 +256,8 @@ fn keys(v: &Value) -> Vec<String> {
 }
 
 #[test]
-fn python_sdk_lists_three_tools_with_schemas() {
-    let Some(py) = python("python_sdk_lists_three_tools_with_schemas") else {
+fn python_sdk_lists_four_tools_with_schemas() {
+    let Some(py) = python("python_sdk_lists_four_tools_with_schemas") else {
         return;
     };
     let s = Scratch::new();
@@ -275,7 +275,7 @@ fn python_sdk_lists_three_tools_with_schemas() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["search", "sessions", "show"]);
+    assert_eq!(names, ["search", "sessions", "show", "usage"]);
     let tool = |n: &str| c.tools.iter().find(|t| t["name"] == n).unwrap();
     let props = |n: &str| keys(&tool(n)["inputSchema"]["properties"]);
     assert_eq!(
@@ -301,6 +301,11 @@ fn python_sdk_lists_three_tools_with_schemas() {
     assert_eq!(tool("search")["inputSchema"]["required"], json!(["query"]));
     assert_eq!(tool("show")["inputSchema"]["required"], json!(["session"]));
     assert!(tool("sessions")["inputSchema"].get("required").is_none());
+    assert_eq!(
+        props("usage"),
+        ["cwd", "group", "limit", "model", "since", "timezone", "until"]
+    );
+    assert!(tool("usage")["inputSchema"].get("required").is_none());
     let limit = &tool("search")["inputSchema"]["properties"]["limit"];
     assert_eq!(
         (
@@ -1217,7 +1222,10 @@ fn pi_mcp_add_then_list_shows_the_server_connected() {
     assert_eq!(server["name"], "pi-index");
     assert_eq!(server["state"], "connected", "{server}");
     assert_eq!(server["enabled"], true);
-    assert_eq!(server["tools"], json!(["search", "sessions", "show"]));
+    assert_eq!(
+        server["tools"],
+        json!(["search", "sessions", "show", "usage"])
+    );
 }
 
 /// Pi in `--mode rpc`: JSON lines in and out.
@@ -1747,4 +1755,110 @@ fn python_sdk_over_the_team_database_each_answer_with_its_host() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["total"], 6);
     assert_eq!(v["database"], database);
+}
+
+/// The `usage` tool answers what `pi-index usage --json` prints: the same
+/// rows (the latest periods up to `limit`), the total of the range with
+/// each entry once, and what was left out; a bad group or limit is a tool
+/// error that says what to give.
+#[test]
+fn the_usage_tool_answers_as_the_command_line_does() {
+    let s = Scratch::new();
+    s.build(&[&repo().join("fixtures/usage")], &[]);
+    let call = |args: &str| {
+        run(s
+            .cmd()
+            .args([
+                "mcp",
+                "--no-refresh",
+                "--call",
+                "usage",
+                "--args",
+                args,
+                "--index",
+            ])
+            .arg(s.index()))
+    };
+    let cli = |args: &[&str]| -> Vec<Value> {
+        let out = run(s
+            .cmd()
+            .arg("usage")
+            .args(args)
+            .args(["--json", "--timezone", "UTC", "--index"])
+            .arg(s.index()));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        crate::util::json_lines(&out)
+    };
+    let tokens = [
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "total_tokens",
+    ];
+    for (group, args) in [
+        ("daily", r#"{"timezone":"UTC"}"#),
+        ("model", r#"{"group":"model","timezone":"UTC"}"#),
+        ("session", r#"{"group":"session","timezone":"UTC"}"#),
+    ] {
+        let out = call(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = cli(&[group]);
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(v["rows_total"], json!(want.len()), "{v}");
+        assert_eq!(rows.len(), want.len(), "{v}");
+        assert!(rows.len() >= 3, "{v}");
+        for (a, b) in rows.iter().zip(&want) {
+            for key in ["period", "session_id", "model", "models"] {
+                assert_eq!(a.get(key), b.get(key), "{key}: {a} {b}");
+            }
+            for key in tokens {
+                assert_eq!(a[key], b[key], "{key}: {a} {b}");
+            }
+            assert!((a["cost"].as_f64().unwrap() - b["cost"].as_f64().unwrap()).abs() < 1e-12);
+        }
+        assert!(!v["left_out"].as_array().unwrap().is_empty(), "{v}");
+    }
+    // The latest days when they are more than asked for.
+    let v: Value = serde_json::from_slice(&call(r#"{"timezone":"UTC","limit":2}"#).stdout).unwrap();
+    let days = cli(&["daily"]);
+    let latest: Vec<&Value> = days[days.len() - 2..]
+        .iter()
+        .map(|d| &d["period"])
+        .collect();
+    let got: Vec<&Value> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["period"])
+        .collect();
+    assert_eq!(got, latest, "{v}");
+    assert_eq!(v["rows_total"], json!(days.len()));
+    // Bad arguments are tool errors that say what to give.
+    for (args, says) in [
+        (
+            r#"{"group":"hourly"}"#,
+            "give daily, weekly, monthly, session, model or project",
+        ),
+        (r#"{"limit":51}"#, "the most one call returns"),
+        (r#"{"timezone":"Mars/Olympus"}"#, "IANA time zone"),
+    ] {
+        let out = call(args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "{args}: {text}");
+        assert!(text.contains(says), "{args}: {text}");
+    }
 }

@@ -12,7 +12,7 @@
 //!   the call is found by it), its reader kept open and reloaded after a
 //!   commit; or the team database (`--db`), read as it is at each call,
 //!   through the same read interface;
-//! - [`tools`]: the three tools' arguments, results and work, bounded
+//! - [`tools`]: the four tools' arguments, results and work, bounded
 //!   whatever the corpus;
 //! - [`stdio`] and [`http`]: the transports, in front of rmcp's, so that
 //!   every request gets an answer and none can exhaust the server

@@ -15,12 +15,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::tools::{
-    self, SearchArgs, SearchOutput, SessionsArgs, SessionsOutput, ShowArgs, ShowOutput,
+    self, SearchArgs, SearchOutput, SessionsArgs, SessionsOutput, ShowArgs, ShowOutput, UsageArgs,
+    UsageOutput,
 };
 use crate::live::Served;
 
 /// What the server tells a client about itself when it connects.
-const INSTRUCTIONS: &str = "pi-index searches every past session of the Pi coding agent on this machine (the user's saved conversations with the agent). Use `search` to find what was said or decided before (it returns messages with their session id and line), `show` with a session id and `around` = a hit's line to read that part of the conversation, and `sessions` to list sessions (newest first, or best match first with a query). The index is brought up to date before every call.";
+const INSTRUCTIONS: &str = "pi-index searches every past session of the Pi coding agent on this machine (the user's saved conversations with the agent). Use `search` to find what was said or decided before (it returns messages with their session id and line), `show` with a session id and `around` = a hit's line to read that part of the conversation, `sessions` to list sessions (newest first, or best match first with a query), and `usage` for what the sessions cost (tokens and dollars by day, week, month, session, model or project). The index is brought up to date before every call.";
 
 /// The MCP server: what it reads (the index kept fresh, or the team
 /// database) and the tools over it.
@@ -125,6 +126,23 @@ impl Server {
     async fn sessions(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
         self.run("sessions", args).await
     }
+
+    /// What past Pi sessions cost: tokens and dollars as Pi recorded them
+    /// with every model call, by day (default), week, month, session,
+    /// model or project, each entry of a family of forked sessions
+    /// counted once. Filter by time (`since`, `until`), directory (`cwd`)
+    /// and model. Returns the latest periods (or the costliest sessions,
+    /// models or projects) up to `limit`, the total of the whole range,
+    /// and how many entries could not be summed and why.
+    #[tool(
+        name = "usage",
+        input_schema = input::<UsageArgs>(),
+        output_schema = schema_for_output::<UsageOutput>(),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn usage(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        self.run("usage", args).await
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -174,8 +192,12 @@ fn call_value(served: &Served, tool: &str, args: JsonObject) -> Result<Value, St
             }
             out(tools::sessions(&served.snapshot()?, args))
         }
+        "usage" => {
+            let args: UsageArgs = tools::parse_args(tool, args)?;
+            out(tools::usage(&served.snapshot()?, args))
+        }
         other => Err(format!(
-            "no tool named {other:?}: the tools are search, show and sessions"
+            "no tool named {other:?}: the tools are search, show, sessions and usage"
         )),
     }
 }

@@ -1,4 +1,4 @@
-//! The three tools' arguments, results and work, apart from the protocol:
+//! The four tools' arguments, results and work, apart from the protocol:
 //! each takes its arguments as the client sent them (a JSON object) and
 //! what to read ([`Reading`]: the index as of one commit, or the team
 //! database), and returns the result object or the message of a tool
@@ -720,5 +720,224 @@ pub fn sessions(reading: &Reading, args: SessionsArgs) -> Result<SessionsOutput,
         warnings: warn,
         index: reading.refresh().cloned(),
         database: database(reading),
+    })
+}
+
+/// Rows `usage` returns when no limit is given: a month of days.
+pub const DEFAULT_USAGE_ROWS: u64 = 31;
+
+/// Arguments of `usage`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageArgs {
+    /// How to group: `daily` (the default), `weekly`, `monthly`,
+    /// `session`, `model` (`provider/model`) or `project` (the working
+    /// directory).
+    pub group: Option<String>,
+    /// Only what was spent at or after this time: `2026-03-01`, `today`,
+    /// `yesterday`, or an age such as `7d`, `12h`, `2w`.
+    pub since: Option<String>,
+    /// Only what was spent before this time.
+    pub until: Option<String>,
+    /// Only sessions that ran in this directory or below it.
+    pub cwd: Option<String>,
+    /// Only models whose `provider/model` contains this.
+    pub model: Option<String>,
+    /// The IANA time zone days, weeks and months are counted in
+    /// (`Europe/Paris`, `UTC`; default: the server's).
+    pub timezone: Option<String>,
+    /// How many rows: 1 to 50 (default 31): the latest periods, or the
+    /// sessions, models or projects that cost most.
+    #[serde(default)]
+    #[schemars(with = "Option<u64>", range(min = 1, max = 50), extend("default" = 31))]
+    pub limit: Option<Value>,
+}
+
+/// Result of `usage`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UsageOutput {
+    /// The rows: periods oldest first; sessions, models and projects by
+    /// cost, highest first.
+    pub rows: Vec<UsageRowOut>,
+    /// How many rows there are in all (`rows` holds the latest periods,
+    /// or the costliest, up to `limit`).
+    pub rows_total: u64,
+    /// Everything spent in the range, each entry of a family of forks
+    /// once (a fork's copies of its parent's entries are not counted
+    /// again).
+    pub total: SpentOut,
+    /// Entries left out of every sum, and why (a cost missing, negative,
+    /// not a number or absurd; an answer without usage).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+    /// How fresh the index was for this answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<Refresh>,
+}
+
+/// Tokens and dollars.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SpentOut {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Tokens read from the provider's cache.
+    pub cache_read: u64,
+    /// Tokens written to the provider's cache.
+    pub cache_write: u64,
+    /// The four summed.
+    pub total_tokens: u64,
+    /// Dollars, as Pi recorded them.
+    pub cost: f64,
+}
+
+/// One row of `usage`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UsageRowOut {
+    /// The period (`2026-03-01`, `2026-W09`, `2026-03`), for periods.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<String>,
+    /// The session's id (pass it to `show`), for sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The session's name, for sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The session's directory, for sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// `provider/model`, for models.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The working directory, for projects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// Tokens and cost (for a session: everything its file records, as
+    /// Pi's `/session` shows it).
+    #[serde(flatten)]
+    pub spent: SpentOut,
+    /// For a session: what it spent beyond the entries copied from the
+    /// session it was forked from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_cost: Option<f64>,
+    /// The models its entries name.
+    pub models: Vec<String>,
+}
+
+/// Entries left out of the sums for one reason.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LeftOut {
+    /// Why.
+    pub why: String,
+    /// How many.
+    pub entries: u64,
+}
+
+fn spent_out(s: &crate::read::usage::Spent) -> SpentOut {
+    SpentOut {
+        input: s.input,
+        output: s.output,
+        cache_read: s.cache_read,
+        cache_write: s.cache_write,
+        total_tokens: s.total_tokens,
+        cost: s.cost,
+    }
+}
+
+/// Run `usage`: what Pi cost, as `pi-index usage` reports it.
+pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> {
+    use crate::read::usage::{report, Grouping, UsageQuery};
+    let rows = match count("limit", &args.limit)?.unwrap_or(DEFAULT_USAGE_ROWS) {
+        0 => return Err("limit must be at least 1 (and at most 50)".into()),
+        n if n > MAX_LIMIT => {
+            return Err(format!(
+                "limit {n} is more than {MAX_LIMIT}, the most one call returns: narrow it with `since`, `until`, `cwd` or `model`"
+            ))
+        }
+        n => n as usize,
+    };
+    let grouping = match args.group.as_deref().unwrap_or("daily") {
+        "daily" => Grouping::Daily,
+        "weekly" => Grouping::Weekly,
+        "monthly" => Grouping::Monthly,
+        "session" => Grouping::Session,
+        "model" => Grouping::Model,
+        "project" => Grouping::Project,
+        other => {
+            return Err(format!(
+                "group {}: give daily, weekly, monthly, session, model or project",
+                shown(other)
+            ))
+        }
+    };
+    let tz = match args.timezone.as_deref() {
+        None => jiff::tz::TimeZone::system(),
+        Some(name) => jiff::tz::TimeZone::get(name).map_err(|e| {
+            format!(
+                "timezone {}: {e}: give an IANA time zone name (Europe/Paris, America/New_York) or UTC",
+                shown(name)
+            )
+        })?,
+    };
+    let now = Now::at(jiff::Timestamp::now().to_zoned_datetime(tz.clone()));
+    let when = |name: &str, v: &Option<String>| {
+        v.as_deref()
+            .map(|v| parse_when(v, &now).map_err(|e| format!("{name}: {e}")))
+            .transpose()
+    };
+    let q = UsageQuery {
+        grouping,
+        since_ms: when("since", &args.since)?,
+        until_ms: when("until", &args.until)?,
+        tz,
+        cwd: args.cwd.as_deref().map(normalize_dir),
+        models: args.model.iter().map(|m| m.to_lowercase()).collect(),
+        session: None,
+        family: None,
+    };
+    let data = reading.source().usage().map_err(|e| e.to_string())?;
+    let r = report(&data, &q);
+    let rows_total = r.rows.len() as u64;
+    // The latest periods; the costliest of the rest (already first).
+    let keep: Vec<_> = match grouping {
+        Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
+            let from = r.rows.len().saturating_sub(rows);
+            r.rows[from..].to_vec()
+        }
+        _ => r.rows.iter().take(rows).cloned().collect(),
+    };
+    let name = |s: Option<String>| s.map(|s| cut(&s, MAX_NAME_CHARS).0);
+    Ok(UsageOutput {
+        rows: keep
+            .into_iter()
+            .map(|row| UsageRowOut {
+                period: row.period.filter(|_| {
+                    matches!(
+                        grouping,
+                        Grouping::Daily | Grouping::Weekly | Grouping::Monthly
+                    )
+                }),
+                session_id: row.session_id,
+                name: name(row.name),
+                cwd: name(row.cwd),
+                model: row.model,
+                project: name(row.project),
+                spent: spent_out(&row.spent),
+                own_cost: row.own_cost,
+                models: row.models,
+            })
+            .collect(),
+        rows_total,
+        total: spent_out(&r.total),
+        left_out: r
+            .faults
+            .iter()
+            .map(|(f, n)| LeftOut {
+                why: f.as_str().to_owned(),
+                entries: *n,
+            })
+            .collect(),
+        index: reading.refresh().cloned(),
     })
 }
