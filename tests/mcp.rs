@@ -1058,7 +1058,7 @@ fn python_sdk_over_streamable_http() {
     );
     let _ = server.kill();
     let _ = server.wait();
-    assert_eq!(c.tools.len(), 3);
+    assert_eq!(c.tools.len(), 4);
     assert_eq!(set(lines(ok(&c.results[0]))), set(vec![at(C, 3), at(C, 4)]));
     assert_eq!(ok(&c.results[1])["session_id"], C);
     assert!(err(&c.results[2]).starts_with("limit 10000 is more than 50"));
