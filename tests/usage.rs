@@ -397,3 +397,50 @@ fn an_appended_answer_adds_its_usage_to_what_was_read_before() {
         money(&Value::Array(rows))
     );
 }
+
+/// Copies of one session (a backup beside the folder, files of one id)
+/// spend once: every fixture copied into a second folder leaves each
+/// day's and the whole total as they were, version 1 sessions (no entry
+/// ids, so no family inferred) included; each copy's own row still shows
+/// what its file records, and one of them spent it.
+#[test]
+fn a_backup_copy_of_the_sessions_spends_nothing_again() {
+    let (one, dir) = fixtures();
+    let (days, _) = usage(&one, &["daily"]);
+    let (sessions, _) = usage(&one, &["session"]);
+    let s = Scratch::new();
+    let (a, b) = (s.dir.path().join("a"), s.dir.path().join("backup"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d).unwrap();
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, d.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    s.build(&[&a, &b], &[]);
+    let (both, _) = usage(&s, &["daily"]);
+    assert_eq!(money(&Value::Array(both)), money(&Value::Array(days)));
+    let (rows, _) = usage(&s, &["session"]);
+    assert_eq!(rows.len(), 2 * sessions.len());
+    for once in &sessions {
+        let name = Path::new(once["path"].as_str().unwrap())
+            .file_name()
+            .unwrap();
+        let copies: Vec<&Value> = rows
+            .iter()
+            .filter(|r| Path::new(r["path"].as_str().unwrap()).file_name() == Some(name))
+            .collect();
+        assert_eq!(copies.len(), 2, "{name:?}");
+        for c in &copies {
+            assert!(
+                close(&c["cost"], once["cost"].as_f64().unwrap()),
+                "{c} {once}"
+            );
+        }
+        let own: f64 = copies.iter().map(|c| c["own_cost"].as_f64().unwrap()).sum();
+        assert!(
+            close(&json!(own), once["own_cost"].as_f64().unwrap()),
+            "{copies:?} {once}"
+        );
+    }
+}

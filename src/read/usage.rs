@@ -14,7 +14,7 @@
 //!
 //! A row with a [`Fault`] is never summed; the report counts the faults.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -219,14 +219,35 @@ impl Days {
     }
 }
 
-fn period(grouping: Grouping, d: jiff::civil::Date) -> String {
-    match grouping {
+/// A row's group: a period as a number that sorts as its name does (a
+/// row is grouped by it, and only each group's name is written), or a
+/// name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Period(i32),
+    Name(String),
+}
+
+fn period(grouping: Grouping, d: jiff::civil::Date) -> Key {
+    Key::Period(match grouping {
         Grouping::Weekly => {
             let w = d.iso_week_date();
-            format!("{:04}-W{:02}", w.year(), w.week())
+            i32::from(w.year()) * 100 + i32::from(w.week())
         }
-        Grouping::Monthly => format!("{:04}-{:02}", d.year(), d.month()),
-        _ => format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+        Grouping::Monthly => i32::from(d.year()) * 100 + i32::from(d.month()),
+        _ => (i32::from(d.year()) * 100 + i32::from(d.month())) * 100 + i32::from(d.day()),
+    })
+}
+
+/// The name of a group.
+fn key_name(grouping: Grouping, key: Key) -> String {
+    match key {
+        Key::Name(n) => n,
+        Key::Period(p) => match grouping {
+            Grouping::Weekly => format!("{:04}-W{:02}", p / 100, p % 100),
+            Grouping::Monthly => format!("{:04}-{:02}", p / 100, p % 100),
+            _ => format!("{:04}-{:02}-{:02}", p / 10000, p / 100 % 100, p % 100),
+        },
     }
 }
 
@@ -272,11 +293,29 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     };
     // Each family's sessions in family order; an entry counts at the
     // first that holds it.
-    let mut order: Vec<&SessionSpend> = data.sessions.iter().collect();
-    order.sort_by_key(|s| (s.family.unwrap_or(s.key), s.age));
+    // Files of one session id are copies of one session (a backup, a
+    // moved folder): Pi never gives two sessions one id. Where no family
+    // joins them (a version 1 session has no entry ids to infer one
+    // from), they are a group of their own, so that each entry counts
+    // once.
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    for s in &data.sessions {
+        *ids.entry(s.session_id.as_str()).or_default() += 1;
+    }
+    let group = |s: &SessionSpend| -> Option<u64> {
+        s.family.or_else(|| {
+            (ids.get(s.session_id.as_str()).copied().unwrap_or(0) > 1)
+                .then(|| crate::index::schema::session_key(&format!("id:{}", s.session_id)))
+        })
+    };
+    let mut order: Vec<(Option<u64>, &SessionSpend)> =
+        data.sessions.iter().map(|s| (group(s), s)).collect();
+    order.sort_by(|(ga, a), (gb, b)| {
+        (ga.unwrap_or(a.key), a.age, &a.path).cmp(&(gb.unwrap_or(b.key), b.age, &b.path))
+    });
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
     let mut total = Spent::default();
-    let mut groups: BTreeMap<String, (Spent, HashSet<u32>)> = BTreeMap::new();
+    let mut groups: BTreeMap<Key, (Spent, HashSet<u32>)> = BTreeMap::new();
     let mut sessions: Vec<UsageRow> = Vec::new();
     let mut days = Days {
         tz: q.tz.clone(),
@@ -284,10 +323,10 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     };
     let mut seen: HashSet<u64> = HashSet::new();
     let mut family = None;
-    for s in order {
-        if s.family != family || s.family.is_none() {
+    for (g, s) in order {
+        if g != family || g.is_none() {
             seen.clear();
-            family = s.family;
+            family = g;
         }
         let mut whole = Spent::default();
         let mut own = 0.0;
@@ -296,8 +335,8 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
         let kept = keep_session(s);
         for u in &s.rows {
-            // Only a family's sessions hold copies of each other's entries.
-            let first = s.family.is_none() || seen.insert(u.key);
+            // Only a group's sessions hold copies of each other's entries.
+            let first = g.is_none() || seen.insert(u.key);
             if !kept || !keep_row(u) {
                 continue;
             }
@@ -326,11 +365,11 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             total.add(u);
             let key = match q.grouping {
                 Grouping::Daily | Grouping::Weekly | Grouping::Monthly => match u.ts_ms {
-                    None => "unknown".to_owned(),
+                    None => Key::Name("unknown".to_owned()),
                     Some(t) => period(q.grouping, days.date(t)),
                 },
-                Grouping::Model => name(u.bucket),
-                Grouping::Project => s.cwd.clone().unwrap_or_else(|| "(unknown)".into()),
+                Grouping::Model => Key::Name(name(u.bucket)),
+                Grouping::Project => Key::Name(s.cwd.clone().unwrap_or_else(|| "(unknown)".into())),
                 Grouping::Session => continue,
             };
             let g = groups.entry(key).or_default();
@@ -373,6 +412,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         groups
             .into_iter()
             .map(|(key, (spent, buckets))| {
+                let key = key_name(q.grouping, key);
                 let mut models: Vec<String> = buckets.into_iter().map(name).collect();
                 models.sort();
                 let mut row = UsageRow {

@@ -10,6 +10,15 @@ use super::reader::Reader;
 use crate::index::{tantivy_err, IndexError};
 use crate::read::usage::{SessionSpend, UsageData};
 
+/// What a session's record gives a report.
+struct Read {
+    path: String,
+    session_id: String,
+    name: Option<String>,
+    cwd: Option<String>,
+    stored: crate::index::spent::Rows,
+}
+
 /// Every session's usage in the state `searcher` shows, read with its
 /// record (one stored value a session, [`crate::index::spent`]).
 pub fn usage_data(reader: &Reader, searcher: &Searcher) -> Result<UsageData, IndexError> {
@@ -27,48 +36,75 @@ pub fn usage_data(reader: &Reader, searcher: &Searcher) -> Result<UsageData, Ind
         .into_iter()
         .collect();
     addrs.sort_unstable();
-    let mut out = UsageData::default();
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    // Each segment's records read on a thread of their own (a record is
+    // a read of the document store, the most of a report's time), then
+    // numbered in address order.
+    let mut by_segment: Vec<Vec<tantivy::DocAddress>> = Vec::new();
     for a in addrs {
+        match by_segment.last_mut() {
+            Some(run) if run[0].segment_ord == a.segment_ord => run.push(a),
+            _ => by_segment.push(vec![a]),
+        }
+    }
+    let read = |a: tantivy::DocAddress| -> Result<Read, IndexError> {
         let d: tantivy::TantivyDocument = searcher.doc(a).map_err(err)?;
         let text = |field| {
             d.get_first(field)
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
         };
-        let path = text(f.path).unwrap_or_default();
-        let key = crate::index::schema::session_key(&path);
-        let stored = d
-            .get_first(f.usage)
-            .and_then(|v| v.as_str())
-            .and_then(crate::index::spent::Rows::decode)
-            .unwrap_or_default();
-        // The session's buckets, as the report numbers them.
-        let global: Vec<u32> = stored
-            .buckets
-            .iter()
-            .map(|b| {
-                let next = out.buckets.len() as u32;
-                *ids.entry(b.clone()).or_insert_with(|| {
-                    out.buckets.push(b.clone());
-                    next
-                })
-            })
-            .collect();
-        let mut rows = stored.rows;
-        for r in &mut rows {
-            r.bucket = global.get(r.bucket as usize).copied().unwrap_or(0);
-        }
-        out.sessions.push(SessionSpend {
-            key,
-            family: families.family_of(key),
-            age: families.age(key),
+        Ok(Read {
+            path: text(f.path).unwrap_or_default(),
             session_id: text(f.session_id).unwrap_or_default(),
             name: text(f.session_name),
             cwd: text(f.cwd),
-            path,
-            rows,
-        });
+            stored: d
+                .get_first(f.usage)
+                .and_then(|v| v.as_str())
+                .and_then(crate::index::spent::Rows::decode)
+                .unwrap_or_default(),
+        })
+    };
+    let segments: Vec<Result<Vec<Read>, IndexError>> = {
+        use rayon::prelude::*;
+        by_segment
+            .into_par_iter()
+            .map(|run| run.into_iter().map(read).collect())
+            .collect()
+    };
+    let mut out = UsageData::default();
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    for segment in segments {
+        for r in segment? {
+            let key = crate::index::schema::session_key(&r.path);
+            // The session's buckets, as the report numbers them.
+            let global: Vec<u32> = r
+                .stored
+                .buckets
+                .iter()
+                .map(|b| {
+                    let next = out.buckets.len() as u32;
+                    *ids.entry(b.clone()).or_insert_with(|| {
+                        out.buckets.push(b.clone());
+                        next
+                    })
+                })
+                .collect();
+            let mut rows = r.stored.rows;
+            for row in &mut rows {
+                row.bucket = global.get(row.bucket as usize).copied().unwrap_or(0);
+            }
+            out.sessions.push(SessionSpend {
+                key,
+                family: families.family_of(key),
+                age: families.age(key),
+                session_id: r.session_id,
+                name: r.name,
+                cwd: r.cwd,
+                path: r.path,
+                rows,
+            });
+        }
     }
     Ok(out)
 }
