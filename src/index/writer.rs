@@ -1018,7 +1018,7 @@ impl IndexBuilder {
 pub struct CommitPhases {
     /// Writing out the segments still open, one thread each.
     pub flush_ms: u64,
-    /// Waiting for the commit's merges ([`FewSegments`]), wall time.
+    /// Waiting for the commit's merges (into a few segments), wall time.
     pub merge_ms: u64,
     /// CPU the process used while the merges ran (only they were
     /// running), where the system tells it.
