@@ -1612,6 +1612,9 @@ fn serve_db_answers_with_the_cli_s_db_objects_each_with_its_host() {
         "{}",
         stats_page.body
     );
+    // The database holds no usage: the page says so, and charts none.
+    assert!(stats_page.body.contains("id=\"cost-none\""));
+    assert!(!stats_page.body.contains("chart-cost-days"));
 
     // Two at once: a host pushes while the server runs; its next request
     // reads it (the database is read at each request).
@@ -1832,4 +1835,80 @@ fn serve_says_which_agent_wrote_a_session_and_resumes_it_there() {
         "{}",
         pi.body
     );
+}
+
+/// The bars of the chart `id` of a page: each bar's label and value.
+fn chart_bars(body: &str, id: &str) -> Vec<(String, f64)> {
+    let start = body
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no {id}"));
+    let end = body[start..].find("</figure>").unwrap() + start;
+    body[start..end]
+        .split("<rect class=\"bar\"")
+        .skip(1)
+        .map(|r| {
+            let attr = |name: &str| {
+                let at = r.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+                r[at..at + r[at..].find('"').unwrap()].to_owned()
+            };
+            (attr("data-label"), attr("data-value").parse().unwrap())
+        })
+        .collect()
+}
+
+/// The stats page charts what Pi cost as `pi-index usage` counts it:
+/// cost and tokens per day over the 90 days to the last that spent
+/// (the fixtures' sessions are months old), cost per model and per
+/// project.
+#[test]
+fn serve_stats_charts_what_pi_cost_as_usage_counts_it() {
+    let s = Scratch::new();
+    s.build(&[&repo().join("fixtures/usage")], &[]);
+    let usage = |group: &str| -> Vec<Value> {
+        let out = crate::util::run(
+            s.cmd()
+                .args(["usage", group, "--json", "--timezone", "UTC", "--index"])
+                .arg(s.index()),
+        );
+        assert!(out.status.success());
+        crate::util::json_lines(&out)
+    };
+    let srv = Server::start(&s, &["--no-refresh"]);
+    let page = srv.get("/stats");
+    assert_eq!(page.status, 200);
+    let days = chart_bars(&page.body, "chart-cost-days");
+    assert_eq!(days.len(), 90);
+    let daily = usage("daily");
+    let last = daily.last().unwrap()["period"].as_str().unwrap();
+    assert_eq!(days[89].0, last);
+    // Every day that spent, at its cost; every other day nothing.
+    let mut spent = 0;
+    for (label, value) in &days {
+        match daily.iter().find(|d| d["period"] == label.as_str()) {
+            Some(d) => {
+                spent += 1;
+                assert!(
+                    (d["cost"].as_f64().unwrap() - value).abs() < 1e-9,
+                    "{label}"
+                );
+            }
+            None => assert_eq!(*value, 0.0, "{label}"),
+        }
+    }
+    assert!(spent >= 3, "{days:?}");
+    let tokens = chart_bars(&page.body, "chart-tokens-days");
+    let d = daily.iter().find(|d| d["period"] == last).unwrap();
+    assert_eq!(tokens[89].1, d["total_tokens"].as_f64().unwrap());
+    for (chart, group, key) in [
+        ("chart-cost-models", "model", "model"),
+        ("chart-cost-projects", "project", "project"),
+    ] {
+        let bars = chart_bars(&page.body, chart);
+        let rows = usage(group);
+        assert_eq!(bars.len(), rows.len().min(10), "{chart}");
+        for ((label, value), row) in bars.iter().zip(&rows) {
+            assert_eq!(label, row[key].as_str().unwrap());
+            assert!((row["cost"].as_f64().unwrap() - value).abs() < 1e-9);
+        }
+    }
 }

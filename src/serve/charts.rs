@@ -8,26 +8,32 @@ use maud::{html, Markup};
 /// Vertical bars, one per value, left to right (messages per day): the
 /// first and last labels under the axis, the largest value beside it.
 pub fn columns(title: &str, bars: &[(String, u64)]) -> Markup {
+    let bars: Vec<(String, f64)> = bars.iter().map(|(l, n)| (l.clone(), *n as f64)).collect();
+    columns_of(title, &bars, &|n| format!("{n}"))
+}
+
+/// [`columns`] of any amounts, each written by `show` (dollars, say).
+pub fn columns_of(title: &str, bars: &[(String, f64)], show: &dyn Fn(f64) -> String) -> Markup {
     let (w, h, pad) = (720.0_f64, 160.0_f64, 24.0_f64);
-    let most = bars.iter().map(|b| b.1).max().unwrap_or(0);
-    let max = most.max(1) as f64;
+    let most = bars.iter().map(|b| b.1).fold(0.0, f64::max);
+    let max = if most > 0.0 { most } else { 1.0 };
     let step = if bars.is_empty() {
         w
     } else {
         w / bars.len() as f64
     };
-    let total: u64 = bars.iter().map(|b| b.1).sum();
+    let total: f64 = bars.iter().map(|b| b.1).sum();
     html! {
         figure.chart {
-            figcaption { (title) " (" (total) " in all, at most " (most) " a day)" }
+            figcaption { (title) " (" (show(total)) " in all, at most " (show(most)) " a day)" }
             svg.columns xmlns="http://www.w3.org/2000/svg" viewBox={"0 0 " (w) " " (h + pad)} role="img" aria-label=(title) {
                 line.axis x1="0" y1=(h) x2=(w) y2=(h) {}
                 @for (i, (label, n)) in bars.iter().enumerate() {
-                    @let bh = (*n as f64 / max) * (h - 4.0);
+                    @let bh = (*n / max) * (h - 4.0);
                     rect.bar x=(format!("{:.2}", i as f64 * step + 0.5)) y=(format!("{:.2}", h - bh))
                         width=(format!("{:.2}", (step - 1.0).max(0.5))) height=(format!("{:.2}", bh))
                         data-label=(label) data-value=(n) {
-                        title { (label) ": " (n) }
+                        title { (label) ": " (show(*n)) }
                     }
                 }
                 @if let (Some(first), Some(last)) = (bars.first(), bars.last()) {
@@ -42,9 +48,16 @@ pub fn columns(title: &str, bars: &[(String, u64)]) -> Markup {
 /// Horizontal bars with their labels (sessions per directory, messages
 /// per model), largest first as given.
 pub fn rows(title: &str, bars: &[(String, u64)]) -> Markup {
+    let bars: Vec<(String, f64)> = bars.iter().map(|(l, n)| (l.clone(), *n as f64)).collect();
+    rows_of(title, &bars, &|n| format!("{n}"))
+}
+
+/// [`rows`] of any amounts, each written by `show`.
+pub fn rows_of(title: &str, bars: &[(String, f64)], show: &dyn Fn(f64) -> String) -> Markup {
     let row = 22.0_f64;
     let (w, label_w) = (720.0_f64, 300.0_f64);
-    let max = bars.iter().map(|b| b.1).max().unwrap_or(0).max(1) as f64;
+    let most = bars.iter().map(|b| b.1).fold(0.0, f64::max);
+    let max = if most > 0.0 { most } else { 1.0 };
     let h = row * bars.len().max(1) as f64;
     html! {
         figure.chart {
@@ -55,13 +68,13 @@ pub fn rows(title: &str, bars: &[(String, u64)]) -> Markup {
                 }
                 @for (i, (label, n)) in bars.iter().enumerate() {
                     @let y = i as f64 * row;
-                    @let bw = (*n as f64 / max) * (w - label_w - 60.0);
+                    @let bw = (*n / max) * (w - label_w - 60.0);
                     text.label x=(label_w - 8.0) y=(y + 15.0) text-anchor="end" { (cut(label, 42)) }
                     rect.bar x=(label_w) y=(y + 3.0) width=(format!("{:.2}", bw.max(1.0))) height=(row - 6.0)
                         data-label=(label) data-value=(n) {
-                        title { (label) ": " (n) }
+                        title { (label) ": " (show(*n)) }
                     }
-                    text.value x=(format!("{:.2}", label_w + bw.max(1.0) + 6.0)) y=(y + 15.0) { (n) }
+                    text.value x=(format!("{:.2}", label_w + bw.max(1.0) + 6.0)) y=(y + 15.0) { (show(*n)) }
                 }
             }
         }

@@ -535,11 +535,15 @@ pub async fn stats(State(app): State<Arc<App>>) -> Response {
 }
 
 fn stats_page(app: &App) -> Page {
-    let numbers = app.reading().and_then(|reading| api::numbers(&reading));
-    let (stats, activity) = match numbers {
+    let reading = match app.reading() {
+        Ok(r) => r,
+        Err(f) => return failure_page(app, &f),
+    };
+    let (stats, activity) = match api::numbers(&reading) {
         Ok(n) => n,
         Err(f) => return failure_page(app, &f),
     };
+    let spent = cost_charts(&reading);
     let Stats {
         place,
         hosts,
@@ -593,6 +597,85 @@ fn stats_page(app: &App) -> Page {
         @if hosts.is_some() {
             div #chart-hosts { (charts::rows("Sessions per host", &per_host)) }
         }
+        (spent)
     };
     (StatusCode::OK, layout("Stats", app, body))
+}
+
+/// Days the cost charts show: the last this many days that recorded
+/// usage, whenever that was (an index of old sessions is charted too).
+const COST_DAYS: i32 = 90;
+
+/// The stats page's charts of what Pi cost (`pi-index usage`'s numbers,
+/// each entry of a family once, days in UTC): cost and tokens per day
+/// over the [`COST_DAYS`] days up to the last that spent, cost per model
+/// and per project; or why there are none.
+fn cost_charts(reading: &crate::live::Reading) -> Markup {
+    use crate::read::usage::{report, Grouping, UsageQuery};
+    let source = reading.source();
+    if !source.capabilities().usage {
+        return html! {
+            h2 { "What Pi cost" }
+            p.note #cost-none { "The team database holds no usage yet: `pi-index usage` on each host reads its own index." }
+        };
+    }
+    let data = match source.usage() {
+        Ok(d) => d,
+        Err(e) => return html! { h2 { "What Pi cost" } p.note #cost-none { (e.to_string()) } },
+    };
+    let query = |grouping| UsageQuery {
+        grouping,
+        since_ms: None,
+        until_ms: None,
+        tz: jiff::tz::TimeZone::UTC,
+        cwd: None,
+        models: Vec::new(),
+        session: None,
+        family: None,
+    };
+    let daily = report(&data, &query(Grouping::Daily));
+    let by_day: std::collections::HashMap<jiff::civil::Date, (f64, f64)> = daily
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let d: jiff::civil::Date = r.period.as_deref()?.parse().ok()?;
+            Some((d, (r.spent.cost, r.spent.total_tokens as f64)))
+        })
+        .collect();
+    let Some(last) = by_day.keys().max().copied() else {
+        return html! { h2 { "What Pi cost" } p.note #cost-none { "No session recorded usage." } };
+    };
+    let mut day = last
+        .checked_sub(jiff::Span::new().days(COST_DAYS - 1))
+        .unwrap_or(last);
+    let (mut cost, mut tokens) = (Vec::new(), Vec::new());
+    while day <= last {
+        let (c, t) = by_day.get(&day).copied().unwrap_or((0.0, 0.0));
+        cost.push((day.to_string(), c));
+        tokens.push((day.to_string(), t));
+        match day.tomorrow() {
+            Ok(next) => day = next,
+            Err(_) => break,
+        }
+    }
+    let top = |grouping, label: fn(&crate::read::usage::UsageRow) -> Option<String>| {
+        report(&data, &query(grouping))
+            .rows
+            .iter()
+            .take(10)
+            .map(|r| (label(r).unwrap_or_default(), r.spent.cost))
+            .collect::<Vec<_>>()
+    };
+    let models = top(Grouping::Model, |r| r.model.clone());
+    let projects = top(Grouping::Project, |r| r.project.clone());
+    let dollars = |n: f64| format!("${n:.2}");
+    let count = |n: f64| format!("{n}");
+    html! {
+        h2 { "What Pi cost" }
+        p { "As " code { "pi-index usage" } " counts it: each entry of a family of forks once, days in UTC." }
+        div #chart-cost-days { (charts::columns_of("Cost per day, the 90 days to the last that spent (UTC)", &cost, &dollars)) }
+        div #chart-tokens-days { (charts::columns_of("Tokens per day", &tokens, &count)) }
+        div #chart-cost-models { (charts::rows_of("Cost per model", &models, &dollars)) }
+        div #chart-cost-projects { (charts::rows_of("Cost per project", &projects, &dollars)) }
+    }
 }
