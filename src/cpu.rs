@@ -69,8 +69,8 @@ mod tests {
     #[test]
     fn work_on_a_thread_shows_in_its_clock_and_the_process_s() {
         let (p0, t0) = (process().unwrap(), thread().unwrap());
-        // Spin until the thread's own clock moves by at least 20 ms of
-        // CPU: no sleep counts, only work.
+        // Spin until the thread's own clock has moved by a fixed amount
+        // of CPU: no sleep counts, only work.
         let mut x = 0u64;
         while thread().unwrap() - t0 < Duration::from_millis(20) {
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);

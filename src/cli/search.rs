@@ -155,8 +155,8 @@ pub fn run(args: SearchArgs, index_dir: &Path) -> anyhow::Result<std::process::E
         filters,
         sort,
         // No search returns more hits than the source has: counts past
-        // that are clamped by the source, so none is allocated for (`-n
-        // 4000000000` once asked for 64 GB).
+        // that are clamped by the source, so none is allocated for
+        // ([docs/performance.md](../../docs/performance.md#hostile-input)).
         limit: args.limit,
         offset: args.offset,
         snippet_chars: 160,

@@ -24,7 +24,7 @@ use crate::pi::{Agent, Document, Edited, Role};
 /// once read (tantivy keeps 100).
 ///
 /// The index stores documents uncompressed, so reading a block is a copy
-/// of its 16 KB out of the mapped file into a new buffer. A cache that
+/// of the block out of the mapped file into a new buffer. A cache that
 /// keeps every block read keeps every such buffer: a fresh-process search
 /// touches new heap pages for each
 /// ([docs/performance.md](../../docs/performance.md#local-search)), where one

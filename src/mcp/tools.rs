@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::live::{Reading, Refresh};
+use crate::read::usage::Spent;
 use crate::read::{
     ReadError, SearchRequest, SearchResult, SessionList, SessionQuery, SessionRow, StoredDoc,
 };
@@ -765,7 +766,7 @@ pub struct UsageOutput {
     /// Everything spent in the range, each entry of a family of forks
     /// once (a fork's copies of its parent's entries are not counted
     /// again).
-    pub total: SpentOut,
+    pub total: Spent,
     /// Entries left out of every sum, and why (a cost missing, negative,
     /// not a number or absurd; an answer without usage).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -773,23 +774,6 @@ pub struct UsageOutput {
     /// How fresh the index was for this answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<Refresh>,
-}
-
-/// Tokens and dollars.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SpentOut {
-    /// Input tokens.
-    pub input: u64,
-    /// Output tokens.
-    pub output: u64,
-    /// Tokens read from the provider's cache.
-    pub cache_read: u64,
-    /// Tokens written to the provider's cache.
-    pub cache_write: u64,
-    /// The four summed.
-    pub total_tokens: u64,
-    /// Dollars, as Pi recorded them.
-    pub cost: f64,
 }
 
 /// One row of `usage`.
@@ -816,7 +800,7 @@ pub struct UsageRowOut {
     /// Tokens and cost (for a session: everything its file records, as
     /// Pi's `/session` shows it).
     #[serde(flatten)]
-    pub spent: SpentOut,
+    pub spent: Spent,
     /// For a session: what it spent beyond the entries copied from the
     /// session it was forked from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -832,17 +816,6 @@ pub struct LeftOut {
     pub why: String,
     /// How many.
     pub entries: u64,
-}
-
-fn spent_out(s: &crate::read::usage::Spent) -> SpentOut {
-    SpentOut {
-        input: s.input,
-        output: s.output,
-        cache_read: s.cache_read,
-        cache_write: s.cache_write,
-        total_tokens: s.total_tokens,
-        cost: s.cost,
-    }
 }
 
 /// Run `usage`: what Pi cost, as `pi-index usage` reports it.
@@ -923,13 +896,13 @@ pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> 
                 cwd: name(row.cwd),
                 model: row.model,
                 project: name(row.project),
-                spent: spent_out(&row.spent),
+                spent: row.spent,
                 own_cost: row.own_cost,
                 models: row.models,
             })
             .collect(),
         rows_total,
-        total: spent_out(&r.total),
+        total: r.total,
         left_out: r
             .faults
             .iter()

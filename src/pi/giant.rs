@@ -38,8 +38,9 @@ use super::Kinds;
 /// build of a file of them, cost several times more memory
 /// ([docs/performance.md](../../docs/performance.md#lines-of-hundreds-of-megabytes)).
 /// It is far above any message a person writes or Pi's own tools return
-/// (they cut their output at 50 KB), and bounds pasted logs and other
-/// tools' output, whose first MiB is indexed and the cut reported. Lines longer than this are read
+/// (they cut their output far below it), and bounds pasted logs and
+/// other tools' output, whose first MiB is indexed and the cut reported.
+/// Lines longer than this are read
 /// by `reduce` rather than parsed whole: such a line cannot yield a larger
 /// document either way.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;

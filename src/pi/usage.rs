@@ -24,6 +24,8 @@
 
 use std::sync::Arc;
 
+use super::skim::{skip_value_at, skip_ws};
+
 /// The most one entry is believed to cost, in dollars: a value past it is
 /// a fault of the file, not money spent.
 pub const MAX_ENTRY_COST: f64 = 1e6;
@@ -347,7 +349,6 @@ pub fn locate(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
 /// The value at `path` in the line's object, walked: strings skipped
 /// whole, the keys of the open objects kept.
 fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
-    use super::skim::{skip_value_at, skip_ws};
     if line.first() != Some(&b'{') {
         return None;
     }
@@ -464,7 +465,7 @@ fn closes(line: &[u8], mut i: usize, levels: i32) -> bool {
     let mut depth = 0i32;
     while i < line.len() {
         match line[i] {
-            b'"' => match skip_small(line, i) {
+            b'"' => match skip_value_at(line, i) {
                 Some(j) => {
                     i = j;
                     continue;
@@ -478,61 +479,6 @@ fn closes(line: &[u8], mut i: usize, levels: i32) -> bool {
         i += 1;
     }
     depth == -levels
-}
-
-/// Index just past the JSON value at `b[i]`, for small values: a plain
-/// loop over the bytes.
-fn skip_small(b: &[u8], i: usize) -> Option<usize> {
-    /// Just past the string whose opening quote is at `j`.
-    fn string(b: &[u8], mut j: usize) -> Option<usize> {
-        j += 1;
-        loop {
-            match *b.get(j)? {
-                b'\\' => j += 2,
-                b'"' => return Some(j + 1),
-                _ => j += 1,
-            }
-        }
-    }
-    match *b.get(i)? {
-        b'"' => string(b, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match *b.get(j)? {
-                    b'"' => {
-                        j = string(b, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        // A number or a literal: up to what ends it.
-        _ => {
-            let n = b[i..]
-                .iter()
-                .position(|&c| matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace())?;
-            Some(i + n)
-        }
-    }
-}
-
-#[inline]
-fn ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && b[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    i
 }
 
 /// Powers of ten a double holds exactly.
@@ -822,7 +768,7 @@ fn value(b: &[u8], i: usize) -> Option<(Val, usize)> {
             Some((Val::Num(n), n.end))
         }
         b'n' if b[i..].starts_with(b"null") => Some((Val::Null, i + 4)),
-        _ => Some((Val::Other, skip_small(b, i)?)),
+        _ => Some((Val::Other, skip_value_at(b, i)?)),
     }
 }
 
@@ -837,7 +783,7 @@ fn object(
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    let mut i = ws(b, i + 1);
+    let mut i = skip_ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
         return Some(i + 1);
     }
@@ -850,14 +796,14 @@ fn object(
             return None;
         }
         let key = &b[i + 1..close];
-        i = ws(b, close + 1);
+        i = skip_ws(b, close + 1);
         if b.get(i) != Some(&b':') {
             return None;
         }
-        i = each(key, ws(b, i + 1))?;
-        i = ws(b, i);
+        i = each(key, skip_ws(b, i + 1))?;
+        i = skip_ws(b, i);
         match b.get(i)? {
-            b',' => i = ws(b, i + 1),
+            b',' => i = skip_ws(b, i + 1),
             b'}' => return Some(i + 1),
             _ => return None,
         }
@@ -894,7 +840,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
                         b"output" => 2,
                         b"cacheRead" => 3,
                         b"cacheWrite" => 4,
-                        _ => return skip_small(b, at),
+                        _ => return skip_value_at(b, at),
                     };
                     let (v, end) = value(b, at)?;
                     match v {
@@ -912,7 +858,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
                     Some(end)
                 });
             }
-            _ => return skip_small(b, at),
+            _ => return skip_value_at(b, at),
         };
         let (v, end) = value(b, at)?;
         match v {
@@ -941,7 +887,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
 /// The `usage` object `b` (its bytes, as written) read, or why it cannot
 /// be summed; a value that is not an object is an entry without usage.
 pub fn parse(b: &[u8]) -> (Usage, Option<Fault>) {
-    match parse_at(b, ws(b, 0)) {
+    match parse_at(b, skip_ws(b, 0)) {
         Some((u, f, _)) => (u, f),
         None => (Usage::default(), Some(Fault::NoUsage)),
     }

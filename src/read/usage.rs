@@ -61,7 +61,7 @@ pub struct UsageQuery {
 }
 
 /// Tokens and money.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Spent {
     /// Input tokens.
     pub input: u64,
@@ -225,6 +225,7 @@ impl Days {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Key {
     Period(i32),
+    Bucket(u32),
     Name(String),
 }
 
@@ -240,9 +241,10 @@ fn period(grouping: Grouping, d: jiff::civil::Date) -> Key {
 }
 
 /// The name of a group.
-fn key_name(grouping: Grouping, key: Key) -> String {
+fn key_name(grouping: Grouping, key: Key, bucket: &dyn Fn(u32) -> String) -> String {
     match key {
         Key::Name(n) => n,
+        Key::Bucket(b) => bucket(b),
         Key::Period(p) => match grouping {
             Grouping::Weekly => format!("{:04}-W{:02}", p / 100, p % 100),
             Grouping::Monthly => format!("{:04}-{:02}", p / 100, p % 100),
@@ -368,7 +370,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                     None => Key::Name("unknown".to_owned()),
                     Some(t) => period(q.grouping, days.date(t)),
                 },
-                Grouping::Model => Key::Name(name(u.bucket)),
+                Grouping::Model => Key::Bucket(u.bucket),
                 Grouping::Project => Key::Name(s.cwd.clone().unwrap_or_else(|| "(unknown)".into())),
                 Grouping::Session => continue,
             };
@@ -412,7 +414,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         groups
             .into_iter()
             .map(|(key, (spent, buckets))| {
-                let key = key_name(q.grouping, key);
+                let key = key_name(q.grouping, key, &name);
                 let mut models: Vec<String> = buckets.into_iter().map(name).collect();
                 models.sort();
                 let mut row = UsageRow {
@@ -446,6 +448,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 .cost
                 .total_cmp(&a.spent.cost)
                 .then_with(|| b.spent.total_tokens.cmp(&a.spent.total_tokens))
+                .then_with(|| a.model.cmp(&b.model))
         });
     }
     UsageReport {

@@ -4,9 +4,9 @@
 //! A full build leaves a few segments of about the same size
 //! ([`crate::index::writer`]'s `FewSegments`), so a costly query (a
 //! phrase of common words reads positions for every document holding
-//! both: `"the file"` at 10 GB spends most of a fresh search in tantivy's
-//! phrase scorer) takes about the time of its largest segment instead of
-//! their sum. tantivy can do the same through an executor set on the
+//! both, and spends most of a fresh search in tantivy's phrase scorer,
+//! [docs/performance.md](../../docs/performance.md#local-search)) takes
+//! about the time of its largest segment instead of their sum. tantivy can do the same through an executor set on the
 //! index, but that starts its thread pool whenever an index is opened;
 //! here the threads are started by the search that needs them, and end
 //! with it.
