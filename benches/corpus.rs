@@ -58,7 +58,7 @@ pub fn index() -> PathBuf {
         build(
             &BuildOptions::new(vec![corpus()], dir.clone())
                 .threads(2)
-                .memory_budget(64 << 20),
+                .thread_memory(32 << 20),
             &|_| {},
         )
         .unwrap();

@@ -229,7 +229,7 @@ fn stages(c: &mut Criterion) {
                 let report = build(
                     &BuildOptions::new(vec![corpus_root(&corpus)], dir.path().join("index"))
                         .threads(THREADS)
-                        .memory_budget(64 << 20),
+                        .thread_memory(32 << 20),
                     &|_| {},
                 )
                 .unwrap();

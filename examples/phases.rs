@@ -28,7 +28,7 @@ use pi_index::pi::Kinds;
 use pi_index::pipeline::{build, read_session, BuildOptions};
 
 const THREADS: usize = 2;
-const MEMORY: usize = 64 << 20;
+const MEMORY: usize = 32 << 20;
 
 /// CPU seconds used by this process so far, all threads.
 fn cpu_seconds() -> f64 {
@@ -95,7 +95,7 @@ fn main() {
             build(
                 &BuildOptions::new(vec![dir.clone()], scratch.path().join("index"))
                     .threads(THREADS)
-                    .memory_budget(MEMORY),
+                    .thread_memory(MEMORY),
                 &|_| {},
             )
             .expect("build")

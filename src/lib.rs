@@ -45,7 +45,7 @@
 //! )
 //! .kinds(Kinds::default())
 //! .threads(2)
-//! .memory_budget(64 << 20);
+//! .thread_memory(32 << 20);
 //! let report = build(&opts, &|_bytes| {}).unwrap();
 //! println!("{} messages from {} sessions", report.messages_indexed, report.sessions);
 //! ```

@@ -54,8 +54,8 @@ pub struct Options {
     pub kinds: Kinds,
     /// Threads of a refresh.
     pub threads: usize,
-    /// tantivy's indexing memory for a refresh, in bytes.
-    pub memory_budget: usize,
+    /// Each indexing thread's memory for a refresh, in bytes.
+    pub thread_memory: usize,
     /// Watch the session directories, so that a refresh costs what
     /// changed; off for a single call (`mcp --call`), where every refresh
     /// checks every file.
@@ -65,7 +65,7 @@ pub struct Options {
 impl Options {
     /// Options for `index_dir` with the defaults of `pi-index build`:
     /// Pi's session directories, default kinds, every CPU,
-    /// [`crate::pipeline::DEFAULT_MEMORY_MB`].
+    /// [`crate::pipeline::DEFAULT_THREAD_MEMORY_MB`].
     pub fn new(index_dir: PathBuf) -> Options {
         Options {
             index_dir,
@@ -73,7 +73,7 @@ impl Options {
             refresh: true,
             kinds: Kinds::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: crate::pipeline::DEFAULT_MEMORY_MB << 20,
+            thread_memory: crate::pipeline::DEFAULT_THREAD_MEMORY_MB << 20,
             watch: true,
         }
     }
@@ -317,7 +317,7 @@ impl State {
             roots: opts.roots.clone(),
             kinds: opts.kinds,
             threads: opts.threads,
-            memory_budget: opts.memory_budget,
+            thread_memory: opts.thread_memory,
             watch: opts.watch,
         });
         State {

@@ -88,8 +88,8 @@ pub struct Config {
     pub kinds: Kinds,
     /// Threads of a build.
     pub threads: usize,
-    /// tantivy's indexing memory for a build, in bytes.
-    pub memory_budget: usize,
+    /// Each indexing thread's memory for a build, in bytes.
+    pub thread_memory: usize,
     /// Watch the session directories (a long-running front end); without
     /// it every refresh is a full check (a single refresh: starting a
     /// watch would cost more than it saves).
@@ -98,14 +98,14 @@ pub struct Config {
 
 impl Config {
     /// The defaults of `pi-index build`: Pi's session directories,
-    /// default kinds, every CPU, [`crate::pipeline::DEFAULT_MEMORY_MB`]; watched.
+    /// default kinds, every CPU, [`crate::pipeline::DEFAULT_THREAD_MEMORY_MB`]; watched.
     pub fn new(index_dir: PathBuf) -> Config {
         Config {
             index_dir,
             roots: Vec::new(),
             kinds: Kinds::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: crate::pipeline::DEFAULT_MEMORY_MB << 20,
+            thread_memory: crate::pipeline::DEFAULT_THREAD_MEMORY_MB << 20,
             watch: true,
         }
     }
@@ -184,7 +184,7 @@ impl Refresher {
         let opts = BuildOptions::new(roots, self.config.index_dir.clone())
             .kinds(kinds)
             .threads(self.config.threads)
-            .memory_budget(self.config.memory_budget)
+            .thread_memory(self.config.thread_memory)
             .locations(locations);
         let result = match &changes {
             Changes::Paths(paths) => build_changed(&opts, paths, progress),

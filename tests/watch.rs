@@ -17,7 +17,7 @@ use crate::util::incremental::{append, setup, user};
 fn opts(root: &std::path::Path, index: PathBuf) -> BuildOptions {
     BuildOptions::new(vec![root.to_owned()], index)
         .threads(2)
-        .memory_budget(64 << 20)
+        .thread_memory(32 << 20)
 }
 
 /// Takes from the watch until `n` paths have been seen (or everything).

@@ -42,12 +42,13 @@ pub struct BuildArgs {
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
 
-    /// Memory budget for tantivy's indexing threads, in MB (32 to 65536).
-    /// Peak memory follows this budget and the largest session, not the
-    /// corpus: at 96, a 1 GB corpus peaked at 99 MB, a 10 GB one at
-    /// 133-144 MB; at 64, a single 2 GB session at 305 MB. A larger budget
-    /// writes fewer, larger segments (searches open each one).
-    #[arg(long, value_name = "MB", default_value_t = pi_index::pipeline::DEFAULT_MEMORY_MB as u64, value_parser = clap::value_parser!(u64).range(32..=65536))]
+    /// Memory of each indexing thread, in MB (16 to 3800): a thread's
+    /// segment is written out when it holds this much. As many threads
+    /// index at once as the machine has cores (more threads share them),
+    /// so peak memory is about cores x MB plus the largest session's:
+    /// at 48 on 2 cores, a 1 GB corpus peaked at about 100 MB. A larger
+    /// budget writes fewer, larger segments (searches open each one).
+    #[arg(long, value_name = "MB", default_value_t = pi_index::pipeline::DEFAULT_THREAD_MEMORY_MB as u64, value_parser = clap::value_parser!(u64).range(16..=3800))]
     pub memory: u64,
 
     /// Rebuild the whole index instead of only what changed (also recovers
@@ -147,7 +148,7 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     let opts = BuildOptions::new(roots, index_dir.to_owned())
         .kinds(args.include)
         .threads(threads)
-        .memory_budget((args.memory as usize) << 20)
+        .thread_memory((args.memory as usize) << 20)
         .full(args.full)
         .prune(args.prune)
         .locations(locations);

@@ -12,7 +12,7 @@
 //! own tantivy `SegmentWriter` (a slot per thread of the build's pool), fed
 //! our own document type ([`PiDoc`]: no copy into a `TantivyDocument`, no
 //! queue to tantivy's indexing threads). A segment writer that reaches its
-//! share of the memory budget is written out as a finished segment by the
+//! memory budget (`--memory`, per thread) is written out as a finished segment by the
 //! thread that filled it, which then starts a new one (after holding its
 //! first documents back, so that the end of a build leaves no segment of
 //! a few dozen documents: see `Slot`), and handed at once
@@ -326,22 +326,25 @@ impl IndexStore {
             .opstamp)
     }
 
-    /// Start writing: `threads` parsing threads each fill their own
-    /// segment writer with a share of `memory_budget` bytes. Fails with
-    /// [`IndexError::Busy`] while another build writes; once this returns,
-    /// no other build commits until the builder is committed or dropped.
-    pub fn writer(&self, threads: usize, memory_budget: usize) -> Result<IndexBuilder, IndexError> {
-        // Each segment writer needs tantivy's minimum, so a small budget
-        // gets fewer of them rather than more memory than it allows; and
-        // none gets more than tantivy takes (a larger budget cannot be
-        // used, so it is not an error).
-        let memory_budget = memory_budget.max(MIN_THREAD_BUDGET);
-        let threads = threads.clamp(1, memory_budget / MIN_THREAD_BUDGET);
-        let per_thread = (memory_budget / threads).min(MAX_THREAD_BUDGET);
+    /// Start writing: `threads` parsing threads fill segment writers of
+    /// `thread_memory` bytes each. Fails with [`IndexError::Busy`] while
+    /// another build writes; once this returns, no other build commits
+    /// until the builder is committed or dropped.
+    pub fn writer(&self, threads: usize, thread_memory: usize) -> Result<IndexBuilder, IndexError> {
+        // A budget per segment writer, so that a segment is as large at
+        // any thread count, and as many writers as threads can run at
+        // once: threads past the cores share them (slot = thread modulo
+        // writers), since more writers than cores would only cut smaller
+        // segments for the commit to merge again
+        // ([docs/performance.md](../../docs/performance.md#threads)).
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let writers = threads.clamp(1, cores);
+        let per_thread = thread_memory.clamp(MIN_THREAD_BUDGET, MAX_THREAD_BUDGET);
+        let threads = writers;
         // tantivy's own indexing thread never receives a document (the
         // builder writes segments itself); it only needs its minimum.
         //
-        // As many merges at once as the commit's last merges
+        // As many merges at once as writers, up to the commit's last merges
         // ([`FewSegments`]): a merge maps and reads every file of the
         // segments it merges, but their pages are released as they add
         // up ([`Growth`],
@@ -349,7 +352,7 @@ impl IndexStore {
         let options = tantivy::indexer::IndexWriterOptions::builder()
             .num_worker_threads(1)
             .memory_budget_per_thread(MIN_THREAD_BUDGET)
-            .num_merge_threads(FewSegments::groups(threads))
+            .num_merge_threads(threads.clamp(1, FEW_SEGMENTS))
             .build();
         // A reader asking whether a build writes ([`super::directory::writer_lock_held`])
         // holds the lock for an instant: the lock is tried again for a
@@ -396,11 +399,13 @@ impl IndexStore {
 }
 
 /// The merge policy of a full build's commit: when more than
-/// [`FEW_SEGMENTS`] segments are left, they are merged into as many as
-/// there are threads (at most [`FEW_SEGMENTS`]), of about the same
-/// number of documents, by merges that run at once. A search visits every
+/// [`FEW_SEGMENTS`] segments are left, they are merged into
+/// [`FEW_SEGMENTS`] of about the same number of documents, by merges that
+/// run at once (as many as the build has writers). A search visits every
 /// segment, so fewer are faster searches. The commit waits for these
-/// merges.
+/// merges. As many groups at any thread count, so that a segment or two
+/// past the limit costs the merge of the smallest, not of every document
+/// ([docs/performance.md](../../docs/performance.md#threads)).
 ///
 /// Nothing is merged before (tantivy's log policy merged eight segments
 /// of a size as they came, so most documents were merged two or three
@@ -408,20 +413,12 @@ impl IndexStore {
 /// is cheaper in CPU and in time
 /// ([docs/performance.md](../../docs/performance.md#indexing)).
 #[derive(Debug)]
-struct FewSegments {
-    groups: usize,
-}
+struct FewSegments;
 
 /// At most this many segments are left by a full build.
 const FEW_SEGMENTS: usize = 3;
 
 impl FewSegments {
-    /// How many segments a full build of `threads` threads leaves, and
-    /// how many merges run at once.
-    fn groups(threads: usize) -> usize {
-        threads.clamp(1, FEW_SEGMENTS)
-    }
-
     /// The groups `sizes` (documents per segment) are merged in: each
     /// segment, largest first, joins the group with the fewest documents
     /// yet. Indexes into `sizes`; groups of one segment are left out.
@@ -450,7 +447,7 @@ impl tantivy::merge_policy::MergePolicy for FewSegments {
         segments: &[tantivy::index::SegmentMeta],
     ) -> Vec<tantivy::merge_policy::MergeCandidate> {
         let sizes: Vec<u32> = segments.iter().map(|s| s.num_docs()).collect();
-        FewSegments::partition(&sizes, self.groups)
+        FewSegments::partition(&sizes, FEW_SEGMENTS)
             .into_iter()
             .map(|g| {
                 tantivy::merge_policy::MergeCandidate(
@@ -972,9 +969,7 @@ impl IndexBuilder {
         };
         let payload = serde_json::to_string(&info).expect("build info serializes");
         if !self.small_only.load(std::sync::atomic::Ordering::Relaxed) {
-            self.writer.set_merge_policy(Box::new(FewSegments {
-                groups: FewSegments::groups(self.slots.len()),
-            }));
+            self.writer.set_merge_policy(Box::new(FewSegments));
         }
         let mut prepared = match self.writer.prepare_commit() {
             Ok(prepared) => prepared,
@@ -1335,9 +1330,11 @@ mod tests {
             FewSegments::partition(&[900, 10, 10, 10], 2),
             [vec![1, 2, 3]]
         );
-        assert_eq!(FewSegments::groups(1), 1);
-        assert_eq!(FewSegments::groups(2), 2);
-        assert_eq!(FewSegments::groups(16), FEW_SEGMENTS);
+        // What a build leaves: the two smallest of four segments merged.
+        assert_eq!(
+            FewSegments::partition(&[500, 480, 120, 100], FEW_SEGMENTS),
+            [vec![2, 3]]
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub use check::{check, CheckReport, FileDefects, CHECK_LIST_CAP};
 pub use parse::{parse_session, read_session};
 pub use report::{
     BuildError, BuildOptions, BuildReport, DamageReport, Moved, NotIndexed, Rebuild, StaleRoot,
-    Timings, TruncationReport, DAMAGE_LIST_CAP, DEFAULT_MEMORY_MB,
+    Timings, TruncationReport, DAMAGE_LIST_CAP, DEFAULT_THREAD_MEMORY_MB,
 };
 
 use std::sync::Mutex;
@@ -142,7 +142,7 @@ fn run(
     }
 
     crate::failpoint::point("before-writer");
-    let index = store.writer(opts.threads.max(1), opts.memory_budget)?;
+    let index = store.writer(opts.threads.max(1), opts.thread_memory)?;
     if store.committed_opstamp()? != plan.seen && !crate::failpoint::no_replan() {
         // Another build committed between our plan and our lock: what it
         // indexed must not be indexed again, so decide again, under the
@@ -493,7 +493,7 @@ mod tests {
         let index = t.path().join("index");
         let opts = BuildOptions::new(vec![root.clone()], index.clone())
             .threads(2)
-            .memory_budget(64 << 20);
+            .thread_memory(32 << 20);
         let file = index.join(saved_states::FILE[0]);
         let build = || build(&opts, &|_| {}).unwrap();
         // What the columns say, and the file for the current state.

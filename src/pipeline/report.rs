@@ -12,13 +12,13 @@ use crate::pi::Kinds;
 /// How many damaged lines the report lists before only counting them.
 pub const DAMAGE_LIST_CAP: usize = 100;
 
-/// The memory budget of tantivy's indexing threads a build takes unless
-/// told otherwise (`pi-index build --memory`), in MB: it writes half the
-/// segments of 64 or fewer, which a search opens one by one, for less
-/// build CPU and a little more peak memory, where 128 wrote no fewer
-/// segments for more memory
-/// ([docs/performance.md](../../docs/performance.md#the-builds-memory)).
-pub const DEFAULT_MEMORY_MB: usize = 96;
+/// The memory of each indexing thread's segment writer a build takes
+/// unless told otherwise (`pi-index build --memory`), in MB: what two
+/// threads shared before the budget was per thread, so a build on two
+/// cores writes the segments it did; a larger one writes fewer segments
+/// for more memory, a smaller one more segments for the commit to merge
+/// ([docs/performance.md](../../docs/performance.md#threads)).
+pub const DEFAULT_THREAD_MEMORY_MB: usize = 48;
 
 /// What to build.
 #[derive(Clone, Debug)]
@@ -31,8 +31,9 @@ pub struct BuildOptions {
     pub kinds: Kinds,
     /// Worker threads for parsing (and tantivy indexing threads).
     pub threads: usize,
-    /// Memory budget for tantivy's indexing, in bytes.
-    pub memory_budget: usize,
+    /// Memory of each indexing thread's segment writer, in bytes (as
+    /// many writers as threads can run at once).
+    pub thread_memory: usize,
     /// Rebuild everything instead of only what changed.
     pub full: bool,
     /// Remove the documents of files outside `roots` (sessions of a
@@ -46,7 +47,7 @@ pub struct BuildOptions {
 impl BuildOptions {
     /// A build of `roots` into `index_dir` as `pi-index build` runs one
     /// unless told otherwise: the default kinds, every CPU,
-    /// [`DEFAULT_MEMORY_MB`], only what changed, nothing pruned. The
+    /// [`DEFAULT_THREAD_MEMORY_MB`], only what changed, nothing pruned. The
     /// methods below change one setting each.
     pub fn new(roots: Vec<PathBuf>, index_dir: PathBuf) -> BuildOptions {
         BuildOptions {
@@ -54,7 +55,7 @@ impl BuildOptions {
             index_dir,
             kinds: Kinds::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_budget: DEFAULT_MEMORY_MB << 20,
+            thread_memory: DEFAULT_THREAD_MEMORY_MB << 20,
             full: false,
             prune: false,
             locations: Vec::new(),
@@ -73,9 +74,9 @@ impl BuildOptions {
         self
     }
 
-    /// With this indexing memory, in bytes.
-    pub fn memory_budget(mut self, bytes: usize) -> BuildOptions {
-        self.memory_budget = bytes;
+    /// With this memory per indexing thread, in bytes.
+    pub fn thread_memory(mut self, bytes: usize) -> BuildOptions {
+        self.thread_memory = bytes;
         self
     }
 
