@@ -1615,6 +1615,8 @@ fn serve_db_answers_with_the_cli_s_db_objects_each_with_its_host() {
     // The database holds no usage: the page says so, and charts none.
     assert!(stats_page.body.contains("id=\"cost-none\""));
     assert!(!stats_page.body.contains("chart-cost-days"));
+    // Nor does a session's header say what it cost.
+    assert!(!page.body.contains("<dt>cost</dt>"), "{}", page.body);
 
     // Two at once: a host pushes while the server runs; its next request
     // reads it (the database is read at each request).
@@ -1911,4 +1913,146 @@ fn serve_stats_charts_what_pi_cost_as_usage_counts_it() {
             assert!((row["cost"].as_f64().unwrap() - value).abs() < 1e-9);
         }
     }
+}
+
+/// The `cost` entry of a session page's header: its `data-cost`,
+/// `data-own-cost` and `data-tokens` (each as written, to the last bit),
+/// and its text; `None` when it has none.
+fn header_cost(body: &str) -> Option<(f64, f64, u64, String)> {
+    let start = body.find("<dd id=\"cost\"")?;
+    let dd = &body[start..start + body[start..].find("</dd>").unwrap()];
+    let attr = |name: &str| -> &str {
+        let at = dd.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        &dd[at..at + dd[at..].find('"').unwrap()]
+    };
+    // The text, tags dropped.
+    let mut text = String::new();
+    let mut inside = false;
+    for c in dd[dd.find('>').unwrap() + 1..].chars() {
+        match c {
+            '<' => inside = true,
+            '>' => inside = false,
+            c if !inside => text.push(c),
+            _ => {}
+        }
+    }
+    Some((
+        attr("data-cost").parse().unwrap(),
+        attr("data-own-cost").parse().unwrap(),
+        attr("data-tokens").parse().unwrap(),
+        text,
+    ))
+}
+
+/// The session page's header says what the session cost as `pi-index
+/// usage session` counts it: its file's total and tokens (what Pi's
+/// `/session` shows), and for a fork what it spent beyond the entries it
+/// copied from its parent; nothing for a session that recorded no usage.
+/// Files of one session id (a backup) are counted as the report counts
+/// them.
+#[test]
+fn serve_session_page_says_what_the_session_cost() {
+    let usage_of = |s: &Scratch| -> Vec<Value> {
+        let out = run(s
+            .cmd()
+            .args(["usage", "session", "--json", "--index"])
+            .arg(s.index()));
+        assert!(out.status.success());
+        json_lines(&out)
+    };
+    let s = Scratch::new();
+    s.build(&[&repo().join("fixtures/usage-forks")], &[]);
+    let usage = usage_of(&s);
+    let srv = Server::start(&s, &["--no-refresh"]);
+    let id = |n: &str| format!("0198d000-0000-7000-8000-000000000{n}");
+    let page = |n: &str| {
+        let r = srv.get(&format!("/session/{}", id(n)));
+        assert_eq!(r.status, 200, "{n}");
+        r.body
+    };
+    for (n, text) in [
+        ("101", "$0.48 · 372,000 tokens"),
+        (
+            "102",
+            "$0.24 · 144,000 tokens · $0.06 spent beyond the entries copied into it",
+        ),
+        ("104", "$0.00 · 5,500 tokens"),
+    ] {
+        let row = usage.iter().find(|u| u["session_id"] == id(n)).unwrap();
+        let (cost, own, tokens, shown) =
+            header_cost(&page(n)).unwrap_or_else(|| panic!("{n}: no cost"));
+        assert_eq!(
+            (cost, own, tokens, shown.as_str()),
+            (
+                row["cost"].as_f64().unwrap(),
+                row["own_cost"].as_f64().unwrap(),
+                row["total_tokens"].as_u64().unwrap(),
+                text
+            ),
+            "{n}"
+        );
+    }
+    // The fork's own spending, as its own element too.
+    assert!(page("102").contains("<span id=\"own-cost\">$0.06</span>"));
+    // A question never answered: no cost at all, not a zero.
+    let none = page("105");
+    assert!(none.contains("A question never answered zqcostnone"));
+    assert!(none.contains("<dt>messages</dt>"), "{none}");
+    assert_eq!(header_cost(&none), None);
+    assert!(!none.contains("<dt>cost</dt>"), "{none}");
+    drop(srv);
+
+    // Two copies of one version 1 session (no entry ids: no family
+    // joins them, their id does): one spent, the other nothing again. The page of each (the newest file of
+    // the id is shown: first the one whose path sorts first, then the
+    // backup, once it is appended to) shows what `usage session` gives
+    // that file.
+    const V1: &str = "0198d000-0000-7000-8000-0000000000b4";
+    let b = Scratch::new();
+    let (a, backup) = (b.dir.path().join("a"), b.dir.path().join("backup"));
+    for d in [&a, &backup] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::copy(
+            repo().join("fixtures/usage/usage-v1.jsonl"),
+            d.join("v1.jsonl"),
+        )
+        .unwrap();
+    }
+    let mut owns = Vec::new();
+    for round in 0..2 {
+        if round == 1 {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(backup.join("v1.jsonl"))
+                .unwrap();
+            writeln!(
+                f,
+                r#"{{"type":"message","timestamp":"2025-10-01T10:00:00.000Z","message":{{"role":"user","content":"and then?","timestamp":1759312800000}}}}"#
+            )
+            .unwrap();
+        }
+        b.build(&[&a, &backup], &[]);
+        let usage = usage_of(&b);
+        assert_eq!(usage.len(), 2);
+        let srv = Server::start(&b, &["--no-refresh"]);
+        let path = srv.json(&format!("/api/session/{V1}"))["session"]["path"].clone();
+        let want = [&a, &backup][round].join("v1.jsonl");
+        assert_eq!(path, want.to_str().unwrap(), "{round}");
+        let row = usage.iter().find(|u| u["path"] == path).unwrap();
+        let r = srv.get(&format!("/session/{V1}"));
+        let (cost, own, tokens, _) = header_cost(&r.body).unwrap();
+        assert_eq!(
+            (cost, own, tokens),
+            (
+                row["cost"].as_f64().unwrap(),
+                row["own_cost"].as_f64().unwrap(),
+                row["total_tokens"].as_u64().unwrap()
+            ),
+            "{round}"
+        );
+        assert_eq!(cost, 0.0036);
+        owns.push(own);
+    }
+    owns.sort_by(f64::total_cmp);
+    assert_eq!(owns, [0.0, 0.0036]);
 }

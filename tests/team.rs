@@ -169,6 +169,17 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
         String::from_utf8_lossy(&out.stderr),
         "pi-index: error: the team database holds no usage yet (push does not send it): run `pi-index usage` on each host, against its local index\n"
     );
+    // sessions --sort cost --db: nothing to sort by, said before any
+    // session is read.
+    let out = run(s.cmd().args(["sessions", "--sort", "cost", "--db", &url]));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("pi-index: error: --sort cost: the team database ")
+            && err.ends_with(" holds no usage of its sessions to sort by: sort by cost against a local index (without --db), where each session's usage is indexed\n"),
+        "{err}"
+    );
 
     // sessions --db: every host's, newest first, each with its host.
     let out = run(s.cmd().args(["sessions", "--json", "--db", &url]));

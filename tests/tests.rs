@@ -39,6 +39,7 @@ mod release;
 mod search;
 mod serve;
 mod serve_hostile;
+mod sessions_cost;
 mod sessions_limit;
 mod sessions_search;
 mod team;

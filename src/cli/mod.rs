@@ -63,7 +63,8 @@ pub enum Command {
     Search(search::SearchArgs),
     /// Print the indexed documents of one session.
     Show(show::ShowArgs),
-    /// List indexed sessions, newest first, or find them by a query.
+    /// List indexed sessions, newest first or by what they cost, or find
+    /// them by a query.
     Sessions(sessions::SessionsArgs),
     /// Show what the index holds.
     Stats(stats::StatsArgs),

@@ -1,15 +1,19 @@
-//! `pi-index sessions [QUERY]`: one line per session, newest first; with a
-//! query, the sessions it finds, best first (by name, first user message
-//! and matching messages: see `pi_index::search::sessions`), each with its
+//! `pi-index sessions [QUERY]`: one line per session, newest first (or,
+//! with `--sort cost`, what each spent, most first); with a query, the
+//! sessions it finds, best first (by name, first user message and
+//! matching messages: see `pi_index::search::sessions`), each with its
 //! best hit's snippet.
 
 use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::Path;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
 
-use pi_index::read::{Hit, Matched, SessionList, SessionQuery, SessionRow, Source};
+use pi_index::output::text::dollars;
+use pi_index::read::usage::{by_cost, SessionCost};
+use pi_index::read::{Hit, Matched, Place, SessionList, SessionQuery, SessionRow, Source};
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
 
 use pi_index::output::Paint;
@@ -27,8 +31,8 @@ pub struct SessionsArgs {
     #[arg(value_name = "QUERY")]
     pub query: Vec<String>,
 
-    /// How many sessions to print (the newest, or the best found by a
-    /// QUERY); at least 1.
+    /// How many sessions to print (the newest, the costliest with
+    /// `--sort cost`, or the best found by a QUERY); at least 1.
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N", value_parser = at_least_one)]
     pub limit: usize,
 
@@ -54,6 +58,20 @@ pub struct SessionsArgs {
     #[arg(long, conflicts_with = "query")]
     pub threads: bool,
 
+    /// How to order the sessions: `time`, newest activity first (the
+    /// default), or `cost`, what each spent itself, most first (a fork's
+    /// copies of its parent's entries are its parent's spending; ties
+    /// newest first, sessions without usage last), with the cost as a
+    /// column and `cost` (its file's total, as Pi's /session shows it),
+    /// `own_cost` and `total_tokens` in --json. `--cwd`, `--since` and
+    /// `-n`/`--all` choose as ever (the N that cost most); each
+    /// session's cost is the whole session's (`pi-index usage session
+    /// --since` totals a period). Not with a QUERY (it ranks by match)
+    /// nor --threads (a tree in time order); with --db only where the
+    /// database holds usage.
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub sort: Option<Sort>,
+
     /// When to colour the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
@@ -69,6 +87,15 @@ pub struct SessionsArgs {
     /// host:NAME).
     #[arg(long, value_name = "NAME", requires = "db")]
     pub host: Option<String>,
+}
+
+/// The orders of `sessions --sort`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Sort {
+    /// Newest activity first.
+    Time,
+    /// What each session spent itself, most first.
+    Cost,
 }
 
 /// `-n`'s value: a count of at least 1 (0 would print nothing; `--all`
@@ -100,13 +127,41 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
         .map(|s| parse_when(s, &pi_index::search::query::Now::system()))
         .transpose()?;
     let dir = args.cwd.as_deref().map(normalize_dir);
+    if let Some(sort) = args.sort {
+        let name = match sort {
+            Sort::Time => "time",
+            Sort::Cost => "cost",
+        };
+        if !args.query.is_empty() {
+            anyhow::bail!(
+                "--sort {name}: a QUERY ranks the sessions it finds by how well they match; --sort orders the sessions without one (choose them with --cwd and --since, or total a query's with `pi-index usage session`)"
+            );
+        }
+        if sort == Sort::Cost && args.threads {
+            anyhow::bail!(
+                "--sort cost: --threads draws each session above its forks, newest first, and cannot order them by cost: drop one of the two"
+            );
+        }
+    }
     let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
+    if args.sort == Some(Sort::Cost) && !source.capabilities().usage {
+        let place = match source.place() {
+            Place::Index(dir) => format!("the index at {dir}"),
+            Place::Database(target) => format!("the team database {target}"),
+        };
+        anyhow::bail!(
+            "--sort cost: {place} holds no usage of its sessions to sort by: sort by cost against a local index (without --db), where each session's usage is indexed"
+        );
+    }
     if let Some(empty) = source.empty() {
         common::said(&empty);
         return Ok(EXIT_OK);
     }
     if !args.query.is_empty() {
         return found(&args, source.as_ref(), dir, since);
+    }
+    if args.sort == Some(Sort::Cost) {
+        return costly(&args, source.as_ref(), dir, since);
     }
     // The tree of threads needs every session (a fork's parent may be
     // past the first N).
@@ -153,6 +208,69 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// A line of `sessions --sort cost --json`: the session's object and
+/// what it cost (each `null` when it recorded no usage).
+#[derive(Serialize)]
+struct Costed<'a> {
+    #[serde(flatten)]
+    session: &'a SessionRow,
+    cost: Option<f64>,
+    own_cost: Option<f64>,
+    total_tokens: Option<u64>,
+}
+
+/// `sessions --sort cost`: every session `dir` and `since` choose, read
+/// with every session's usage, the N that spent most.
+fn costly(
+    args: &SessionsArgs,
+    source: &dyn Source,
+    dir: Option<String>,
+    since: Option<i64>,
+) -> anyhow::Result<std::process::ExitCode> {
+    let sessions = source
+        .sessions(&SessionList {
+            host: args.host.clone(),
+            dir,
+            since,
+            offset: 0,
+            limit: usize::MAX,
+        })?
+        .sessions;
+    let usage = source.usage()?;
+    let ranked = by_cost(sessions, &usage);
+    let mut json = args.json.then(output::json_stdout);
+    let mut out = output::stdout(!args.json && args.color.enabled());
+    for (s, cost) in ranked.iter().take(args.shown()) {
+        if let Some(json) = &mut json {
+            json.line(&Costed {
+                session: s,
+                cost: cost.map(|c| c.cost),
+                own_cost: cost.map(|c| c.own_cost),
+                total_tokens: cost.map(|c| c.total_tokens),
+            })?;
+        } else {
+            write!(out, "{}  ", short_time(s.last.as_deref()))?;
+            write!(out, "{:>8}  ", spent(cost.as_ref()))?;
+            out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
+            write!(out, "  ")?;
+            out.paint(Paint::Dim, &place(s))?;
+            write!(out, "  {} messages  ", s.messages)?;
+            out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())?;
+        }
+    }
+    if let Some(json) = &mut json {
+        json.flush()?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// A session's cost column: what it spent itself, `-` when it recorded
+/// no usage.
+fn spent(cost: Option<&SessionCost>) -> String {
+    cost.map_or_else(|| "-".to_owned(), |c| dollars(c.own_cost))
 }
 
 /// Where a session ran, for its line: its directory, after its host when

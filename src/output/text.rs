@@ -1,6 +1,6 @@
 //! Text cut and shaped for every front end alike: a time shortened, a
 //! text cut to a number of characters, a snippet split at its
-//! highlights, how many forks hold a copy. What they return is not yet
+//! highlights, how many forks hold a copy, dollars and token counts. What they return is not yet
 //! safe to print: that is [`super::sanitize()`]'s, or the page's
 //! escaping.
 
@@ -78,6 +78,30 @@ pub fn also_in(copies: usize) -> Option<String> {
     }
 }
 
+/// Dollars to the cent (`$12.34`); a cost above nothing that rounds to
+/// no cent is `<$0.01`, not `$0.00`, which says it cost nothing.
+pub fn dollars(cost: f64) -> String {
+    let cents = format!("{cost:.2}");
+    if cost > 0.0 && cents == "0.00" {
+        "<$0.01".into()
+    } else {
+        format!("${cents}")
+    }
+}
+
+/// A count with its thousands apart: `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,5 +123,13 @@ mod tests {
         );
         assert_eq!(also_in(0), None);
         assert_eq!(also_in(2).as_deref(), Some("[also in 2 forks]"));
+        assert_eq!(dollars(12.344), "$12.34");
+        assert_eq!(dollars(0.0), "$0.00");
+        assert_eq!(dollars(0.0006), "<$0.01");
+        assert_eq!(dollars(0.006), "$0.01");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

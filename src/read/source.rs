@@ -121,6 +121,20 @@ pub trait Source: Send + Sync {
     /// [`Capabilities::usage`] is false.
     fn usage(&self) -> Result<super::usage::UsageData, ReadError>;
 
+    /// What `session` cost ([`super::usage::session_cost`]: each entry
+    /// of its family once); `None` when it recorded no usage.
+    /// [`ReadError::Unsupported`] where [`Capabilities::usage`] is false.
+    /// By default from every session's usage ([`Source::usage`]); a
+    /// source that can read the usage of the sessions it is counted with
+    /// alone (the local index) reads only those, as a page of one session
+    /// should.
+    fn session_usage(
+        &self,
+        session: &SessionRow,
+    ) -> Result<Option<super::usage::SessionCost>, ReadError> {
+        Ok(super::usage::session_cost(&self.usage()?, session))
+    }
+
     /// Messages per UTC day over the `days` days ending with the day of
     /// `now_ms`, sessions per directory and messages per model (at most
     /// `top` of each).

@@ -13,11 +13,18 @@
 //! copied from its ancestors.
 //!
 //! A row with a [`Fault`] is never summed; the report counts the faults.
+//!
+//! What one session cost, those two figures and its tokens
+//! ([`SessionCost`]), is its row of the report by session: for every
+//! session ([`session_costs`], what `sessions --sort cost` orders by,
+//! [`by_cost`]), or for one ([`session_cost`], what a session page
+//! shows), from the usage of the sessions it is counted with alone.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::session::SessionRow;
 use crate::index::spent::Row;
 use crate::pi::usage::Fault;
 
@@ -126,6 +133,9 @@ pub struct UsageRow {
     /// shows it (`getUsageCostBreakdown`: highest cost first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breakdown: Option<Vec<Bucket>>,
+    /// Sessions: its place in [`UsageData::sessions`].
+    #[serde(skip)]
+    pub session: Option<usize>,
 }
 
 /// One bucket of a session's breakdown.
@@ -157,6 +167,9 @@ pub struct UsageReport {
 pub struct SessionSpend {
     /// The session's key.
     pub key: u64,
+    /// The host that pushed it (the team database's sessions only): a
+    /// session is named by its host and path ([`by_cost`]).
+    pub host: Option<String>,
     /// Its id.
     pub session_id: String,
     /// Its file.
@@ -310,9 +323,13 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 .then(|| crate::index::schema::session_key(&format!("id:{}", s.session_id)))
         })
     };
-    let mut order: Vec<(Option<u64>, &SessionSpend)> =
-        data.sessions.iter().map(|s| (group(s), s)).collect();
-    order.sort_by(|(ga, a), (gb, b)| {
+    let mut order: Vec<(Option<u64>, usize, &SessionSpend)> = data
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (group(s), i, s))
+        .collect();
+    order.sort_by(|(ga, _, a), (gb, _, b)| {
         (ga.unwrap_or(a.key), a.age, &a.path).cmp(&(gb.unwrap_or(b.key), b.age, &b.path))
     });
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
@@ -325,7 +342,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     };
     let mut seen: HashSet<u64> = HashSet::new();
     let mut family = None;
-    for (g, s) in order {
+    for (g, at, s) in order {
         if g != family || g.is_none() {
             seen.clear();
             family = g;
@@ -405,6 +422,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 own_cost: Some(own),
                 models,
                 breakdown: Some(breakdown),
+                session: Some(at),
             });
         }
     }
@@ -429,6 +447,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                     own_cost: None,
                     models,
                     breakdown: None,
+                    session: None,
                 };
                 match q.grouping {
                     Grouping::Model => row.model = Some(key),
@@ -459,4 +478,90 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .filter_map(|(r, n)| Some((Fault::from_rank(r)?, n)))
             .collect(),
     }
+}
+
+/// What one session cost: its row of a report by session.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SessionCost {
+    /// Dollars: everything its file records (what Pi's `/session`
+    /// shows).
+    pub cost: f64,
+    /// Dollars: what it spent beyond the entries copied from its
+    /// ancestors (each entry of a family counted once).
+    pub own_cost: f64,
+    /// The tokens its file records, the four counts summed.
+    pub total_tokens: u64,
+}
+
+/// What each session of `data` cost, by its place in
+/// [`UsageData::sessions`]; `None` for a session that recorded no usage
+/// that could be summed.
+pub fn session_costs(data: &UsageData) -> Vec<Option<SessionCost>> {
+    let q = UsageQuery {
+        grouping: Grouping::Session,
+        since_ms: None,
+        until_ms: None,
+        tz: jiff::tz::TimeZone::UTC,
+        cwd: None,
+        models: Vec::new(),
+        session: None,
+        family: None,
+    };
+    let mut out = vec![None; data.sessions.len()];
+    for row in report(data, &q).rows {
+        if let Some(at) = row.session {
+            out[at] = Some(SessionCost {
+                cost: row.spent.cost,
+                own_cost: row.own_cost.unwrap_or(0.0),
+                total_tokens: row.spent.total_tokens,
+            });
+        }
+    }
+    out
+}
+
+/// What `session` cost, from `data`: the usage of every session it is
+/// counted with (its family, the files of its id) or more; `None` when it
+/// recorded none, or `data` does not hold it.
+pub fn session_cost(data: &UsageData, session: &SessionRow) -> Option<SessionCost> {
+    let at = data
+        .sessions
+        .iter()
+        .position(|s| s.path == session.path && s.host.as_deref() == session.host.as_deref())?;
+    session_costs(data).swap_remove(at)
+}
+
+/// `sessions` (newest first), with what each cost, most first: by what
+/// each spent itself (`own_cost`: a fork's copies of its parent's entries
+/// are its parent's spending, so a family's money is ranked once), ties
+/// in the order given; the sessions that recorded no usage last. A
+/// session is found in `data` by its host and path.
+pub fn by_cost(
+    sessions: Vec<SessionRow>,
+    data: &UsageData,
+) -> Vec<(SessionRow, Option<SessionCost>)> {
+    let costs = session_costs(data);
+    let at: HashMap<(Option<&str>, &str), usize> = data
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.host.as_deref(), s.path.as_str()), i))
+        .collect();
+    let mut out: Vec<(SessionRow, Option<SessionCost>)> = sessions
+        .into_iter()
+        .map(|row| {
+            let cost = at
+                .get(&(row.host.as_deref(), row.path.as_str()))
+                .and_then(|&i| costs[i]);
+            (row, cost)
+        })
+        .collect();
+    // A stable sort: ties keep the order given.
+    out.sort_by(|(_, a), (_, b)| match (a, b) {
+        (Some(a), Some(b)) => b.own_cost.total_cmp(&a.own_cost),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    out
 }

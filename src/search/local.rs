@@ -373,6 +373,21 @@ impl Source for Local {
         Ok(self.usage_data()?)
     }
 
+    fn session_usage(
+        &self,
+        session: &SessionRow,
+    ) -> Result<Option<crate::read::usage::SessionCost>, ReadError> {
+        // The records of its family and of its id's files alone: what
+        // its row of a report counts with.
+        let data = super::usage::session_usage_data(
+            &self.reader,
+            &self.searcher,
+            session.key,
+            &session.session_id,
+        )?;
+        Ok(crate::read::usage::session_cost(&data, session))
+    }
+
     fn file(&self, session: &SessionRow) -> Result<(File, u64), ReadError> {
         open_indexed(self, &session.path)
     }

@@ -22,16 +22,79 @@ struct Read {
 /// Every session's usage in the state `searcher` shows, read with its
 /// record (one stored value a session, [`crate::index::spent`]).
 pub fn usage_data(reader: &Reader, searcher: &Searcher) -> Result<UsageData, IndexError> {
-    use tantivy::schema::Value;
-    let err = |e| tantivy_err(&reader.pi.dir, e);
     let f = &reader.pi.fields;
-    let families = reader.families(searcher)?;
     let query = tantivy::query::TermQuery::new(
         tantivy::Term::from_field_text(f.doc_type, crate::index::schema::SESSION_DOC),
         tantivy::schema::IndexRecordOption::Basic,
     );
+    usage_of(reader, searcher, &query)
+}
+
+/// The usage of the session with key `key` and id `id`, and of every
+/// session a report counts its entries with: its family's sessions
+/// (an entry counts at the first of them that holds it) and the files of
+/// its id (copies of one session). A report of these alone gives the
+/// session the row a report of every session gives it, from a few
+/// records read instead of all of them.
+pub fn session_usage_data(
+    reader: &Reader,
+    searcher: &Searcher,
+    key: u64,
+    id: &str,
+) -> Result<UsageData, IndexError> {
+    use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+    use tantivy::schema::IndexRecordOption;
+    use tantivy::Term;
+    let f = &reader.pi.fields;
+    let families = reader.families(searcher)?;
+    let keys = match families.family_of(key) {
+        Some(_) => families.relatives(key),
+        None => vec![key],
+    };
+    let mut any: Vec<(Occur, Box<dyn Query>)> = keys
+        .into_iter()
+        .map(|k| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_u64(f.session_key, k),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    if !id.is_empty() {
+        any.push((
+            Occur::Should,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.session_id, id),
+                IndexRecordOption::Basic,
+            )),
+        ));
+    }
+    let query = BooleanQuery::new(vec![
+        (
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.doc_type, crate::index::schema::SESSION_DOC),
+                IndexRecordOption::Basic,
+            )),
+        ),
+        (Occur::Must, Box::new(BooleanQuery::new(any))),
+    ]);
+    usage_of(reader, searcher, &query)
+}
+
+/// The usage of the session records `query` matches.
+fn usage_of(
+    reader: &Reader,
+    searcher: &Searcher,
+    query: &dyn tantivy::query::Query,
+) -> Result<UsageData, IndexError> {
+    use tantivy::schema::Value;
+    let err = |e| tantivy_err(&reader.pi.dir, e);
+    let f = &reader.pi.fields;
+    let families = reader.families(searcher)?;
     let mut addrs: Vec<tantivy::DocAddress> = searcher
-        .search(&query, &tantivy::collector::DocSetCollector)
+        .search(query, &tantivy::collector::DocSetCollector)
         .map_err(err)?
         .into_iter()
         .collect();
@@ -96,6 +159,7 @@ pub fn usage_data(reader: &Reader, searcher: &Searcher) -> Result<UsageData, Ind
             }
             out.sessions.push(SessionSpend {
                 key,
+                host: None,
                 family: families.family_of(key),
                 age: families.age(key),
                 session_id: r.session_id,

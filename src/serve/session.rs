@@ -30,7 +30,9 @@ use maud::{html, Markup, PreEscaped};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::output::text::{dollars, thousands};
 use crate::pi::tree::{Entry, Skeleton, View};
+use crate::read::usage::SessionCost;
 use crate::read::{ReadError, SessionRow, Source, StoredDoc, Window};
 
 use super::api;
@@ -113,10 +115,18 @@ fn draw(app: &App, id: &str, p: &SessionParams) -> Result<Page, Failure> {
         found => found?,
     };
     let lineage = lineage_of(source, &row)?;
-    if source.capabilities().files {
-        file_page(app, source, row, &lineage, p)
+    // What it cost, for the header (not for a window of entries the
+    // page's script fetches): the records of the sessions it is counted
+    // with, where the source holds usage.
+    let cost = if p.fragment.is_none() && source.capabilities().usage {
+        source.session_usage(&row)?
     } else {
-        messages_page(app, source, row, &lineage, p)
+        None
+    };
+    if source.capabilities().files {
+        file_page(app, source, row, &lineage, cost.as_ref(), p)
+    } else {
+        messages_page(app, source, row, &lineage, cost.as_ref(), p)
     }
 }
 
@@ -127,6 +137,7 @@ fn file_page(
     source: &dyn Source,
     row: SessionRow,
     lineage: &Lineage,
+    cost: Option<&SessionCost>,
     p: &SessionParams,
 ) -> Result<Page, Failure> {
     let (file, _) = source.file(&row)?;
@@ -172,7 +183,7 @@ fn file_page(
         ));
     }
     let body = html! {
-        (head(&row, &sk, lineage, &view))
+        (head(&row, &sk, lineage, cost, &view))
         @if from > 0 {
             a.earlier href=(pages::session_href(&row.session_id, Some(&join_query(&base, &format!("from={}", from.saturating_sub(WINDOW)))))) {
                 "earlier entries (" (from) " before these)"
@@ -191,6 +202,7 @@ fn messages_page(
     source: &dyn Source,
     s: SessionRow,
     lineage: &Lineage,
+    cost: Option<&SessionCost>,
     p: &SessionParams,
 ) -> Result<Page, Failure> {
     let active = api::active_only(p.branch.as_deref())?;
@@ -230,7 +242,7 @@ fn messages_page(
         ));
     }
     let body = html! {
-        (messages_head(&s, lineage, active))
+        (messages_head(&s, lineage, cost, active))
         @if from > 0 {
             a.earlier href=(href(&format!("{base}&from={}", from.saturating_sub(WINDOW)))) {
                 "earlier messages (" (from) " before these)"
@@ -262,7 +274,12 @@ fn choose_host(app: &App, source: &dyn Source, id: &str) -> Result<Page, Failure
 /// What the messages page says of a session: its host, its place, its
 /// family (its relatives on the same host), and how to resume it on its
 /// host.
-fn messages_head(row: &SessionRow, lineage: &Lineage, active: bool) -> Markup {
+fn messages_head(
+    row: &SessionRow,
+    lineage: &Lineage,
+    cost: Option<&SessionCost>,
+    active: bool,
+) -> Markup {
     let host = row.host.as_deref().unwrap_or_default();
     let (parent, forks) = (&lineage.parent, &lineage.forks);
     let cwd = row.cwd.as_deref().unwrap_or(".");
@@ -284,6 +301,7 @@ fn messages_head(row: &SessionRow, lineage: &Lineage, active: bool) -> Markup {
                 @if !row.models.is_empty() { dt { "models" } dd { (row.models.join(", ")) } }
                 dt { "dates" } dd { (short(row.started.as_deref())) " to " (short(row.last.as_deref())) }
                 dt { "messages" } dd #n-messages { (row.messages) }
+                (cost_meta(cost))
                 dt { "file" } dd.file { (row.path) }
                 @if let Some((found, path)) = &parent {
                     dt { "forked from" }
@@ -385,7 +403,34 @@ struct Lineage {
     forks: Vec<SessionRow>,
 }
 
-fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Markup {
+/// What a session cost, for its header, as `pi-index usage session`
+/// counts it: its file's total and tokens (what Pi's `/session` shows)
+/// and, when some of its entries were copied from another session (a
+/// fork's from its parent), what it spent beyond them. Nothing when the
+/// source holds no usage or the session recorded none: no zeros stand
+/// for what is not known.
+fn cost_meta(cost: Option<&SessionCost>) -> Markup {
+    let Some(c) = cost else {
+        return html! {};
+    };
+    html! {
+        dt { "cost" }
+        dd #cost data-cost=(c.cost) data-own-cost=(c.own_cost) data-tokens=(c.total_tokens) {
+            (dollars(c.cost)) " · " (thousands(c.total_tokens)) " tokens"
+            @if c.own_cost != c.cost {
+                " · " span #own-cost { (dollars(c.own_cost)) } " spent beyond the entries copied into it"
+            }
+        }
+    }
+}
+
+fn head(
+    row: &SessionRow,
+    sk: &Skeleton,
+    lineage: &Lineage,
+    cost: Option<&SessionCost>,
+    view: &View,
+) -> Markup {
     let cwd = row.cwd.as_deref().unwrap_or(".");
     let resume = format!(
         "cd {} && {} {} {}",
@@ -410,6 +455,7 @@ fn head(row: &SessionRow, sk: &Skeleton, lineage: &Lineage, view: &View) -> Mark
                 dt { "messages" } dd #n-messages { (row.messages) }
                 dt { "tool calls" } dd #n-tools { (sk.tool_results) }
                 dt { "entries" } dd { (sk.entries.len()) }
+                (cost_meta(cost))
                 dt { "file" } dd.file { (file_name) }
                 @if let Some((found, path)) = &lineage.parent {
                     dt { "forked from" }
