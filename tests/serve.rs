@@ -1198,6 +1198,19 @@ fn screenshots() {
     copy_dir(&repo().join("fixtures/search"), &dir);
     rich_session(&dir.join("--home-u-rich--"));
     recent_sessions(&dir.join("--home-u-recent--"));
+    // What the stats page charts: a small generated corpus whose
+    // assistant messages record usage over weeks.
+    let generated = Command::new("python3")
+        .arg(repo().join("scripts/gen-corpus.py"))
+        .args(["--size", "4MB", "--seed", "42", "--vocab", "real", "--out"])
+        .arg(dir.join("generated"))
+        .output()
+        .unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
     s.build(&[&dir], &[]);
     let srv = Server::start(&s, &["--no-refresh"]);
     let docs = repo().join("docs");
@@ -1211,6 +1224,8 @@ fn screenshots() {
     b.screenshot(&docs.join("serve-session.png"));
     b.goto(&format!("{}stats", srv.url));
     b.screenshot(&docs.join("serve-stats.png"));
+    b.js("document.querySelector('#chart-cost-days').scrollIntoView(); window.scrollBy(0, -60); return 0;");
+    b.screenshot(&docs.join("serve-cost.png"));
 }
 
 /// Not a check: the browser half of the web view's benchmark, for the
