@@ -14,7 +14,8 @@ use crate::util::{fixtures, json_lines, run, Scratch};
 /// once; a failure under CI).
 /// SQL that makes the rows as a version before 5 pushed them: no pair
 /// lexemes, `pushed_schema` 2 (the row version of 2 to 4), no pair words,
-/// no `rank_len` (and no `agent`, which version 6 added).
+/// no `rank_len` (and no `agent` nor `usage`, which versions 7 and 8
+/// added).
 const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
      FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
      UPDATE pi_windows SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
@@ -22,7 +23,7 @@ const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SE
      UPDATE pi_sessions SET pushed_schema = 2; \
      DROP TABLE pi_pair_words; DROP INDEX pi_sessions_unpaired; \
      ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; \
-     ALTER TABLE pi_sessions DROP COLUMN agent; ";
+     ALTER TABLE pi_sessions DROP COLUMN agent, DROP COLUMN usage; ";
 
 pub fn cluster() -> Option<&'static Cluster> {
     static C: OnceLock<Option<Cluster>> = OnceLock::new();
@@ -753,6 +754,21 @@ fn a_pushing_role_touches_only_its_own_host_s_rows_and_a_reader_only_reads() {
         c.sql(
             "roles",
             "SELECT count(*) FROM pi_terms WHERE host = 'alice' AND term = 'zqroles'"
+        ),
+        "0"
+    );
+    // Her rows as if pushed before the database held usage: her next
+    // push sends it, on her own rows alone.
+    c.sql(
+        "roles",
+        "UPDATE pi_sessions SET usage = NULL WHERE host = 'alice'",
+    );
+    let r = push_ok(&s, &c.url_as("alice", "roles"), "alice");
+    assert_eq!(r["sessions_usage_added"], 1, "{r}");
+    assert_eq!(
+        c.sql(
+            "roles",
+            "SELECT count(*) FROM pi_sessions WHERE usage IS NULL"
         ),
         "0"
     );
@@ -2170,12 +2186,13 @@ fn an_omp_session_is_pushed_with_its_agent_into_a_version_6_database() {
     .unwrap();
     s.build(&[&dir], &[]);
     push_ok(&s, &url, "h");
-    // The database as version 6 left it: no agent column. The next push
-    // adds it (Pi's on the rows there) and pushes Oh My Pi's session with
-    // its own.
+    // The database as version 6 left it: no agent nor usage column. The
+    // next push adds them (Pi's on the rows there, and their usage) and
+    // pushes Oh My Pi's session with its own.
     c.sql(
         "agents",
-        "ALTER TABLE pi_sessions DROP COLUMN agent; UPDATE pi_index_schema SET version = 6",
+        "ALTER TABLE pi_sessions DROP COLUMN agent, DROP COLUMN usage; \
+         UPDATE pi_index_schema SET version = 6",
     );
     std::fs::copy(
         fixtures().join("omp-header-title-no-slot.jsonl"),
@@ -2185,6 +2202,8 @@ fn an_omp_session_is_pushed_with_its_agent_into_a_version_6_database() {
     s.build(&[&dir], &[]);
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_new"], 1, "{r}");
+    // The session pushed before: its usage alone.
+    assert_eq!(r["sessions_usage_added"], 1, "{r}");
     assert_eq!(
         c.sql("agents", "SELECT version FROM pi_index_schema"),
         pi_index::team::schema::VERSION.to_string()
