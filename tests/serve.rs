@@ -1612,9 +1612,12 @@ fn serve_db_answers_with_the_cli_s_db_objects_each_with_its_host() {
         "{}",
         stats_page.body
     );
-    // The database holds no usage: the page says so, and charts none.
-    assert!(stats_page.body.contains("id=\"cost-none\""));
-    assert!(!stats_page.body.contains("chart-cost-days"));
+    // The hosts' usage, charted (tests/team_usage.rs holds the charts to
+    // `usage --db`): each host's cost.
+    assert!(!stats_page.body.contains("id=\"cost-none\""));
+    let hosts = chart_bars(&stats_page.body, "chart-cost-hosts");
+    assert_eq!(hosts.len(), 3, "{hosts:?}");
+    assert!(hosts.iter().all(|(_, cost)| *cost > 0.0), "{hosts:?}");
 
     // Two at once: a host pushes while the server runs; its next request
     // reads it (the database is read at each request).
@@ -1838,7 +1841,7 @@ fn serve_says_which_agent_wrote_a_session_and_resumes_it_there() {
 }
 
 /// The bars of the chart `id` of a page: each bar's label and value.
-fn chart_bars(body: &str, id: &str) -> Vec<(String, f64)> {
+pub fn chart_bars(body: &str, id: &str) -> Vec<(String, f64)> {
     let start = body
         .find(&format!("id=\"{id}\""))
         .unwrap_or_else(|| panic!("no {id}"));

@@ -163,13 +163,45 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--db"));
 
-    // usage --db: the database holds no usage yet, and says where it is.
-    let out = run(s.cmd().args(["usage", "--db", &url]));
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "pi-index: error: the team database holds no usage yet (push does not send it): run `pi-index usage` on each host, against its local index\n"
+    // usage --db: every host's usage as it pushed it, each session under
+    // its host, each host's as its own index counts it
+    // (tests/team_usage.rs holds every grouping to it).
+    let usage = |s: &Scratch, from: &[&std::ffi::OsStr], group: &str| {
+        let out = run(s
+            .cmd()
+            .args(["usage", group, "--json", "--timezone", "UTC"])
+            .args(from));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_lines(&out)
+    };
+    let db_from = ["--db".as_ref(), url.as_ref()];
+    let spent = usage(s, &db_from, "session");
+    let local_spent = usage(
+        &scratches[1],
+        &["--index".as_ref(), scratches[1].index().as_os_str()],
+        "session",
     );
+    assert!(!local_spent.is_empty());
+    assert_eq!(spent.len(), 3 * local_spent.len());
+    let bob: Vec<_> = spent
+        .iter()
+        .filter(|r| r["host"] == "bob@devbox")
+        .map(|r| without(r, &["host"]))
+        .collect();
+    assert_eq!(bob, local_spent);
+    let per_host = usage(s, &db_from, "host");
+    assert_eq!(per_host.len(), 3);
+    let cost: f64 = local_spent
+        .iter()
+        .map(|r| r["cost"].as_f64().unwrap())
+        .sum();
+    for h in &per_host {
+        assert!((h["cost"].as_f64().unwrap() - cost).abs() < 1e-9, "{h}");
+    }
 
     // sessions --db: every host's, newest first, each with its host.
     let out = run(s.cmd().args(["sessions", "--json", "--db", &url]));
@@ -773,6 +805,19 @@ fn a_pushing_role_touches_only_its_own_host_s_rows_and_a_reader_only_reads() {
         "0"
     );
     // The reader searches everything and writes nothing.
+    let out = run(s.cmd().args([
+        "usage",
+        "host",
+        "--json",
+        "--db",
+        &c.url_as("carol", "roles"),
+    ]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_lines(&out).len(), 2);
     let hits = db_search(&s, &c.url_as("carol", "roles"), "zqroles");
     assert_eq!(hits.len(), 2);
     assert!(c
@@ -2358,7 +2403,7 @@ fn stats_db_and_db_alone_read_the_team_database() {
         String::from_utf8_lossy(&out.stderr)
     );
     for cmd in [
-        "search", "sessions", "show", "stats", "serve", "mcp", "pick",
+        "search", "sessions", "show", "stats", "usage", "serve", "mcp", "pick",
     ] {
         let help = run(s.cmd().args([cmd, "--help"]));
         assert!(

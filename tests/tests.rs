@@ -42,5 +42,6 @@ mod serve_hostile;
 mod sessions_limit;
 mod sessions_search;
 mod team;
+mod team_usage;
 mod usage;
 mod watch;
