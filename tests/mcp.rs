@@ -303,7 +303,7 @@ fn python_sdk_lists_four_tools_with_schemas() {
     assert!(tool("sessions")["inputSchema"].get("required").is_none());
     assert_eq!(
         props("usage"),
-        ["cwd", "group", "limit", "model", "since", "timezone", "until"]
+        ["cwd", "group", "host", "limit", "model", "since", "timezone", "until"]
     );
     assert!(tool("usage")["inputSchema"].get("required").is_none());
     let limit = &tool("search")["inputSchema"]["properties"]["limit"];
@@ -1847,7 +1847,7 @@ fn the_usage_tool_answers_as_the_command_line_does() {
     for (args, says) in [
         (
             r#"{"group":"hourly"}"#,
-            "give daily, weekly, monthly, session, model or project",
+            "give daily, weekly, monthly, session, model, project or host",
         ),
         (r#"{"limit":51}"#, "the most one call returns"),
         (r#"{"timezone":"Mars/Olympus"}"#, "IANA time zone"),

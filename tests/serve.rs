@@ -1627,11 +1627,41 @@ fn serve_db_answers_with_the_cli_s_db_objects_each_with_its_host() {
         "{}",
         stats_page.body
     );
-    // The database holds no usage: the page says so, and charts none.
-    assert!(stats_page.body.contains("id=\"cost-none\""));
-    assert!(!stats_page.body.contains("chart-cost-days"));
-    // Nor does a session's header say what it cost.
+    // The hosts' usage, charted (tests/team_usage.rs holds the charts to
+    // `usage --db`): each host's cost.
+    assert!(!stats_page.body.contains("id=\"cost-none\""));
+    let hosts = chart_bars(&stats_page.body, "chart-cost-hosts");
+    assert_eq!(hosts.len(), 3, "{hosts:?}");
+    assert!(hosts.iter().all(|(_, cost)| *cost > 0.0), "{hosts:?}");
+    // A session's header says what it cost, as `usage --db` counts that
+    // host's session; one that recorded no usage (this one) shows none.
+    let rows = cli_db(
+        &scratches[0],
+        &url,
+        &["usage", "session", "host:ci@runner-7", "--json"],
+    );
+    assert!(!rows.iter().any(|r| r["session_id"] == id), "{rows:?}");
+    assert_eq!(header_cost(&page.body), None);
     assert!(!page.body.contains("<dt>cost</dt>"), "{}", page.body);
+    let row = rows
+        .iter()
+        .find(|r| r["cost"].as_f64().unwrap() > 0.0)
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    let costly = srv.get(&format!(
+        "/session/{}?host=ci%40runner-7",
+        row["session_id"].as_str().unwrap()
+    ));
+    assert_eq!(costly.status, 200);
+    let (cost, own, tokens, _) =
+        header_cost(&costly.body).unwrap_or_else(|| panic!("{}", costly.body));
+    assert_eq!(
+        (cost, own, tokens),
+        (
+            row["cost"].as_f64().unwrap(),
+            row["own_cost"].as_f64().unwrap(),
+            row["total_tokens"].as_u64().unwrap()
+        )
+    );
 
     // Two at once: a host pushes while the server runs; its next request
     // reads it (the database is read at each request).
@@ -1855,7 +1885,7 @@ fn serve_says_which_agent_wrote_a_session_and_resumes_it_there() {
 }
 
 /// The bars of the chart `id` of a page: each bar's label and value.
-fn chart_bars(body: &str, id: &str) -> Vec<(String, f64)> {
+pub fn chart_bars(body: &str, id: &str) -> Vec<(String, f64)> {
     let start = body
         .find(&format!("id=\"{id}\""))
         .unwrap_or_else(|| panic!("no {id}"));

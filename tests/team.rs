@@ -14,7 +14,8 @@ use crate::util::{fixtures, json_lines, run, Scratch};
 /// once; a failure under CI).
 /// SQL that makes the rows as a version before 5 pushed them: no pair
 /// lexemes, `pushed_schema` 2 (the row version of 2 to 4), no pair words,
-/// no `rank_len` (and no `agent`, which version 6 added).
+/// no `rank_len` (and no `agent` nor `usage`, which versions 7 and 8
+/// added).
 const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
      FROM unnest(tsv) u WHERE strpos(u.lexeme, ' ') > 0)); \
      UPDATE pi_windows SET tsv = ts_delete(tsv, ARRAY(SELECT u.lexeme \
@@ -22,7 +23,7 @@ const BEFORE_PAIRS: &str = "UPDATE pi_messages SET tsv = ts_delete(tsv, ARRAY(SE
      UPDATE pi_sessions SET pushed_schema = 2; \
      DROP TABLE pi_pair_words; DROP INDEX pi_sessions_unpaired; \
      ALTER TABLE pi_messages DROP COLUMN rank_len; ALTER TABLE pi_windows DROP COLUMN rank_len; \
-     ALTER TABLE pi_sessions DROP COLUMN agent; ";
+     ALTER TABLE pi_sessions DROP COLUMN agent, DROP COLUMN usage; ";
 
 pub fn cluster() -> Option<&'static Cluster> {
     static C: OnceLock<Option<Cluster>> = OnceLock::new();
@@ -162,24 +163,75 @@ fn three_hosts_push_and_a_search_finds_each_host_s_words_with_its_host() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--db"));
 
-    // usage --db: the database holds no usage yet, and says where it is.
-    let out = run(s.cmd().args(["usage", "--db", &url]));
-    assert_eq!(out.status.code(), Some(2));
+    // usage --db: every host's usage as it pushed it, each session under
+    // its host, each host's as its own index counts it
+    // (tests/team_usage.rs holds every grouping to it).
+    let usage = |s: &Scratch, from: &[&std::ffi::OsStr], group: &str| {
+        let out = run(s
+            .cmd()
+            .args(["usage", group, "--json", "--timezone", "UTC"])
+            .args(from));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_lines(&out)
+    };
+    let db_from = ["--db".as_ref(), url.as_ref()];
+    let spent = usage(s, &db_from, "session");
+    let local_spent = usage(
+        &scratches[1],
+        &["--index".as_ref(), scratches[1].index().as_os_str()],
+        "session",
+    );
+    // sessions --sort cost --db: the team's sessions by what each spent
+    // itself, most first, each as `usage --db` counts it for its host.
+    let out = run(s.cmd().args([
+        "sessions", "--sort", "cost", "--all", "--json", "--db", &url,
+    ]));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "pi-index: error: the team database holds no usage yet (push does not send it): run `pi-index usage` on each host, against its local index\n"
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    // sessions --sort cost --db: nothing to sort by, said before any
-    // session is read.
-    let out = run(s.cmd().args(["sessions", "--sort", "cost", "--db", &url]));
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.starts_with("pi-index: error: --sort cost: the team database ")
-            && err.ends_with(" holds no usage of its sessions to sort by: sort by cost against a local index (without --db), where each session's usage is indexed\n"),
-        "{err}"
-    );
+    let by_cost = json_lines(&out);
+    let costed: Vec<&serde_json::Value> = by_cost
+        .iter()
+        .filter(|r| !r["own_cost"].is_null())
+        .collect();
+    assert_eq!(costed.len(), spent.len(), "{by_cost:?}");
+    for r in &costed {
+        let u = spent
+            .iter()
+            .find(|u| u["host"] == r["host"] && u["path"] == r["path"])
+            .unwrap_or_else(|| panic!("{r}"));
+        assert_eq!(r["own_cost"], u["own_cost"], "{r}");
+        assert_eq!(r["cost"], u["cost"], "{r}");
+    }
+    let own: Vec<f64> = costed
+        .iter()
+        .map(|r| r["own_cost"].as_f64().unwrap())
+        .collect();
+    assert!(own.windows(2).all(|w| w[0] >= w[1]), "{own:?}");
+    assert!(!local_spent.is_empty());
+    assert_eq!(spent.len(), 3 * local_spent.len());
+    let bob: Vec<_> = spent
+        .iter()
+        .filter(|r| r["host"] == "bob@devbox")
+        .map(|r| without(r, &["host"]))
+        .collect();
+    assert_eq!(bob, local_spent);
+    let per_host = usage(s, &db_from, "host");
+    assert_eq!(per_host.len(), 3);
+    let cost: f64 = local_spent
+        .iter()
+        .map(|r| r["cost"].as_f64().unwrap())
+        .sum();
+    for h in &per_host {
+        assert!((h["cost"].as_f64().unwrap() - cost).abs() < 1e-9, "{h}");
+    }
 
     // sessions --db: every host's, newest first, each with its host.
     let out = run(s.cmd().args(["sessions", "--json", "--db", &url]));
@@ -767,7 +819,35 @@ fn a_pushing_role_touches_only_its_own_host_s_rows_and_a_reader_only_reads() {
         ),
         "0"
     );
+    // Her rows as if pushed before the database held usage: her next
+    // push sends it, on her own rows alone.
+    c.sql(
+        "roles",
+        "UPDATE pi_sessions SET usage = NULL WHERE host = 'alice'",
+    );
+    let r = push_ok(&s, &c.url_as("alice", "roles"), "alice");
+    assert_eq!(r["sessions_usage_added"], 1, "{r}");
+    assert_eq!(
+        c.sql(
+            "roles",
+            "SELECT count(*) FROM pi_sessions WHERE usage IS NULL"
+        ),
+        "0"
+    );
     // The reader searches everything and writes nothing.
+    let out = run(s.cmd().args([
+        "usage",
+        "host",
+        "--json",
+        "--db",
+        &c.url_as("carol", "roles"),
+    ]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_lines(&out).len(), 2);
     let hits = db_search(&s, &c.url_as("carol", "roles"), "zqroles");
     assert_eq!(hits.len(), 2);
     assert!(c
@@ -2181,12 +2261,13 @@ fn an_omp_session_is_pushed_with_its_agent_into_a_version_6_database() {
     .unwrap();
     s.build(&[&dir], &[]);
     push_ok(&s, &url, "h");
-    // The database as version 6 left it: no agent column. The next push
-    // adds it (Pi's on the rows there) and pushes Oh My Pi's session with
-    // its own.
+    // The database as version 6 left it: no agent nor usage column. The
+    // next push adds them (Pi's on the rows there, and their usage) and
+    // pushes Oh My Pi's session with its own.
     c.sql(
         "agents",
-        "ALTER TABLE pi_sessions DROP COLUMN agent; UPDATE pi_index_schema SET version = 6",
+        "ALTER TABLE pi_sessions DROP COLUMN agent, DROP COLUMN usage; \
+         UPDATE pi_index_schema SET version = 6",
     );
     std::fs::copy(
         fixtures().join("omp-header-title-no-slot.jsonl"),
@@ -2196,6 +2277,8 @@ fn an_omp_session_is_pushed_with_its_agent_into_a_version_6_database() {
     s.build(&[&dir], &[]);
     let r = push_ok(&s, &url, "h");
     assert_eq!(r["sessions_new"], 1, "{r}");
+    // The session pushed before: its usage alone.
+    assert_eq!(r["sessions_usage_added"], 1, "{r}");
     assert_eq!(
         c.sql("agents", "SELECT version FROM pi_index_schema"),
         pi_index::team::schema::VERSION.to_string()
@@ -2350,7 +2433,7 @@ fn stats_db_and_db_alone_read_the_team_database() {
         String::from_utf8_lossy(&out.stderr)
     );
     for cmd in [
-        "search", "sessions", "show", "stats", "serve", "mcp", "pick",
+        "search", "sessions", "show", "stats", "usage", "serve", "mcp", "pick",
     ] {
         let help = run(s.cmd().args([cmd, "--help"]));
         assert!(

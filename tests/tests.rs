@@ -43,5 +43,6 @@ mod sessions_cost;
 mod sessions_limit;
 mod sessions_search;
 mod team;
+mod team_usage;
 mod usage;
 mod watch;

@@ -365,7 +365,7 @@ fn periods_filters_and_the_table() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "pi-index: error: role: usage filters by cwd:, model:, session: and family:\n"
+        "pi-index: error: role: usage filters by cwd:, model:, session:, family: and host:\n"
     );
 }
 

@@ -142,7 +142,13 @@ fn print(args: &PushArgs, r: &PushReport) -> anyhow::Result<()> {
     } else if !args.quiet {
         let mut err = output::stderr();
         let sent = r.sessions_new + r.sessions_grown + r.sessions_replaced;
-        if sent + r.sessions_moved + r.sessions_deleted + r.sessions_relinked == 0 {
+        if sent
+            + r.sessions_moved
+            + r.sessions_deleted
+            + r.sessions_relinked
+            + r.sessions_usage_added
+            == 0
+        {
             writeln!(
                 err,
                 "pi-index: up to date: {} sessions of {}, nothing to push ({} ms)",
@@ -151,7 +157,7 @@ fn print(args: &PushArgs, r: &PushReport) -> anyhow::Result<()> {
         } else {
             writeln!(
                 err,
-                "pi-index: pushed {} messages of {} sessions as {} ({} new, {} grown, {} replaced, {} moved, {} deleted, {} unchanged, {} with a new place in their family; {:.1} MB in {} transactions, {} ms)",
+                "pi-index: pushed {} messages of {} sessions as {} ({} new, {} grown, {} replaced, {} moved, {} deleted, {} unchanged, {} with a new place in their family, {} with their usage added; {:.1} MB in {} transactions, {} ms)",
                 r.messages_sent,
                 sent,
                 r.host,
@@ -162,6 +168,7 @@ fn print(args: &PushArgs, r: &PushReport) -> anyhow::Result<()> {
                 r.sessions_deleted,
                 r.sessions_unchanged,
                 r.sessions_relinked,
+                r.sessions_usage_added,
                 r.bytes_sent as f64 / 1e6,
                 r.transactions,
                 r.elapsed_ms

@@ -1,5 +1,6 @@
 //! `pi-index usage`: what Pi cost, tokens and money, by day, week, month,
-//! session, model or project, each entry of a family of forks once.
+//! session, model, project or (the team database's) host, each entry of
+//! a family of forks once.
 
 use std::io::Write;
 use std::path::Path;
@@ -29,15 +30,18 @@ pub enum GroupArg {
     Model,
     /// One row per working directory.
     Project,
+    /// One row per pushing host (the team database, `--db`).
+    Host,
 }
 
 /// Arguments of `pi-index usage`.
 #[derive(Args, Debug)]
 pub struct UsageArgs {
     /// How to group the rows: daily (the default), weekly, monthly,
-    /// session, model or project; then filters, in the query language's
-    /// words: `cwd:DIR` (at or below), `model:FRAGMENT`, `session:ID`,
-    /// `family:ID` (the session and every fork of its family).
+    /// session, model, project or host (with `--db`); then filters, in
+    /// the query language's words: `cwd:DIR` (at or below),
+    /// `model:FRAGMENT`, `session:ID`, `family:ID` (the session and every
+    /// fork of its family), `host:NAME` (with `--db`).
     #[arg(value_name = "GROUP|FILTER")]
     pub words: Vec<String>,
 
@@ -63,7 +67,8 @@ pub struct UsageArgs {
     pub verbose: bool,
 
     /// The team's PostgreSQL database (see `push`) instead of the local
-    /// index: it holds no usage yet, which is said. `--db` alone reads
+    /// index: every host's sessions as each pushed them, each host's
+    /// entries counted as its own index counts them. `--db` alone reads
     /// the URL from $PI_INDEX_DATABASE_URL.
     #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub db: Option<String>,
@@ -103,6 +108,7 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             GroupArg::Session => Grouping::Session,
             GroupArg::Model => Grouping::Model,
             GroupArg::Project => Grouping::Project,
+            GroupArg::Host => Grouping::Host,
         },
         since_ms: when("since", &args.since)?,
         until_ms: when("until", &args.until)?,
@@ -111,11 +117,12 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         models: Vec::new(),
         session: None,
         family: None,
+        host: None,
     };
     for f in words.iter().flat_map(|f| f.split_whitespace()) {
         let Some((key, value)) = f.split_once(':').filter(|(_, v)| !v.is_empty()) else {
             anyhow::bail!(
-                "{}: not a grouping nor a filter usage takes: give daily, weekly, monthly, session, model or project, then cwd:DIR, model:FRAGMENT, session:ID or family:ID",
+                "{}: not a grouping nor a filter usage takes: give daily, weekly, monthly, session, model, project or host, then cwd:DIR, model:FRAGMENT, session:ID, family:ID or host:NAME",
                 pi_index::search::query::shown(f)
             );
         };
@@ -124,13 +131,25 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             "model" => q.models.push(value.to_lowercase()),
             "session" => q.session = Some(value.to_owned()),
             "family" => q.family = Some(value.to_owned()),
-            _ => anyhow::bail!("{key}: usage filters by cwd:, model:, session: and family:"),
+            "host" => q.host = Some(value.to_owned()),
+            _ => anyhow::bail!("{key}: usage filters by cwd:, model:, session:, family: and host:"),
         }
     }
     let source = pi_index::read::open(args.db.as_deref(), index_dir)?;
+    let hosts = source.capabilities().hosts;
+    if !hosts && (q.host.is_some() || q.grouping == Grouping::Host) {
+        anyhow::bail!(
+            "{}: the local index holds this machine's sessions only; hosts are the team database's (`--db URL`)",
+            if q.grouping == Grouping::Host {
+                "usage host".to_owned()
+            } else {
+                format!("host:{}", q.host.as_deref().unwrap_or_default())
+            }
+        );
+    }
     let data = source.usage()?;
     let r = report(&data, &q);
-    warn(&r, args.verbose, &data)?;
+    warn(&r, args.verbose, &data, q.host.as_deref())?;
     if args.json {
         let mut out = output::json_stdout();
         for row in &r.rows {
@@ -138,7 +157,7 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         }
         out.flush()?;
     } else {
-        table(&r, q.grouping)?;
+        table(&r, q.grouping, hosts)?;
     }
     // The index's caches are dropped with the process, not one by one.
     std::mem::forget(source);
@@ -149,9 +168,28 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     })
 }
 
-/// Say what was left out of the sums; with `-v`, each entry.
-fn warn(r: &UsageReport, verbose: bool, data: &UsageData) -> anyhow::Result<()> {
+/// Say what was left out of the sums (with `-v`, each entry), and the
+/// team database's sessions whose usage their host has not pushed yet
+/// (of the host `host:` keeps).
+fn warn(
+    r: &UsageReport,
+    verbose: bool,
+    data: &UsageData,
+    host: Option<&str>,
+) -> anyhow::Result<()> {
     let mut err = output::stderr();
+    for (h, n) in &data.without_usage {
+        if host.is_some_and(|want| want != h) {
+            continue;
+        }
+        writeln!(
+            err,
+            "pi-index: warning: {n} session{} of {h} {} pushed before the team database held usage and {} not counted: the next `pi-index push` on {h} sends it",
+            if *n == 1 { "" } else { "s" },
+            if *n == 1 { "was" } else { "were" },
+            if *n == 1 { "is" } else { "are" },
+        )?;
+    }
     for (fault, n) in &r.faults {
         writeln!(
             err,
@@ -162,6 +200,9 @@ fn warn(r: &UsageReport, verbose: bool, data: &UsageData) -> anyhow::Result<()> 
     }
     if verbose {
         for s in &data.sessions {
+            if host.is_some_and(|want| s.host.as_deref() != Some(want)) {
+                continue;
+            }
             for u in s.rows.iter().filter(|u| u.fault().is_some()) {
                 let what = u.fault().map_or("", |f| f.as_str());
                 writeln!(err, "left out {}:{}: {what}", OneLine(&s.path), u.line)?;
@@ -172,8 +213,9 @@ fn warn(r: &UsageReport, verbose: bool, data: &UsageData) -> anyhow::Result<()> 
 }
 
 /// The table, as ccusage prints it: the row's key, the models, the token
-/// counts, the cost; a total under it.
-fn table(r: &UsageReport, grouping: Grouping) -> anyhow::Result<()> {
+/// counts, the cost; a total under it. Sessions of several hosts (`hosts`)
+/// are named by their host too, in a column before.
+fn table(r: &UsageReport, grouping: Grouping, hosts: bool) -> anyhow::Result<()> {
     let head = match grouping {
         Grouping::Daily => "Date",
         Grouping::Weekly => "Week",
@@ -181,11 +223,13 @@ fn table(r: &UsageReport, grouping: Grouping) -> anyhow::Result<()> {
         Grouping::Session => "Session",
         Grouping::Model => "Model",
         Grouping::Project => "Project",
+        Grouping::Host => "Host",
     };
     let key = |row: &UsageRow| -> String {
         let k = row
             .period
             .as_deref()
+            .or(row.host.as_deref().filter(|_| grouping == Grouping::Host))
             .or(row.model.as_deref())
             .or(row.project.as_deref())
             .or(row.name.as_deref())
@@ -195,6 +239,11 @@ fn table(r: &UsageReport, grouping: Grouping) -> anyhow::Result<()> {
     };
     let mut out = output::stdout(false);
     let own = grouping == Grouping::Session;
+    // The host column: 24 characters, as many as most `user@hostname`.
+    let host_column = own && hosts;
+    if host_column {
+        write!(out, "{:<24}  ", "Host")?;
+    }
     write!(
         out,
         "{head:<40}  {:<28}  {:>12}  {:>12}  {:>13}  {:>13}  {:>13}  {:>10}",
@@ -207,6 +256,10 @@ fn table(r: &UsageReport, grouping: Grouping) -> anyhow::Result<()> {
     for row in &r.rows {
         let s = &row.spent;
         let models = super::output::cut(&row.models.join(", "), 28);
+        if host_column {
+            let host = OneLine(row.host.as_deref().unwrap_or("")).to_string();
+            write!(out, "{:<24}  ", super::output::cut(&host, 24))?;
+        }
         write!(
             out,
             "{:<40}  {models:<28}  {:>12}  {:>12}  {:>13}  {:>13}  {:>13}  {:>10.2}",
@@ -224,6 +277,9 @@ fn table(r: &UsageReport, grouping: Grouping) -> anyhow::Result<()> {
         writeln!(out)?;
     }
     let t = &r.total;
+    if host_column {
+        write!(out, "{:<24}  ", "")?;
+    }
     writeln!(
         out,
         "{:<40}  {:<28}  {:>12}  {:>12}  {:>13}  {:>13}  {:>13}  {:>10.2}",

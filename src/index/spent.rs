@@ -18,8 +18,10 @@
 
 use crate::pi::usage::{decimal, digits, Fault, Source, UsageEntry, NOT_DECIMAL};
 
-/// The version of the stored value.
-const VERSION: u8 = 1;
+/// The version of the stored value. The team database holds it too
+/// (`crate::team::schema`'s Usage): a new version is a new schema
+/// version there.
+pub const VERSION: u8 = 1;
 
 /// A cost's tag when it is stored as its double's bits, not as digits
 /// over a power of ten (tags 0 to 22: its decimal places).

@@ -131,7 +131,8 @@ impl Server {
     /// with every model call, by day (default), week, month, session,
     /// model or project, each entry of a family of forked sessions
     /// counted once. Filter by time (`since`, `until`), directory (`cwd`)
-    /// and model. Returns the latest periods (or the costliest sessions,
+    /// and model (and, over the team database, group and filter by the
+    /// pushing `host`). Returns the latest periods (or the costliest sessions,
     /// models or projects) up to `limit`, the total of the whole range,
     /// and how many entries could not be summed and why.
     #[tool(

@@ -732,8 +732,8 @@ pub const DEFAULT_USAGE_ROWS: u64 = 31;
 #[serde(deny_unknown_fields)]
 pub struct UsageArgs {
     /// How to group: `daily` (the default), `weekly`, `monthly`,
-    /// `session`, `model` (`provider/model`) or `project` (the working
-    /// directory).
+    /// `session`, `model` (`provider/model`), `project` (the working
+    /// directory) or `host` (the team database's pushing hosts).
     pub group: Option<String>,
     /// Only what was spent at or after this time: `2026-03-01`, `today`,
     /// `yesterday`, or an age such as `7d`, `12h`, `2w`.
@@ -744,6 +744,9 @@ pub struct UsageArgs {
     pub cwd: Option<String>,
     /// Only models whose `provider/model` contains this.
     pub model: Option<String>,
+    /// Only the sessions of this host (the team database only), as
+    /// `search` and `sessions` name it.
+    pub host: Option<String>,
     /// The IANA time zone days, weeks and months are counted in
     /// (`Europe/Paris`, `UTC`; default: the server's).
     pub timezone: Option<String>,
@@ -771,6 +774,11 @@ pub struct UsageOutput {
     /// not a number or absurd; an answer without usage).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
+    /// The team database's sessions not counted because their host
+    /// pushed them before the database held usage (its next push sends
+    /// it), by host.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub without_usage: Vec<WithoutUsage>,
     /// How fresh the index was for this answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<Refresh>,
@@ -782,6 +790,10 @@ pub struct UsageRowOut {
     /// The period (`2026-03-01`, `2026-W09`, `2026-03`), for periods.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<String>,
+    /// The host that pushed the session, for sessions of the team
+    /// database; the host, for hosts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// The session's id (pass it to `show`), for sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -807,6 +819,15 @@ pub struct UsageRowOut {
     pub own_cost: Option<f64>,
     /// The models its entries name.
     pub models: Vec<String>,
+}
+
+/// Sessions of a host held without their usage.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WithoutUsage {
+    /// The host.
+    pub host: String,
+    /// How many of its sessions.
+    pub sessions: u64,
 }
 
 /// Entries left out of the sums for one reason.
@@ -837,13 +858,20 @@ pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> 
         "session" => Grouping::Session,
         "model" => Grouping::Model,
         "project" => Grouping::Project,
+        "host" => Grouping::Host,
         other => {
             return Err(format!(
-                "group {}: give daily, weekly, monthly, session, model or project",
+                "group {}: give daily, weekly, monthly, session, model, project or host",
                 shown(other)
             ))
         }
     };
+    let hosts = reading.source().capabilities().hosts;
+    if !hosts && (grouping == Grouping::Host || args.host.is_some()) {
+        return Err(
+            "this server reads the local index, this machine's sessions only: `host` groups and filters the team database's (`pi-index mcp --db`)".into(),
+        );
+    }
     let tz = match args.timezone.as_deref() {
         None => jiff::tz::TimeZone::system(),
         Some(name) => jiff::tz::TimeZone::get(name).map_err(|e| {
@@ -868,6 +896,7 @@ pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> 
         models: args.model.iter().map(|m| m.to_lowercase()).collect(),
         session: None,
         family: None,
+        host: args.host.clone(),
     };
     let data = reading.source().usage().map_err(|e| e.to_string())?;
     let r = report(&data, &q);
@@ -891,6 +920,7 @@ pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> 
                         Grouping::Daily | Grouping::Weekly | Grouping::Monthly
                     )
                 }),
+                host: row.host,
                 session_id: row.session_id,
                 name: name(row.name),
                 cwd: name(row.cwd),
@@ -909,6 +939,15 @@ pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> 
             .map(|(f, n)| LeftOut {
                 why: f.as_str().to_owned(),
                 entries: *n,
+            })
+            .collect(),
+        without_usage: data
+            .without_usage
+            .iter()
+            .filter(|(h, _)| args.host.as_ref().is_none_or(|want| want == h))
+            .map(|(host, n)| WithoutUsage {
+                host: host.clone(),
+                sessions: *n,
             })
             .collect(),
         index: reading.refresh().cloned(),

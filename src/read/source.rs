@@ -35,8 +35,8 @@ pub struct Capabilities {
     /// pool of the newest matches, and says whether more match
     /// ([`SearchResult::more`]).
     pub exact_totals: bool,
-    /// Every session's usage is held ([`Source::usage`]). The team
-    /// database does not hold it yet: each host's local index does.
+    /// Every session's usage is held ([`Source::usage`]): the local
+    /// index's, and the team database's as each host pushed it.
     pub usage: bool,
 }
 

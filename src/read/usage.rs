@@ -19,13 +19,21 @@
 //! session ([`session_costs`], what `sessions --sort cost` orders by,
 //! [`by_cost`]), or for one ([`session_cost`], what a session page
 //! shows), from the usage of the sessions it is counted with alone.
+//!
+//! Sessions of the team database come from several hosts
+//! ([`SessionSpend::host`]): a family and the copies of a session are a
+//! host's own (lineage never crosses hosts, and two machines' files of
+//! one id are two machines' spending), so entries are counted once per
+//! host, each host's exactly as its own index counts them. Periods,
+//! models and projects total every host reported; a session's row says
+//! its host, and [`Grouping::Host`] totals each host.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
 use super::session::SessionRow;
-use crate::index::spent::Row;
+use crate::index::spent::{Row, Rows};
 use crate::pi::usage::Fault;
 
 /// How rows are grouped.
@@ -43,6 +51,8 @@ pub enum Grouping {
     Model,
     /// By working directory.
     Project,
+    /// By pushing host (the team database's sessions).
+    Host,
 }
 
 /// What to total.
@@ -65,6 +75,8 @@ pub struct UsageQuery {
     /// Only the family of the session whose id starts with this
     /// (`family:`).
     pub family: Option<String>,
+    /// Only the sessions of this host (`host:`; the team database's).
+    pub host: Option<String>,
 }
 
 /// Tokens and money.
@@ -102,6 +114,10 @@ pub struct UsageRow {
     /// the project, as the grouping says; for sessions, the session id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<String>,
+    /// Sessions: the host that pushed it (the team database's); hosts:
+    /// the host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Sessions: the session's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -167,8 +183,9 @@ pub struct UsageReport {
 pub struct SessionSpend {
     /// The session's key.
     pub key: u64,
-    /// The host that pushed it (the team database's sessions only): a
-    /// session is named by its host and path ([`by_cost`]).
+    /// The host that pushed it (the team database's sessions; `None`:
+    /// the local index's): a session is named by its host and path
+    /// ([`by_cost`]).
     pub host: Option<String>,
     /// Its id.
     pub session_id: String,
@@ -194,6 +211,47 @@ pub struct UsageData {
     pub sessions: Vec<SessionSpend>,
     /// The buckets the rows name.
     pub buckets: Vec<String>,
+    /// Sessions held without their usage, by host: rows pushed to the
+    /// team database before it held usage, which their host's next push
+    /// completes. Empty for the local index.
+    pub without_usage: Vec<(String, u64)>,
+}
+
+/// [`UsageData`] made a session at a time, each session's buckets
+/// numbered as the data numbers them.
+#[derive(Default)]
+pub struct Collect {
+    data: UsageData,
+    ids: HashMap<String, u32>,
+}
+
+impl Collect {
+    /// Add `session` (its rows left empty) with the rows `stored`, whose
+    /// buckets index `stored.buckets`.
+    pub fn add(&mut self, mut session: SessionSpend, stored: Rows) {
+        let out = &mut self.data;
+        let global: Vec<u32> = stored
+            .buckets
+            .into_iter()
+            .map(|b| {
+                let next = out.buckets.len() as u32;
+                *self.ids.entry(b).or_insert_with_key(|b| {
+                    out.buckets.push(b.clone());
+                    next
+                })
+            })
+            .collect();
+        session.rows = stored.rows;
+        for row in &mut session.rows {
+            row.bucket = global.get(row.bucket as usize).copied().unwrap_or(0);
+        }
+        out.sessions.push(session);
+    }
+
+    /// The data.
+    pub fn finish(self) -> UsageData {
+        self.data
+    }
 }
 
 /// The civil date of `ms` in `tz`, remembering the last day's bounds:
@@ -281,12 +339,12 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .cloned()
             .unwrap_or_else(|| "unknown".to_owned())
     };
-    // Which families `family:` keeps.
-    let families: Option<HashSet<u64>> = q.family.as_ref().map(|id| {
+    // Which families `family:` keeps (a family is its host's).
+    let families: Option<HashSet<(Option<&str>, u64)>> = q.family.as_ref().map(|id| {
         data.sessions
             .iter()
             .filter(|s| s.session_id.starts_with(id.as_str()))
-            .map(|s| s.family.unwrap_or(s.key))
+            .map(|s| (s.host.as_deref(), s.family.unwrap_or(s.key)))
             .collect()
     });
     let keep_session = |s: &SessionSpend| {
@@ -294,9 +352,12 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             && q.session
                 .as_deref()
                 .is_none_or(|id| s.session_id.starts_with(id))
+            && q.host
+                .as_deref()
+                .is_none_or(|h| s.host.as_deref() == Some(h))
             && families
                 .as_ref()
-                .is_none_or(|f| f.contains(&s.family.unwrap_or(s.key)))
+                .is_none_or(|f| f.contains(&(s.host.as_deref(), s.family.unwrap_or(s.key))))
     };
     let keep_row = |u: &Row| {
         (q.since_ms.is_none_or(|s| u.ts_ms.is_some_and(|t| t >= s)))
@@ -312,15 +373,19 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     // moved folder): Pi never gives two sessions one id. Where no family
     // joins them (a version 1 session has no entry ids to infer one
     // from), they are a group of their own, so that each entry counts
-    // once.
-    let mut ids: HashMap<&str, u32> = HashMap::new();
+    // once. Both are a host's own: its sessions are sorted together.
+    let mut ids: HashMap<(Option<&str>, &str), u32> = HashMap::new();
     for s in &data.sessions {
-        *ids.entry(s.session_id.as_str()).or_default() += 1;
+        *ids.entry((s.host.as_deref(), s.session_id.as_str()))
+            .or_default() += 1;
     }
     let group = |s: &SessionSpend| -> Option<u64> {
         s.family.or_else(|| {
-            (ids.get(s.session_id.as_str()).copied().unwrap_or(0) > 1)
-                .then(|| crate::index::schema::session_key(&format!("id:{}", s.session_id)))
+            (ids.get(&(s.host.as_deref(), s.session_id.as_str()))
+                .copied()
+                .unwrap_or(0)
+                > 1)
+            .then(|| crate::index::schema::session_key(&format!("id:{}", s.session_id)))
         })
     };
     let mut order: Vec<(Option<u64>, usize, &SessionSpend)> = data
@@ -330,7 +395,12 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         .map(|(i, s)| (group(s), i, s))
         .collect();
     order.sort_by(|(ga, _, a), (gb, _, b)| {
-        (ga.unwrap_or(a.key), a.age, &a.path).cmp(&(gb.unwrap_or(b.key), b.age, &b.path))
+        (&a.host, ga.unwrap_or(a.key), a.age, &a.path).cmp(&(
+            &b.host,
+            gb.unwrap_or(b.key),
+            b.age,
+            &b.path,
+        ))
     });
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
     let mut total = Spent::default();
@@ -343,9 +413,10 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     let mut seen: HashSet<u64> = HashSet::new();
     let mut family = None;
     for (g, at, s) in order {
-        if g != family || g.is_none() {
+        let here = g.map(|g| (s.host.as_deref(), g));
+        if here != family || g.is_none() {
             seen.clear();
-            family = g;
+            family = here;
         }
         let mut whole = Spent::default();
         let mut own = 0.0;
@@ -389,6 +460,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 },
                 Grouping::Model => Key::Bucket(u.bucket),
                 Grouping::Project => Key::Name(s.cwd.clone().unwrap_or_else(|| "(unknown)".into())),
+                Grouping::Host => Key::Name(s.host.clone().unwrap_or_else(|| "(local)".into())),
                 Grouping::Session => continue,
             };
             let g = groups.entry(key).or_default();
@@ -412,6 +484,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             breakdown.sort_by(|a, b| b.cost.total_cmp(&a.cost));
             sessions.push(UsageRow {
                 period: None,
+                host: s.host.clone(),
                 session_id: Some(s.session_id.clone()),
                 path: Some(s.path.clone()),
                 name: s.name.clone(),
@@ -437,6 +510,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 models.sort();
                 let mut row = UsageRow {
                     period: None,
+                    host: None,
                     session_id: None,
                     path: None,
                     name: None,
@@ -452,6 +526,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                 match q.grouping {
                     Grouping::Model => row.model = Some(key),
                     Grouping::Project => row.project = Some(key),
+                    Grouping::Host => row.host = Some(key),
                     _ => row.period = Some(key),
                 }
                 row
@@ -460,7 +535,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     };
     if matches!(
         q.grouping,
-        Grouping::Session | Grouping::Model | Grouping::Project
+        Grouping::Session | Grouping::Model | Grouping::Project | Grouping::Host
     ) {
         rows.sort_by(|a, b| {
             b.spent
@@ -506,6 +581,7 @@ pub fn session_costs(data: &UsageData) -> Vec<Option<SessionCost>> {
         models: Vec::new(),
         session: None,
         family: None,
+        host: None,
     };
     let mut out = vec![None; data.sessions.len()];
     for row in report(data, &q).rows {

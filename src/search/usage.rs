@@ -2,13 +2,11 @@
 //! read with its record ([`crate::index::spent`]), for the report of
 //! [`crate::read::usage`].
 
-use std::collections::HashMap;
-
 use tantivy::Searcher;
 
 use super::reader::Reader;
 use crate::index::{tantivy_err, IndexError};
-use crate::read::usage::{SessionSpend, UsageData};
+use crate::read::usage::{Collect, SessionSpend, UsageData};
 
 /// What a session's record gives a report.
 struct Read {
@@ -135,40 +133,25 @@ fn usage_of(
             .map(|run| run.into_iter().map(read).collect())
             .collect()
     };
-    let mut out = UsageData::default();
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut out = Collect::default();
     for segment in segments {
         for r in segment? {
             let key = crate::index::schema::session_key(&r.path);
-            // The session's buckets, as the report numbers them.
-            let global: Vec<u32> = r
-                .stored
-                .buckets
-                .iter()
-                .map(|b| {
-                    let next = out.buckets.len() as u32;
-                    *ids.entry(b.clone()).or_insert_with(|| {
-                        out.buckets.push(b.clone());
-                        next
-                    })
-                })
-                .collect();
-            let mut rows = r.stored.rows;
-            for row in &mut rows {
-                row.bucket = global.get(row.bucket as usize).copied().unwrap_or(0);
-            }
-            out.sessions.push(SessionSpend {
-                key,
-                host: None,
-                family: families.family_of(key),
-                age: families.age(key),
-                session_id: r.session_id,
-                name: r.name,
-                cwd: r.cwd,
-                path: r.path,
-                rows,
-            });
+            out.add(
+                SessionSpend {
+                    key,
+                    host: None,
+                    family: families.family_of(key),
+                    age: families.age(key),
+                    session_id: r.session_id,
+                    name: r.name,
+                    cwd: r.cwd,
+                    path: r.path,
+                    rows: Vec::new(),
+                },
+                r.stored,
+            );
         }
     }
-    Ok(out)
+    Ok(out.finish())
 }

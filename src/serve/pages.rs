@@ -608,15 +608,16 @@ const COST_DAYS: i32 = 90;
 
 /// The stats page's charts of what Pi cost (`pi-index usage`'s numbers,
 /// each entry of a family once, days in UTC): cost and tokens per day
-/// over the [`COST_DAYS`] days up to the last that spent, cost per model
-/// and per project; or why there are none.
+/// over the [`COST_DAYS`] days up to the last that spent, cost per model,
+/// per project and (the team database's) per host; or why there are
+/// none.
 fn cost_charts(reading: &crate::live::Reading) -> Markup {
     use crate::read::usage::{report, Grouping, UsageQuery};
     let source = reading.source();
     if !source.capabilities().usage {
         return html! {
             h2 { "What Pi cost" }
-            p.note #cost-none { "The team database holds no usage yet: `pi-index usage` on each host reads its own index." }
+            p.note #cost-none { "This source holds no usage." }
         };
     }
     let data = match source.usage() {
@@ -632,6 +633,17 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
         models: Vec::new(),
         session: None,
         family: None,
+        host: None,
+    };
+    // Hosts whose sessions' usage is not pushed yet, said under the
+    // charts (their next push sends it).
+    let without = html! {
+        @for (host, n) in &data.without_usage {
+            p.note.without-usage {
+                (n) " sessions of " (host) " were pushed before the team database held usage and are not counted: the next "
+                code { "pi-index push" } " on " (host) " sends it."
+            }
+        }
     };
     let daily = report(&data, &query(Grouping::Daily));
     let by_day: std::collections::HashMap<jiff::civil::Date, (f64, f64)> = daily
@@ -643,7 +655,7 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
         })
         .collect();
     let Some(last) = by_day.keys().max().copied() else {
-        return html! { h2 { "What Pi cost" } p.note #cost-none { "No session recorded usage." } };
+        return html! { h2 { "What Pi cost" } p.note #cost-none { "No session recorded usage." } (without) };
     };
     let mut day = last
         .checked_sub(jiff::Span::new().days(COST_DAYS - 1))
@@ -668,6 +680,10 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
     };
     let models = top(Grouping::Model, |r| r.model.clone());
     let projects = top(Grouping::Project, |r| r.project.clone());
+    let hosts = source
+        .capabilities()
+        .hosts
+        .then(|| top(Grouping::Host, |r| r.host.clone()));
     let dollars = |n: f64| format!("${n:.2}");
     let count = |n: f64| format!("{n}");
     html! {
@@ -677,5 +693,9 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
         div #chart-tokens-days { (charts::columns_of("Tokens per day", &tokens, &count)) }
         div #chart-cost-models { (charts::rows_of("Cost per model", &models, &dollars)) }
         div #chart-cost-projects { (charts::rows_of("Cost per project", &projects, &dollars)) }
+        @if let Some(hosts) = hosts {
+            div #chart-cost-hosts { (charts::rows_of("Cost per host", &hosts, &dollars)) }
+        }
+        (without)
     }
 }

@@ -21,6 +21,8 @@
 //! - [`search`]: `search`, `sessions` and `show` against the database.
 //! - [`browse`]: what the front ends read beside searches: a session's
 //!   messages a page at a time or around a place, and the stats.
+//! - [`usage`]: what every host's sessions spent, for the report of
+//!   [`crate::read::usage`].
 //! - [`source`]: the database as a source of the read interface
 //!   ([`Team`]: a pool of connections), what every front end reads with
 //!   `--db`.
@@ -41,6 +43,7 @@ pub mod search;
 pub mod source;
 pub mod text;
 mod tls;
+pub mod usage;
 
 pub use db::{advice, default_host_name, Db, TeamError, URL_VAR};
 pub use source::Team;

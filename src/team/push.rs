@@ -22,7 +22,12 @@
 //!   lineage updated ([`super::lineage`]: every row's is compared with
 //!   the local index's at every push, so a push killed before it wrote
 //!   them leaves them to the next);
-//! - a session pushed under an older schema version: its rows replaced.
+//! - a session pushed under an older schema version: its rows replaced;
+//!   one pushed before the database held usage: its usage sent alone.
+//!
+//! A session's usage ([`super::schema`]'s Usage) goes with its row, whole:
+//! a session sent again (grown or rewritten) has it replaced by its
+//! record's, a removed one's goes with it.
 //!
 //! Rows go by `COPY ... FROM STDIN` (text format) in batches of about
 //! [`BATCH_BYTES`], each batch one transaction that also writes the
@@ -88,6 +93,9 @@ pub struct PushReport {
     /// fork of theirs appeared or went, a parent moved): their rows'
     /// lineage updated.
     pub sessions_relinked: u64,
+    /// Sessions pushed before the database held usage (schema version 7
+    /// or older), sent for nothing but their usage.
+    pub sessions_usage_added: u64,
     /// Message rows sent.
     pub messages_sent: u64,
     /// Bytes of rows sent by `COPY`.
@@ -112,6 +120,9 @@ struct Pushed {
     schema: i32,
     /// Its lineage, as pushed.
     lineage: RowLineage,
+    /// Whether its row was pushed before the database held usage (its
+    /// usage is `NULL`).
+    without_usage: bool,
 }
 
 /// A hash of what a session's messages say, their `context_edit` marks
@@ -164,7 +175,7 @@ const STATE_SQL: &str = "SELECT pg_is_in_recovery(), (SELECT max(version) FROM p
      s.path, s.sid, s.session_id, s.file_size, s.file_mtime_ns, s.indexed_to, s.head_hash, \
      s.tail_hash, s.messages, s.digest, row_security_active('pi_messages'), s.pushed_schema, \
      s.parent_session, s.parent_path, s.parent_how, s.fork_ids, s.fork_paths, s.family, \
-     s.family_age, one.paired, one.may_pair \
+     s.family_age, one.paired, one.may_pair, s.usage IS NULL \
      FROM (SELECT EXISTS (SELECT 1 FROM pi_pair_words) AS paired, \
      has_table_privilege('pi_pair_words', 'INSERT') AS may_pair) AS one \
      LEFT JOIN pi_sessions s ON s.host = $1";
@@ -223,6 +234,7 @@ async fn remote_state(client: &Client, host: &str) -> Result<Remote, StateError>
                     family: r.get(20),
                     family_age: r.get(21),
                 },
+                without_usage: r.get(24),
             },
         );
     }
@@ -402,11 +414,16 @@ struct Grown {
     old: i32,
     /// Old rows off the active branch, by (offset, role).
     inactive: Vec<(i64, String)>,
+    /// Its usage, whole ([`crate::index::spent::Rows::encode`]).
+    usage: Vec<u8>,
 }
 
 impl Batch {
     fn bytes(&self) -> usize {
-        self.sessions.len() + self.messages.len() + self.windows.len()
+        self.sessions.len()
+            + self.messages.len()
+            + self.windows.len()
+            + self.grown.iter().map(|g| g.usage.len()).sum::<usize>()
     }
     fn is_empty(&self) -> bool {
         self.sessions_in == 0 && self.grown.is_empty()
@@ -438,6 +455,17 @@ fn copy_opt(out: &mut Vec<u8>, s: Option<&str>) {
 fn copy_num(out: &mut Vec<u8>, n: impl std::fmt::Display) {
     use std::io::Write;
     let _ = write!(out, "{n}");
+}
+
+/// Append `bytes` as a `bytea` in `COPY`'s text format (hex, its
+/// backslash escaped).
+fn copy_bytea(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(b"\\\\x");
+    for &b in bytes {
+        out.push(HEX[usize::from(b >> 4)]);
+        out.push(HEX[usize::from(b & 15)]);
+    }
 }
 
 fn copy_opt_num(out: &mut Vec<u8>, n: Option<i64>) {
@@ -477,7 +505,7 @@ fn ms(ts: Option<&str>) -> Option<i64> {
 const SESSION_COLUMNS: &str = "host, sid, path, session_id, cwd, session_name, name_tsv, title, models, \
      started_ms, last_ms, messages, file_size, file_mtime_ns, indexed_to, head_hash, tail_hash, digest, \
      pushed_schema, title_tsv, parent_session, parent_path, parent_how, fork_ids, fork_paths, family, \
-     family_age, agent";
+     family_age, agent, usage";
 
 /// The columns of `pi_messages`, in `COPY` order.
 const MESSAGE_COLUMNS: &str =
@@ -485,7 +513,8 @@ const MESSAGE_COLUMNS: &str =
      replacement, text, windowed, tsv, rank_len, copy";
 
 /// One session as a push writes its row: the host and id it is stored
-/// under, its listing row, its documents, its file's state and its lineage.
+/// under, its listing row, its documents, its file's state, its lineage
+/// and its usage.
 struct Writing<'a> {
     host: &'a str,
     sid: i64,
@@ -493,6 +522,7 @@ struct Writing<'a> {
     docs: &'a [StoredDoc],
     st: &'a FileState,
     lineage: &'a RowLineage,
+    usage: &'a [u8],
 }
 
 fn session_row(
@@ -508,6 +538,7 @@ fn session_row(
         docs,
         st,
         lineage,
+        usage,
     } = *pushed;
     let messages = docs.len();
     copy_str(out, host);
@@ -564,6 +595,8 @@ fn session_row(
     copy_opt_num(out, l.family_age.map(i64::from));
     out.push(b'\t');
     copy_str(out, row.agent.as_str());
+    out.push(b'\t');
+    copy_bytea(out, usage);
     out.push(b'\n');
 }
 
@@ -820,8 +853,8 @@ async fn commit_batch(
             "UPDATE pi_sessions SET cwd = $3, session_name = $4, name_tsv = $5::tsvector, \
              title = $6, models = $7, started_ms = $8, last_ms = $9, messages = $10, \
              file_size = $11, file_mtime_ns = $12, indexed_to = $13, head_hash = $14, \
-             tail_hash = $15, digest = $16, title_tsv = $17::tsvector, agent = $18 \
-             WHERE host = $1 AND sid = $2",
+             tail_hash = $15, digest = $16, title_tsv = $17::tsvector, agent = $18, \
+             usage = $19 WHERE host = $1 AND sid = $2",
             &[
                 (&host, Type::TEXT),
                 (&g.sid, Type::INT8),
@@ -841,6 +874,7 @@ async fn commit_batch(
                 (&g.digest, Type::INT8),
                 (&title_tsv, Type::TEXT),
                 (&r.agent.as_str(), Type::TEXT),
+                (&g.usage, Type::BYTEA),
             ],
         )
         .await?;
@@ -948,6 +982,62 @@ async fn delete_and_move(
     crate::failpoint::point("push-before-removal-commit");
     tx.commit().await?;
     Ok(())
+}
+
+/// Send the usage of the sessions `fills` (their sid and local path),
+/// pushed before the database held usage, in transactions of about
+/// `limit` bytes.
+fn fill_usage(
+    db: &mut Db,
+    pi: &PiIndex,
+    searcher: &Searcher,
+    host: &str,
+    fills: &[(i64, &str)],
+    limit: usize,
+    report: &mut PushReport,
+) -> Result<(), TeamError> {
+    let mut sids: Vec<i64> = Vec::new();
+    let mut values: Vec<Vec<u8>> = Vec::new();
+    let mut bytes = 0;
+    for (i, (sid, path)) in fills.iter().enumerate() {
+        let value = pi.recorded_usage(searcher, path)?.encode().into_bytes();
+        bytes += value.len();
+        sids.push(*sid);
+        values.push(value);
+        if bytes >= limit || i + 1 == fills.len() {
+            let r = db
+                .rt
+                .block_on(add_usage(&mut db.client, host, &sids, &values));
+            r.map_err(|e| db.error("sending the usage of sessions pushed before", &e))?;
+            report.transactions += 1;
+            report.sessions_usage_added += sids.len() as u64;
+            report.bytes_sent += bytes as u64;
+            (sids, values, bytes) = (Vec::new(), Vec::new(), 0);
+        }
+    }
+    Ok(())
+}
+
+/// One transaction: the usage `values` on the rows of sessions `sids`.
+async fn add_usage(
+    client: &mut Client,
+    host: &str,
+    sids: &[i64],
+    values: &[Vec<u8>],
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    tx.execute_typed(
+        "UPDATE pi_sessions s SET usage = x.usage \
+         FROM unnest($2::bigint[], $3::bytea[]) AS x(sid, usage) \
+         WHERE s.host = $1 AND s.sid = x.sid",
+        &[
+            (&host, Type::TEXT),
+            (&sids, Type::INT8_ARRAY),
+            (&values, Type::BYTEA_ARRAY),
+        ],
+    )
+    .await?;
+    tx.commit().await
 }
 
 async fn new_sids(client: &Client, n: i64) -> Result<Vec<i64>, tokio_postgres::Error> {
@@ -1064,6 +1154,9 @@ fn push_locked(
     let mut changed: Vec<(&str, Pushed)> = Vec::new();
     // Sessions whose file did not change but whose family did.
     let mut relinks: Vec<(i64, RowLineage)> = Vec::new();
+    // Sessions whose file did not change, pushed before the database
+    // held usage: their usage alone.
+    let mut fills: Vec<(i64, &str)> = Vec::new();
     for (path, st) in &local {
         match remote.sessions.get(pg_text(path).as_ref()) {
             None => new.push(path),
@@ -1072,6 +1165,9 @@ fn push_locked(
                 let w = want(path);
                 if p.lineage != w {
                     relinks.push((p.sid, w));
+                }
+                if p.without_usage {
+                    fills.push((p.sid, path));
                 }
             }
             Some(p) => changed.push((path, p.clone())),
@@ -1083,7 +1179,12 @@ fn push_locked(
         .iter()
         .filter(|(p, _)| !live.contains(p.as_str()))
         .collect();
-    if new.is_empty() && changed.is_empty() && gone.is_empty() && relinks.is_empty() {
+    if new.is_empty()
+        && changed.is_empty()
+        && gone.is_empty()
+        && relinks.is_empty()
+        && fills.is_empty()
+    {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     }
@@ -1113,6 +1214,9 @@ fn push_locked(
             if p.lineage != w {
                 relinks.push((p.sid, w));
             }
+            if p.without_usage {
+                fills.push((p.sid, path));
+            }
         }
     }
     new.retain(|n| !moved_paths.contains(n));
@@ -1137,6 +1241,8 @@ fn push_locked(
         report.sessions_moved = moves.len() as u64;
         report.sessions_relinked = relinks.len() as u64;
     }
+    let limit = crate::failpoint::push_batch_bytes(BATCH_BYTES);
+    fill_usage(db, pi, &searcher, &host, &fills, limit, &mut report)?;
 
     let todo = (new.len() + changed.len()) as u64;
     progress(0, todo);
@@ -1153,7 +1259,6 @@ fn push_locked(
         .iter()
         .map(|p| (*p, None))
         .chain(changed.into_iter().map(|(p, old)| (p, Some(old))));
-    let limit = crate::failpoint::push_batch_bytes(BATCH_BYTES);
     // A batch is made while the one before commits: the server's work
     // (COPY, its indexes) and ours (reading the local index, tokenizing)
     // overlap. One batch waits at most: memory stays bounded.
@@ -1184,6 +1289,8 @@ fn push_locked(
             let addrs = lookup::message_addresses(reader, searcher, &keys)?;
             for ((path, old, row), addrs) in chunk.into_iter().zip(addrs) {
                 let docs = lookup::documents_at(reader, searcher, addrs)?;
+                // Its usage, whole, whatever was sent of it before.
+                let usage = pi.recorded_usage(searcher, path)?.encode();
                 let st = local[path];
                 let job = match &old {
                     None => Job::Whole {
@@ -1227,6 +1334,7 @@ fn push_locked(
                                 docs: &docs,
                                 st: &st,
                                 lineage: &want(path),
+                                usage: usage.as_bytes(),
                             },
                         );
                         for (ord, d) in docs.iter().enumerate() {
@@ -1251,6 +1359,7 @@ fn push_locked(
                             state: st,
                             old: old as i32,
                             inactive,
+                            usage: usage.into_bytes(),
                         });
                     }
                 }

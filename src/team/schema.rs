@@ -5,7 +5,7 @@
 //! |---|---|---|---|
 //! | `pi_index_schema` | the schema version (one row) | | a push migrates an older one, and every command refuses a newer one |
 //! | `pi_hosts` | one row per pushing host: the kinds its index includes | `host` | a host whose local index changed kinds is pushed again whole |
-//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with (the agent that wrote it among them), the `tsvector`s of its name and title (what `sessions QUERY` ranks besides messages), its place in its family (see below), and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
+//! | `pi_sessions` | one row per session file of a host: the facts a hit is printed with (the agent that wrote it among them), the `tsvector`s of its name and title (what `sessions QUERY` ranks besides messages), its place in its family (see below), its usage (see below), and the file state of the last push (with a digest of its messages' contents) | `(host, sid)`, `(host, path)` unique | the push state lives with the rows, committed in the same transaction, so a push killed anywhere resumes exactly |
 //! | `pi_messages` | one row per local message document: every field a local hit carries, the text, its `tsvector`, and its copy key | `(host, sid, ord)` | `ord` is the document's place in its session (file order), so appended messages are new rows |
 //! | `pi_windows` | for the few messages a `tsvector` cannot hold exactly (see [`super::text`]): their text's tokens in overlapping windows of positions | `(host, sid, ord, win)` | phrases past PostgreSQL's 16,383rd position |
 //! | `pi_terms` | every term of a host's messages and in how many of them it occurs (`docs`); the empty term counts the host's messages | `(term, host)` | the dictionary a search cuts a word typed without its separators into (`isfinished` → `is` `finished`, [`crate::search::query::expand`]), as the local index's term dictionary serves it; kept by each push in the transaction that adds or removes the messages ([`terms_of`]) |
@@ -35,6 +35,20 @@
 //! push compares every row's lineage with the local index's and updates
 //! the rows that differ (a fork that appears changes its parent's row),
 //! so the database holds what a fresh push would.
+//!
+//! # Usage
+//!
+//! What a session spent is pushed as its local record holds it: every
+//! entry's usage in one value ([`crate::index::spent`]: the entries'
+//! times, keys, buckets, token counts and costs, exactly), in the `usage`
+//! column of its row (`bytea`: the value's bytes include NUL). A push
+//! writes it with the row and replaces it whole whenever the session is
+//! sent again (grown or rewritten), and it goes with the row: no entry is
+//! ever held twice. `NULL` is a row pushed before the database held usage
+//! (version 7 or older), which the host's next push fills in alone
+//! ([`super::push`]). [`super::usage`] reads every row's for the report
+//! of [`crate::read::usage`], which counts each entry of a host's family
+//! once, as the host's own index does.
 //!
 //! # Versions
 //!
@@ -70,13 +84,16 @@
 //!   `omp` for Oh My Pi), what a hit says and resumes it with. Rows
 //!   pushed before are Pi's (the column's default): no earlier release
 //!   indexed another agent's sessions. No row changes.
+//! - 8: `usage` on session rows (see [Usage](#usage)). Rows pushed
+//!   before hold `NULL` there, and their host's next push sends their
+//!   usage alone (their other columns are as this version pushes them).
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 7;
+pub const VERSION: i32 = 8;
 
 /// The last version that changed what a row holds: rows pushed under it
 /// or later are as this pi-index pushes them (`pushed_schema`); rows
@@ -129,7 +146,7 @@ $$;
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -312,6 +329,11 @@ REVOKE ALL ON FUNCTION pi_remove_sessions(text, bigint[]) FROM PUBLIC;
     r#"
 ALTER TABLE pi_sessions ADD COLUMN agent text NOT NULL DEFAULT 'pi';
 "#,
+    // Version 8: each session's usage (`NULL`: pushed before; the next
+    // push of its host sends it). No default: adding it rewrites no table.
+    r#"
+ALTER TABLE pi_sessions ADD COLUMN usage bytea;
+"#,
 ];
 
 /// The condition of [`terms_of`] that leaves pair lexemes out (they
@@ -448,6 +470,14 @@ mod tests {
             "{}",
             terms_of(filter)
         );
+    }
+
+    #[test]
+    fn the_usage_rows_hold_is_the_value_this_version_reads() {
+        // A new version of the stored value needs a schema version whose
+        // migration sets every row's usage to NULL (its host's next push
+        // sends it again): rows of the old value would not decode.
+        assert_eq!(crate::index::spent::VERSION, 1);
     }
 
     #[test]

@@ -120,7 +120,7 @@ impl Source for Team {
             hosts: true,
             quick_session_search: false,
             exact_totals: false,
-            usage: false,
+            usage: true,
         }
     }
 
@@ -232,9 +232,7 @@ impl Source for Team {
     }
 
     fn usage(&self) -> Result<crate::read::usage::UsageData, ReadError> {
-        Err(ReadError::Unsupported(
-            "the team database holds no usage yet (push does not send it): run `pi-index usage` on each host, against its local index".into(),
-        ))
+        Ok(self.with(super::usage::usage)?)
     }
 
     fn file(&self, _session: &SessionRow) -> Result<(File, u64), ReadError> {

@@ -553,7 +553,7 @@ pub fn dump(c: &Cluster, db: &str) -> String {
          SELECT concat_ws('|', 's', host, path, session_id, cwd, session_name, name_tsv::text, title, \
          models::text, started_ms, last_ms, messages, file_size, indexed_to, head_hash, tail_hash, \
          pushed_schema, title_tsv::text, parent_session, parent_path, parent_how, fork_ids::text, \
-         fork_paths::text, family, family_age, agent) AS r \
+         fork_paths::text, family, family_age, agent, coalesce(encode(usage, 'hex'), 'NULL')) AS r \
          FROM pi_sessions \
          UNION ALL SELECT concat_ws('|', 'm', m.host, s.path, m.ord, m.line, m.off, m.entry_id, m.role, \
          m.ts_ms, m.model, m.active, m.edited, m.replacement, m.text, m.windowed, m.tsv::text, m.rank_len, m.copy) \
