@@ -97,6 +97,10 @@ fn json_timings_give_each_phase_s_cpu_and_each_thread_s() {
         }
         let workers = t["workers_cpu_ms"].as_array().unwrap();
         assert_eq!(workers.len().to_string(), threads, "{t}");
+        // Segment writers: the threads, at most the cores.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let want = cores.min(threads.parse().unwrap());
+        assert_eq!(t["writers"], want, "{t}");
         assert!(workers.iter().all(serde_json::Value::is_u64), "{t}");
         // The commit's parts are parts of it.
         let part = |k: &str| t[k].as_u64().unwrap();

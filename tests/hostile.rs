@@ -150,6 +150,12 @@ fn build_refuses_thread_counts_and_budgets_it_cannot_honour() {
     // threads as cores holding one).
     let r = s.build(&[&corpus()], &["--threads", "64", "--memory", "3800"]);
     assert_eq!(r["sessions"], 3);
+    // Segment writers (what `--memory` is each of): one per core, not per
+    // thread.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(r["timings"]["writers"], cores.min(64), "{r}");
+    let r = s.build(&[&corpus()], &["--full", "--threads", "1"]);
+    assert_eq!(r["timings"]["writers"], 1, "{r}");
 }
 
 // ---------------------------------------------------------------------

@@ -889,7 +889,10 @@ impl IndexBuilder {
         after: &dyn Fn(&PiIndex, &tantivy::Searcher),
     ) -> Result<(BuildInfo, CommitPhases), IndexError> {
         let started = std::time::Instant::now();
-        let mut phases = CommitPhases::default();
+        let mut phases = CommitPhases {
+            writers: self.slots.len(),
+            ..CommitPhases::default()
+        };
         let mut open: Vec<Open> = Vec::new();
         let mut held: Vec<PiDoc> = Vec::new();
         let mut poisoned = false;
@@ -1021,6 +1024,9 @@ pub struct CommitPhases {
     /// What the caller derived from the committed state (the copy
     /// groups), with the write lock held.
     pub after_ms: u64,
+    /// The segment writers the build filled: one per thread that could
+    /// run at once (see [`IndexStore::writer`]).
+    pub writers: usize,
 }
 
 /// A session with at least this many documents is spread over every

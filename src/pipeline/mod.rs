@@ -194,6 +194,7 @@ fn run(
     t.merge_ms = Some(phases.merge_ms);
     t.merge_cpu_ms = phases.merge_cpu_ms;
     t.groups_ms = Some(phases.after_ms);
+    t.writers = Some(phases.writers);
     t.workers_cpu_ms = workers_before
         .into_iter()
         .zip(workers_after)

@@ -336,6 +336,11 @@ pub struct Timings {
     /// Of the commit: saving the copy groups.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups_ms: Option<u64>,
+    /// The segment writers the build filled, each with `--memory`: as
+    /// many as threads could run at once (the threads, at most the
+    /// cores); peak memory follows them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writers: Option<usize>,
     /// CPU each of the build's threads used in the parse phase, in the
     /// pool's order: how evenly the work was shared.
     #[serde(skip_serializing_if = "Vec::is_empty")]
