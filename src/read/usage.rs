@@ -30,6 +30,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// The hasher of the report's maps, keyed by numbers.
+type Fast = foldhash::fast::FixedState;
+
 use serde::Serialize;
 
 use super::session::SessionRow;
@@ -293,7 +296,7 @@ impl Days {
 /// A row's group: a period as a number that sorts as its name does (a
 /// row is grouped by it, and only each group's name is written), or a
 /// name.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Key {
     Period(i32),
     Bucket(u32),
@@ -404,13 +407,16 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     });
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
     let mut total = Spent::default();
-    let mut groups: BTreeMap<Key, (Spent, HashSet<u32>)> = BTreeMap::new();
+    // Maps touched for every row hash with foldhash, not SipHash, and
+    // the groups are sorted once at the end
+    // ([docs/performance.md](../../docs/performance.md#what-pi-cost)).
+    let mut groups: HashMap<Key, (Spent, HashSet<u32, Fast>), Fast> = HashMap::default();
     let mut sessions: Vec<UsageRow> = Vec::new();
     let mut days = Days {
         tz: q.tz.clone(),
         last: None,
     };
-    let mut seen: HashSet<u64> = HashSet::new();
+    let mut seen: HashSet<u64, Fast> = HashSet::default();
     let mut family = None;
     for (g, at, s) in order {
         let here = g.map(|g| (s.host.as_deref(), g));
@@ -420,7 +426,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         }
         let mut whole = Spent::default();
         let mut own = 0.0;
-        let mut buckets: HashSet<u32> = HashSet::new();
+        let mut buckets: HashSet<u32, Fast> = HashSet::default();
         // The session's breakdown, in the order its buckets first appear.
         let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
         let kept = keep_session(s);
@@ -502,6 +508,8 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     let mut rows: Vec<UsageRow> = if q.grouping == Grouping::Session {
         sessions
     } else {
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         groups
             .into_iter()
             .map(|(key, (spent, buckets))| {
