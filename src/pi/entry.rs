@@ -24,6 +24,7 @@
 use simd_json::{Buffers, Node, Tape};
 
 use super::skim::{reduce_into, SKIM_MIN_BYTES};
+use super::usage::Met;
 use super::Kinds;
 
 /// What the prefix scan concluded about a line.
@@ -311,19 +312,19 @@ impl LineParser {
     /// follow, or whose skimmed copy does not parse, is parsed whole, so
     /// errors are those of the whole line.
     ///
-    /// `f` is also handed where the message's own `usage` object starts in
-    /// `line`, when the skim met it.
+    /// `f` is also handed what the skim met of the message's own `usage`
+    /// object, if it met it ([`Met`]).
     pub fn parse_skimmed<R>(
         &mut self,
         line: &[u8],
         kinds: Kinds,
-        mut f: impl FnMut(simd_json::tape::Value<'_, '_>, Option<usize>) -> R,
+        mut f: impl FnMut(simd_json::tape::Value<'_, '_>, Option<Met>) -> R,
     ) -> Result<R, LineError> {
-        let mut usage_at = None;
-        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf, &mut usage_at) {
+        let mut usage = None;
+        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf, &mut usage) {
             let len = self.buf.len();
             self.buf.resize(len + simd_json::INPUT_PADDING, b' ');
-            if let Ok(r) = self.parse_buf(len, |v| f(v, usage_at)) {
+            if let Ok(r) = self.parse_buf(len, |v| f(v, usage)) {
                 return Ok(r);
             }
         }

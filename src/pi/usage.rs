@@ -253,15 +253,27 @@ pub struct Wanted {
     pub required: bool,
 }
 
+/// What the skim met of a message's own `usage` object
+/// ([`super::skim::reduce_into`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Met {
+    /// Written as Pi writes it, and read there.
+    Read(Usage),
+    /// Written some other way: where it starts, to be read later.
+    At(usize),
+}
+
 impl Wanted {
     /// The entry with its usage read from `line` (the bytes of the object
     /// it was parsed from), if it records any.
-    /// `at`: where the message's own `usage` object starts, if known.
-    pub fn read(self, line: &[u8], at: Option<usize>) -> Option<UsageEntry> {
+    /// `met`: what the skim met of the message's own `usage` object, if
+    /// it met it.
+    pub fn read(self, line: &[u8], met: Option<Met>) -> Option<UsageEntry> {
         let mut e = self.entry;
         if self.path == MESSAGE_USAGE {
-            let read = match at {
-                Some(i) => parse_at(line, i).map(|(u, f, _)| (u, f)),
+            let read = match met {
+                Some(Met::Read(u)) => Some((u, None)),
+                Some(Met::At(i)) => parse_at(line, i).map(|(u, f, _)| (u, f)),
                 None => read_tail(line),
             };
             if let Some((u, f)) = read {
@@ -679,6 +691,12 @@ fn short_decimal(b: &[u8], i: usize) -> Option<(f64, u8, usize)> {
     }
     let places = u8::try_from(places).ok()?;
     Some((decimal(m, places)?, places, j))
+}
+
+/// The usage object at `line[i]` if Pi wrote it, as [`parse_at`] reads
+/// it (with no fault), and where it ends; `None` for any other layout.
+pub fn read_pi(line: &[u8], i: usize) -> Option<(Usage, usize)> {
+    pi_written(line, i)
 }
 
 /// The usage object at `b[i]` if it is written exactly as Pi writes it
