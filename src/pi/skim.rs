@@ -245,7 +245,7 @@ mod tests {
             r#"{"input":3,"output":4,"cacheRead":5,"cacheWrite":6,"totalTokens":18,"cost":{"input":0.1,"output":0.2,"cacheRead":0.01,"cacheWrite":0.02,"total":0.33}}"#,
         );
         match met(&pi) {
-            Some(Met::Read(u)) => assert_eq!((u.input, u.cache_write, u.cost), (3, 6, 0.33)),
+            Some(Met::Read(u)) => assert_eq!((u.input, u.cache_write, u.cost()), (3, 6, 0.33)),
             other => panic!("{other:?}"),
         }
         let mut out = Vec::new();
