@@ -156,14 +156,12 @@ impl Spent {
 
     /// Add the entries `entries`, after the rows there are.
     pub fn extend(&mut self, entries: &[UsageEntry]) {
+        self.bytes.reserve(entries.len() * 64);
         for e in entries {
             let bucket = self.bucket(&e.model);
-            let at = self.bytes.len();
-            self.bytes.resize(at + ROW_MOST, 0);
-            let mut w = Writer {
-                b: &mut self.bytes[at..],
-                at: 0,
-            };
+            // Written into room for the most a row takes, then copied.
+            let mut row = [0u8; ROW_MOST];
+            let mut w = Writer { b: &mut row, at: 0 };
             // 0: none; else 1 + the zigzagged difference.
             match e.timestamp_ms {
                 None => w.varint(0),
@@ -191,7 +189,7 @@ impl Spent {
                 }
             }
             let len = w.at;
-            self.bytes.truncate(at + len);
+            self.bytes.extend_from_slice(&row[..len]);
             self.rows += 1;
         }
     }
