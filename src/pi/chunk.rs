@@ -31,7 +31,7 @@ fn extract_skimmed(
 ) {
     extract_line(v, ctx, scratch, out);
     if let Some(want) = out.usage_wanted.take() {
-        out.usage.extend(want.read(bytes, met));
+        want.read(&mut out.usage, bytes, met);
     }
 }
 use super::giant::{self, max_document_bytes, End};
@@ -212,7 +212,7 @@ impl ChunkParser {
                         })
                         .is_ok();
                 if let Some(want) = out.usage_wanted.take() {
-                    out.usage.extend(want.read(&self.repaired, None));
+                    want.read(&mut out.usage, &self.repaired, None);
                 }
                 out.damage.push(Damage {
                     line: line.number,
@@ -294,7 +294,7 @@ impl ChunkParser {
                 })
                 .is_ok();
         if let Some(want) = out.usage_wanted.take() {
-            out.usage.extend(want.read(&self.repaired, None));
+            want.read(&mut out.usage, &self.repaired, None);
         }
         out.damage.push(Damage {
             line: ctx.line,

@@ -275,12 +275,10 @@ pub struct UsageEntry {
     pub fault: Option<Fault>,
 }
 
-/// An entry that records usage, as its parse showed it: what to read
-/// from its line's bytes, and where.
-#[derive(Clone, Debug)]
+/// What to read of the usage of the entry just recorded (the last of its
+/// chunk's, its usage left to read), from its line's bytes, and where.
+#[derive(Clone, Copy, Debug)]
 pub struct Wanted {
-    /// The entry, as it will be recorded (its usage read later).
-    pub entry: UsageEntry,
     /// The key path of its `usage` object ([`locate`]).
     pub path: &'static [&'static [u8]],
     /// Whether an entry of this kind always records usage (an assistant
@@ -299,12 +297,14 @@ pub enum Met {
 }
 
 impl Wanted {
-    /// The entry with its usage read from `line` (the bytes of the object
-    /// it was parsed from), if it records any.
-    /// `met`: what the skim met of the message's own `usage` object, if
-    /// it met it.
-    pub fn read(self, line: &[u8], met: Option<Met>) -> Option<UsageEntry> {
-        let mut e = self.entry;
+    /// Read the usage of the last of `entries` from `line` (the bytes of
+    /// the object it was parsed from); the entry is taken back out if it
+    /// records none. `met`: what the skim met of the message's own
+    /// `usage` object, if it met it.
+    pub fn read(self, entries: &mut Vec<UsageEntry>, line: &[u8], met: Option<Met>) {
+        let Some(e) = entries.last_mut() else {
+            return;
+        };
         if self.path == MESSAGE_USAGE {
             let read = match met {
                 Some(Met::Read(u)) => Some((u, None)),
@@ -313,15 +313,16 @@ impl Wanted {
             };
             if let Some((u, f)) = read {
                 (e.usage, e.fault) = (u, f);
-                return Some(e);
+                return;
             }
         }
         match locate(line, self.path) {
             Some(r) => (e.usage, e.fault) = parse(&line[r]),
             None if self.required => e.fault = Some(Fault::NoUsage),
-            None => return None,
+            None => {
+                entries.pop();
+            }
         }
-        Some(e)
     }
 }
 
