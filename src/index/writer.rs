@@ -121,7 +121,7 @@ pub struct SessionRecord<'a> {
     /// Its first message's copy key ([`super::lineage::head_of`]).
     pub head: u64,
     /// What each entry that records usage spent, in file order.
-    pub usage: super::spent::Rows,
+    pub usage: super::spent::Spent,
 }
 
 /// How a build found its index: kept (incremental), or why it starts
@@ -1202,13 +1202,13 @@ impl PiIndex {
     }
 
     /// The usage rows the record of the session file at `path` holds in
-    /// the state `searcher` shows (what a grown file's new record carries
-    /// over).
+    /// the state `searcher` shows, to be added to (what a grown file's new
+    /// record carries over).
     pub fn recorded_usage(
         &self,
         searcher: &tantivy::Searcher,
         path: &str,
-    ) -> Result<super::spent::Rows, IndexError> {
+    ) -> Result<super::spent::Spent, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
         let f = &self.fields;
         let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
@@ -1216,7 +1216,7 @@ impl PiIndex {
             .search(&query, &tantivy::collector::DocSetCollector)
             .map_err(err)?;
         let Some(addr) = found.into_iter().max() else {
-            return Ok(super::spent::Rows::default());
+            return Ok(super::spent::Spent::default());
         };
         let doc: tantivy::TantivyDocument = searcher.doc(addr).map_err(err)?;
         use tantivy::schema::Value;
@@ -1224,8 +1224,7 @@ impl PiIndex {
             .get_first(f.usage)
             .and_then(|v| v.as_str())
             .unwrap_or_default();
-        // A value this release cannot read is what a rewrite replaces.
-        Ok(super::spent::Rows::decode(bytes).unwrap_or_default())
+        Ok(super::spent::Spent::resume(bytes))
     }
 
     /// [`PiIndex::file_states`] of the state `searcher` shows.

@@ -19,19 +19,19 @@ fn extract(
     extract_skimmed(v, ctx, scratch, out, bytes, None);
 }
 
-/// [`extract`] of a line the skim went through: where it met the
-/// message's `usage`, if it did.
+/// [`extract`] of a line the skim went through: what it met of the
+/// message's `usage`, if it met it.
 fn extract_skimmed(
     v: simd_json::tape::Value<'_, '_>,
     ctx: &LineCtx,
     scratch: &mut String,
     out: &mut ParsedChunk,
     bytes: &[u8],
-    usage_at: Option<usize>,
+    met: Option<usage::Met>,
 ) {
     extract_line(v, ctx, scratch, out);
     if let Some(want) = out.usage_wanted.take() {
-        out.usage.extend(want.read(bytes, usage_at));
+        want.read(&mut out.usage, bytes, met);
     }
 }
 use super::giant::{self, max_document_bytes, End};
@@ -179,8 +179,8 @@ impl ChunkParser {
                 self.parser
                     .parse(b, |v| extract(v, &ctx, scratch, &mut out, b))
             } else {
-                self.parser.parse_skimmed(b, kinds, |v, at| {
-                    extract_skimmed(v, &ctx, scratch, &mut out, b, at)
+                self.parser.parse_skimmed(b, kinds, |v, met| {
+                    extract_skimmed(v, &ctx, scratch, &mut out, b, met)
                 })
             };
             if let Err(err) = result {
@@ -212,7 +212,7 @@ impl ChunkParser {
                         })
                         .is_ok();
                 if let Some(want) = out.usage_wanted.take() {
-                    out.usage.extend(want.read(&self.repaired, None));
+                    want.read(&mut out.usage, &self.repaired, None);
                 }
                 out.damage.push(Damage {
                     line: line.number,
@@ -294,7 +294,7 @@ impl ChunkParser {
                 })
                 .is_ok();
         if let Some(want) = out.usage_wanted.take() {
-            out.usage.extend(want.read(&self.repaired, None));
+            want.read(&mut out.usage, &self.repaired, None);
         }
         out.damage.push(Damage {
             line: ctx.line,

@@ -24,6 +24,7 @@
 use simd_json::{Buffers, Node, Tape};
 
 use super::skim::{reduce_into, SKIM_MIN_BYTES};
+use super::usage::Met;
 use super::Kinds;
 
 /// What the prefix scan concluded about a line.
@@ -43,15 +44,21 @@ pub enum Peek<'a> {
     },
 }
 
-/// Whether an entry of type `ty` can be skipped without parsing under
-/// `kinds`: it produces no document and sets no session fact. `message`
-/// entries are decided by their role instead.
-fn type_is_inert(ty: &str, kinds: Kinds) -> bool {
+/// Whether an entry of type `ty`, on `line`, can be skipped without
+/// parsing under `kinds`: it produces no document, sets no session fact
+/// and records no usage. `message` entries are decided by their role
+/// instead.
+fn type_is_inert(ty: &str, kinds: Kinds, line: &[u8]) -> bool {
     match ty {
         "message" | "model_change" | "session_info" | "session" => false,
-        // They record usage (what a summary's model call cost): read
-        // whatever the kinds.
-        "compaction" | "branch_summary" | "usage" | "model_usage" => false,
+        // Usage is what they are.
+        "usage" | "model_usage" => false,
+        // They may record usage (what a summary's model call cost), which
+        // is read from the line's bytes: whatever the kinds, unless no
+        // `usage` key is there.
+        "compaction" | "branch_summary" => {
+            !kinds.summary && memchr::memmem::find(line, b"\"usage\"").is_none()
+        }
         // Oh My Pi's subagent prompt.
         "session_init" => !kinds.system,
         "custom_message" => !kinds.custom,
@@ -134,7 +141,7 @@ pub fn peek(line: &[u8], kinds: Kinds, needs_ids: bool) -> Peek<'_> {
     peek_inner(
         line,
         needs_ids,
-        |ty| type_is_inert(ty, kinds),
+        |ty| type_is_inert(ty, kinds, line),
         |role| !role_is_indexed(role, kinds),
     )
     .unwrap_or(Peek::Parse)
@@ -311,19 +318,19 @@ impl LineParser {
     /// follow, or whose skimmed copy does not parse, is parsed whole, so
     /// errors are those of the whole line.
     ///
-    /// `f` is also handed where the message's own `usage` object starts in
-    /// `line`, when the skim met it.
+    /// `f` is also handed what the skim met of the message's own `usage`
+    /// object, if it met it ([`Met`]).
     pub fn parse_skimmed<R>(
         &mut self,
         line: &[u8],
         kinds: Kinds,
-        mut f: impl FnMut(simd_json::tape::Value<'_, '_>, Option<usize>) -> R,
+        mut f: impl FnMut(simd_json::tape::Value<'_, '_>, Option<Met>) -> R,
     ) -> Result<R, LineError> {
-        let mut usage_at = None;
-        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf, &mut usage_at) {
+        let mut usage = None;
+        if line.len() >= SKIM_MIN_BYTES && reduce_into(line, kinds, &mut self.buf, &mut usage) {
             let len = self.buf.len();
             self.buf.resize(len + simd_json::INPUT_PADDING, b' ');
-            if let Ok(r) = self.parse_buf(len, |v| f(v, usage_at)) {
+            if let Ok(r) = self.parse_buf(len, |v| f(v, usage)) {
                 return Ok(r);
             }
         }
@@ -448,6 +455,26 @@ mod tests {
                 role: None
             }
         );
+    }
+
+    #[test]
+    fn summaries_are_parsed_for_their_kind_or_their_usage() {
+        let line = br#"{"type":"compaction","id":"c","parentId":"aa","timestamp":"t","summary":"s","firstKeptEntryId":"b"}"#;
+        assert_eq!(
+            peek(line, K, true),
+            Peek::Skip {
+                id: Some("c"),
+                parent: Some("aa"),
+                role: None
+            }
+        );
+        let summary = Kinds { summary: true, ..K };
+        assert_eq!(peek(line, summary, true), Peek::Parse);
+        let paid = br#"{"type":"branch_summary","id":"c","parentId":"aa","timestamp":"t","summary":"s","usage":{"input":1}}"#;
+        assert_eq!(peek(paid, K, true), Peek::Parse);
+        let usage =
+            br#"{"type":"usage","id":"u","parentId":"aa","timestamp":"t","kind":"cache_warm"}"#;
+        assert_eq!(peek(usage, K, true), Peek::Parse);
     }
 
     #[test]

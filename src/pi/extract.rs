@@ -249,19 +249,16 @@ fn record_usage(
         let t = message?.get("timestamp")?;
         t.as_i64().or_else(|| t.cast_f64().map(|f| f as i64))
     });
-    out.usage_wanted = Some(Wanted {
-        entry: UsageEntry {
-            line: ctx.line,
-            key: usage::entry_key(id, ts, ctx.offset),
-            timestamp_ms,
-            source,
-            model,
-            usage: Default::default(),
-            fault: None,
-        },
-        path,
-        required,
+    out.usage.push(UsageEntry {
+        line: ctx.line,
+        key: usage::entry_key(id, ts, ctx.offset),
+        timestamp_ms,
+        source,
+        model,
+        usage: Default::default(),
+        fault: None,
     });
+    out.usage_wanted = Some(Wanted { path, required });
 }
 
 fn extract_message<'i>(

@@ -52,8 +52,9 @@ pub struct ParsedChunk {
     pub(super) truncated: Vec<Truncation>,
     /// What each entry that records usage spent ([`super::usage`]).
     pub(super) usage: Vec<super::usage::UsageEntry>,
-    /// The usage the line just extracted records, to be read from its
-    /// bytes by the loop (which has them).
+    /// What to read of the usage of the entry the line just extracted
+    /// recorded (the last of `usage`), from its bytes, by the loop (which
+    /// has them).
     pub(super) usage_wanted: Option<super::usage::Wanted>,
     /// The bucket the last entry's usage went to ([`super::usage::model_bucket`]).
     pub(super) usage_bucket: Option<std::sync::Arc<str>>,

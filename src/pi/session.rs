@@ -249,7 +249,11 @@ impl Session {
             damage.extend(c.damage);
             recovered.extend(c.recovered);
             truncated.extend(c.truncated);
-            usage.extend(c.usage);
+            if usage.is_empty() {
+                usage = c.usage;
+            } else {
+                usage.extend(c.usage);
+            }
             lines += c.lines;
             bytes_parsed += c.bytes_parsed;
             for mut p in c.docs {

@@ -15,6 +15,7 @@
 //! deep, not an object), it returns `false` and the caller parses the line
 //! whole, so damage is reported exactly as without it.
 
+use super::usage::{read_pi, Met};
 use super::Kinds;
 
 /// Whether the value of `key` (inside the entry, not at its top level) can
@@ -111,25 +112,16 @@ pub const SKIM_MIN_BYTES: usize = 1024;
 /// docs) replaced by `null`. Returns `false`, with `out` in an unspecified
 /// state, when the line's structure cannot be followed.
 ///
-/// Where the message's own `usage` object starts in `line`, if the skim
-/// met it (left out like the rest), is left in `usage_at`: what Pi spent
-/// is read there with no search ([`super::usage`]).
-pub fn reduce_into(
-    line: &[u8],
-    kinds: Kinds,
-    out: &mut Vec<u8>,
-    usage_at: &mut Option<usize>,
-) -> bool {
-    *usage_at = None;
-    reduce(line, kinds, out, usage_at).is_some()
+/// The message's own `usage` object, if the skim met it (left out like
+/// the rest), is left in `usage`: read on the way when Pi wrote it, which
+/// costs less than skipping it and reading it again, else where it starts
+/// ([`super::usage`]).
+pub fn reduce_into(line: &[u8], kinds: Kinds, out: &mut Vec<u8>, usage: &mut Option<Met>) -> bool {
+    *usage = None;
+    reduce(line, kinds, out, usage).is_some()
 }
 
-fn reduce(
-    line: &[u8],
-    kinds: Kinds,
-    out: &mut Vec<u8>,
-    usage_at: &mut Option<usize>,
-) -> Option<()> {
+fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>, usage: &mut Option<Met>) -> Option<()> {
     out.clear();
     // The last key of the entry itself: the key of the object open at
     // depth 2.
@@ -162,14 +154,20 @@ fn reduce(
                     entry_key = key;
                 }
                 if depth >= 2 && elide(key, kinds) {
-                    let value_end = skip_value(line, value)?;
-                    if depth == 2
+                    let value_end = if depth == 2
                         && key == b"usage"
                         && entry_key == b"message"
                         && line.get(value) == Some(&b'{')
                     {
-                        *usage_at = Some(value);
-                    }
+                        let (met, end) = match read_pi(line, value) {
+                            Some((u, end)) => (Met::Read(u), end),
+                            None => (Met::At(value), skip_value(line, value)?),
+                        };
+                        *usage = Some(met);
+                        end
+                    } else {
+                        skip_value(line, value)?
+                    };
                     out.extend_from_slice(&line[copied..value]);
                     out.extend_from_slice(b"null");
                     copied = value_end;
@@ -223,18 +221,44 @@ mod tests {
 
     #[test]
     fn the_message_s_own_usage_is_where_the_skim_met_it() {
-        fn at(line: &str) -> Option<&str> {
-            let mut usage_at = None;
+        fn met(line: &str) -> Option<Met> {
+            let mut usage = None;
             assert!(reduce_into(
                 line.as_bytes(),
                 Kinds::default(),
                 &mut Vec::new(),
-                &mut usage_at
+                &mut usage
             ));
-            usage_at.map(|i| &line[i..i + 12])
+            usage
+        }
+        fn at(line: &str) -> Option<&str> {
+            match met(line)? {
+                Met::At(i) => Some(&line[i..i + 12]),
+                Met::Read(_) => None,
+            }
         }
         let own = r#"{"type":"message","details":{"usage":{"x":1}},"message":{"role":"assistant","content":[{"type":"toolCall","arguments":{"usage":{"y":2}}}],"usage":{"input":3},"stopReason":"stop"}}"#;
         assert_eq!(at(own), Some(r#"{"input":3},"#));
+        // Written as Pi writes it: read on the way, and left out all the same.
+        let pi = own.replace(
+            r#"{"input":3}"#,
+            r#"{"input":3,"output":4,"cacheRead":5,"cacheWrite":6,"totalTokens":18,"cost":{"input":0.1,"output":0.2,"cacheRead":0.01,"cacheWrite":0.02,"total":0.33}}"#,
+        );
+        match met(&pi) {
+            Some(Met::Read(u)) => assert_eq!((u.input, u.cache_write, u.cost()), (3, 6, 0.33)),
+            other => panic!("{other:?}"),
+        }
+        let mut out = Vec::new();
+        assert!(reduce_into(
+            pi.as_bytes(),
+            Kinds::default(),
+            &mut out,
+            &mut None
+        ));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"type":"message","details":{"usage":null},"message":{"role":"assistant","content":[{"type":"toolCall","arguments":null}],"usage":null,"stopReason":"stop"}}"#
+        );
         // Only the message's: not another object's, not one in the content.
         let other = r#"{"type":"message","details":{"usage":{"x":1}},"message":{"role":"toolResult","content":[{"usage":{"y":2}}],"usage":null}}"#;
         assert_eq!(at(other), None);

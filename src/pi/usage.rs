@@ -35,7 +35,7 @@ pub const TOOLS_BUCKET: &str = "Tools/summaries";
 
 /// Token counts and cost of one model call (or of the calls an entry
 /// records), as Pi wrote them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Usage {
     /// Input tokens.
     pub input: u64,
@@ -45,57 +45,10 @@ pub struct Usage {
     pub cache_read: u64,
     /// Tokens written to the provider's cache.
     pub cache_write: u64,
-    /// Cost of the input tokens, in dollars.
-    pub cost_input: f64,
-    /// Cost of the output tokens.
-    pub cost_output: f64,
-    /// Cost of the cache reads.
-    pub cost_cache_read: f64,
-    /// Cost of the cache writes.
-    pub cost_cache_write: f64,
-    /// What the call cost in all (`cost.total`, what Pi sums).
-    pub cost: f64,
-    /// How each cost was written, in the order of [`Usage::costs`]: the
-    /// decimal places of a decimal read exactly as its digits over a
-    /// power of ten ([`decimal`]), else [`NOT_DECIMAL`]. The index stores
-    /// such a cost as its digits, a few bytes, not as the double's bits.
-    pub places: [u8; 5],
-}
-
-/// [`Usage::places`] of a cost that was not read as a short decimal.
-pub const NOT_DECIMAL: u8 = u8::MAX;
-
-impl Default for Usage {
-    fn default() -> Usage {
-        Usage {
-            input: 0,
-            output: 0,
-            cache_read: 0,
-            cache_write: 0,
-            cost_input: 0.0,
-            cost_output: 0.0,
-            cost_cache_read: 0.0,
-            cost_cache_write: 0.0,
-            cost: 0.0,
-            places: [NOT_DECIMAL; 5],
-        }
-    }
-}
-
-/// The cost `m / 10^places`, computed as a reader of the written decimal
-/// computes it: both exact, one correctly rounded division, the double
-/// `f64::from_str` gives for it. `None` where that does not hold (places
-/// past 22, digits past 2^53).
-pub fn decimal(m: u64, places: u8) -> Option<f64> {
-    let p = *POW10.get(usize::from(places))?;
-    (m < 1 << 53).then(|| m as f64 / p)
-}
-
-/// The digits `m` of the cost `c` written with `places` decimal places,
-/// if [`decimal`] gives `c` back from them.
-pub fn digits(c: f64, places: u8) -> Option<u64> {
-    let m = (c * POW10.get(usize::from(places))?).round();
-    ((0.0..9e15).contains(&m) && decimal(m as u64, places) == Some(c)).then_some(m as u64)
+    /// What the call cost in all (`cost.total`, what Pi sums), then the
+    /// costs of the input, the output, the cache reads and the cache
+    /// writes, in dollars.
+    pub costs: [Cost; 5],
 }
 
 impl Usage {
@@ -104,28 +57,110 @@ impl Usage {
         self.input + self.output + self.cache_read + self.cache_write
     }
 
-    /// The total cost, then the costs of input, output, cache reads and
-    /// cache writes.
-    pub fn costs(&self) -> [f64; 5] {
-        [
-            self.cost,
-            self.cost_input,
-            self.cost_output,
-            self.cost_cache_read,
-            self.cost_cache_write,
-        ]
+    /// What the call cost in all.
+    pub fn cost(&self) -> f64 {
+        self.costs[0].value()
+    }
+}
+
+/// A cost as written: a decimal's digits and places (its value is
+/// computed when it is read back, as `f64::from_str` computes it: the
+/// build does no division), or, for a cost written any other way, the
+/// double `f64::from_str` read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// The digits, or the double's bits.
+    digits: u64,
+    /// The decimal places, or [`NOT_DECIMAL`].
+    places: u8,
+}
+
+/// [`Cost`]'s places of a cost that is not kept as a decimal.
+pub const NOT_DECIMAL: u8 = u8::MAX;
+
+/// The most places [`ratio`] divides by exactly (`5^27` fits in 64 bits).
+pub const MAX_PLACES: u8 = 27;
+
+impl Cost {
+    /// Nothing.
+    pub const ZERO: Cost = Cost {
+        digits: 0,
+        places: 0,
+    };
+
+    /// The decimal `digits / 10^places`, if it has at most
+    /// [`MAX_PLACES`] places.
+    pub fn decimal(digits: u64, places: u8) -> Option<Cost> {
+        (places <= MAX_PLACES).then_some(Cost { digits, places })
     }
 
-    /// The cost [`Usage::costs`] holds at `slot`, to be set.
-    fn cost_mut(&mut self, slot: usize) -> &mut f64 {
-        match slot {
-            0 => &mut self.cost,
-            1 => &mut self.cost_input,
-            2 => &mut self.cost_output,
-            3 => &mut self.cost_cache_read,
-            _ => &mut self.cost_cache_write,
+    /// The double `x`.
+    pub fn double(x: f64) -> Cost {
+        Cost {
+            digits: x.to_bits(),
+            places: NOT_DECIMAL,
         }
     }
+
+    /// Its digits and places, if it is kept as a decimal.
+    pub fn as_decimal(self) -> Option<(u64, u8)> {
+        (self.places != NOT_DECIMAL).then_some((self.digits, self.places))
+    }
+
+    /// Its value: the double `f64::from_str` reads from what was written.
+    pub fn value(self) -> f64 {
+        match self.as_decimal() {
+            Some((m, places)) => ratio(m, places),
+            None => f64::from_bits(self.digits),
+        }
+    }
+
+    /// Whether it is money: a number of 0 or more, not over
+    /// [`MAX_ENTRY_COST`]. A decimal is one unless its digits say it may
+    /// be over (then its value is computed).
+    fn is_money(self) -> bool {
+        if let Some((m, places)) = self.as_decimal() {
+            // `m <= 10^(6 + places)`: at most a million, whatever the
+            // rounding (a million is a double).
+            let most = POW10_U64.get(6 + usize::from(places)).copied();
+            if most.is_none_or(|most| m <= most) {
+                return true;
+            }
+        }
+        let x = self.value();
+        x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&x)
+    }
+}
+
+/// `m / 10^places`, `places` at most [`MAX_PLACES`]: the double nearest
+/// it, ties to even, which is what `f64::from_str` gives for the decimal.
+pub fn ratio(m: u64, places: u8) -> f64 {
+    let k = usize::from(places.min(MAX_PLACES));
+    // Both exact, one correctly rounded division.
+    if m < 1 << 53 && k < POW10.len() {
+        return m as f64 / POW10[k];
+    }
+    if m == 0 {
+        return 0.0;
+    }
+    // Digits past 2^53 (JavaScript writes 17 of them): m / 10^k is
+    // (m / 5^k) / 2^k. The quotient by 5^k is taken to 64 bits or more,
+    // rounded to 53 with its remainder (ties to even), then scaled by a
+    // power of two, which is exact.
+    let five = POW5[k];
+    let s = m.leading_zeros() + 64;
+    let n = u128::from(m) << s;
+    let q = n / u128::from(five);
+    let r = n - q * u128::from(five);
+    let shift = (128 - q.leading_zeros()) - 54;
+    let t = (q >> shift) as u64;
+    let below = q & ((1u128 << shift) - 1) != 0 || r != 0;
+    let mut mant = t >> 1;
+    if t & 1 == 1 && (below || mant & 1 == 1) {
+        mant += 1;
+    }
+    let e = shift as i32 + 1 - s as i32 - k as i32;
+    mant as f64 * f64::from_bits(((1023 + e) as u64) << 52)
 }
 
 /// Why an entry's usage is not summed.
@@ -240,12 +275,10 @@ pub struct UsageEntry {
     pub fault: Option<Fault>,
 }
 
-/// An entry that records usage, as its parse showed it: what to read
-/// from its line's bytes, and where.
-#[derive(Clone, Debug)]
+/// What to read of the usage of the entry just recorded (the last of its
+/// chunk's, its usage left to read), from its line's bytes, and where.
+#[derive(Clone, Copy, Debug)]
 pub struct Wanted {
-    /// The entry, as it will be recorded (its usage read later).
-    pub entry: UsageEntry,
     /// The key path of its `usage` object ([`locate`]).
     pub path: &'static [&'static [u8]],
     /// Whether an entry of this kind always records usage (an assistant
@@ -253,28 +286,43 @@ pub struct Wanted {
     pub required: bool,
 }
 
+/// What the skim met of a message's own `usage` object
+/// ([`super::skim::reduce_into`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Met {
+    /// Written as Pi writes it, and read there.
+    Read(Usage),
+    /// Written some other way: where it starts, to be read later.
+    At(usize),
+}
+
 impl Wanted {
-    /// The entry with its usage read from `line` (the bytes of the object
-    /// it was parsed from), if it records any.
-    /// `at`: where the message's own `usage` object starts, if known.
-    pub fn read(self, line: &[u8], at: Option<usize>) -> Option<UsageEntry> {
-        let mut e = self.entry;
+    /// Read the usage of the last of `entries` from `line` (the bytes of
+    /// the object it was parsed from); the entry is taken back out if it
+    /// records none. `met`: what the skim met of the message's own
+    /// `usage` object, if it met it.
+    pub fn read(self, entries: &mut Vec<UsageEntry>, line: &[u8], met: Option<Met>) {
+        let Some(e) = entries.last_mut() else {
+            return;
+        };
         if self.path == MESSAGE_USAGE {
-            let read = match at {
-                Some(i) => parse_at(line, i).map(|(u, f, _)| (u, f)),
+            let read = match met {
+                Some(Met::Read(u)) => Some((u, None)),
+                Some(Met::At(i)) => parse_at(line, i).map(|(u, f, _)| (u, f)),
                 None => read_tail(line),
             };
             if let Some((u, f)) = read {
                 (e.usage, e.fault) = (u, f);
-                return Some(e);
+                return;
             }
         }
         match locate(line, self.path) {
             Some(r) => (e.usage, e.fault) = parse(&line[r]),
             None if self.required => e.fault = Some(Fault::NoUsage),
-            None => return None,
+            None => {
+                entries.pop();
+            }
         }
-        Some(e)
     }
 }
 
@@ -487,18 +535,27 @@ const POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// Powers of ten up to eight, as integers.
-const POW10_U64: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
+/// Powers of ten that fit in 64 bits.
+const POW10_U64: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
+/// Powers of five up to [`MAX_PLACES`].
+const POW5: [u64; MAX_PLACES as usize + 1] = {
+    let mut p = [1u64; MAX_PLACES as usize + 1];
+    let mut i = 1;
+    while i < p.len() {
+        p[i] = p[i - 1] * 5;
+        i += 1;
+    }
+    p
+};
 
 /// How many of the eight bytes `w` (the first in its low byte) are
 /// digits before the first that is not, and their value: a few
@@ -530,90 +587,22 @@ struct Num {
     x: f64,
     /// The number, if it was written as a plain whole number.
     count: Option<u64>,
-    /// Its decimal places, if it is the decimal [`decimal`] computes
-    /// ([`NOT_DECIMAL`] otherwise).
-    places: u8,
+    /// As a cost.
+    cost: Cost,
     /// Where it ends.
     end: usize,
 }
 
-/// The number at `b[i]`. A decimal of up to 19 digits whose digits fit a
-/// double exactly, with places (after any exponent) of 0 to 22, is one
-/// division ([`decimal`]); anything else goes to `f64::from_str`.
+/// The number at `b[i]`: a decimal [`decimal_at`] reads, else what
+/// `f64::from_str` reads.
 fn number(b: &[u8], i: usize) -> Option<Num> {
-    fn digits(b: &[u8], mut j: usize, m: &mut u64) -> usize {
-        // Eight bytes at a time while eight are there, then one at a time.
-        while let Some(run) = b.get(j..j + 8) {
-            let (n, v) = eight_digits(u64::from_le_bytes(run.try_into().unwrap_or_default()));
-            *m = m.wrapping_mul(POW10_U64[n]).wrapping_add(v);
-            j += n;
-            if n < 8 {
-                return j;
-            }
-        }
-        while let Some(&c) = b.get(j) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            *m = m.wrapping_mul(10).wrapping_add(u64::from(d));
-            j += 1;
-        }
-        j
-    }
-    let mut m = 0u64;
-    let mut j = digits(b, i, &mut m);
-    let whole = j - i;
-    let mut frac = 0;
-    let mut plain = true;
-    let mut exp: i64 = 0;
-    if whole > 0 && b.get(j) == Some(&b'.') {
-        plain = false;
-        let from = j + 1;
-        j = digits(b, from, &mut m);
-        frac = j - from;
-    }
-    if whole > 0 && matches!(b.get(j), Some(b'e' | b'E')) {
-        plain = false;
-        j += 1;
-        let negative = b.get(j) == Some(&b'-');
-        if matches!(b.get(j), Some(b'-' | b'+')) {
-            j += 1;
-        }
-        let mut e = 0u64;
-        let from = j;
-        j = digits(b, from, &mut e);
-        exp = if j - from > 0 && j - from <= 3 {
-            if negative {
-                -(e as i64)
-            } else {
-                e as i64
-            }
-        } else {
-            i64::MAX
-        };
-    }
-    let ends = !matches!(b.get(j), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
-    if whole > 0 && whole + frac <= 19 && ends && (plain || frac > 0 || exp != 0) {
-        if plain {
-            return Some(Num {
-                x: m as f64,
-                count: Some(m),
-                places: 0,
-                end: j,
-            });
-        }
-        if exp != i64::MAX {
-            let places = frac as i64 - exp;
-            if let Some(x) = u8::try_from(places).ok().and_then(|p| decimal(m, p)) {
-                return Some(Num {
-                    x,
-                    count: None,
-                    places: places as u8,
-                    end: j,
-                });
-            }
-        }
+    if let Some((cost, plain, end)) = decimal_at(b, i) {
+        return Some(Num {
+            x: cost.value(),
+            count: plain.then_some(cost.digits),
+            cost,
+            end,
+        });
     }
     let end = b[i..]
         .iter()
@@ -623,53 +612,76 @@ fn number(b: &[u8], i: usize) -> Option<Num> {
     Some(Num {
         x,
         count: None,
-        places: NOT_DECIMAL,
+        cost: Cost::double(x),
         end,
     })
 }
 
-/// The decimal at `b[i]` if its digits (leading zeros aside) fit a
-/// double exactly and its places (after any exponent) are 0 to 22: its
-/// value ([`decimal`]), its places and where it ends, read a digit at a
-/// time, as short costs are. `None` sends it to [`number`].
-fn short_decimal(b: &[u8], i: usize) -> Option<(f64, u8, usize)> {
-    let mut m = 0u64;
-    let mut j = i;
-    let digits = |j: &mut usize, m: &mut u64| -> Option<usize> {
-        let from = *j;
+/// The decimal at `b[i]`, read a digit at a time: digits, then maybe a
+/// point and digits, then maybe an exponent of one to three digits. Its
+/// [`Cost`] (at most 19 digits past leading zeros, places 0 to
+/// [`MAX_PLACES`] after the exponent), whether it was a plain whole
+/// number, and where it ends. `None` for anything else (a sign, more
+/// digits, other places), which `f64::from_str` reads.
+#[inline]
+fn decimal_at(b: &[u8], i: usize) -> Option<(Cost, bool, usize)> {
+    #[inline(always)]
+    fn digits(b: &[u8], j: &mut usize, m: &mut u64) {
         while let Some(&c) = b.get(*j) {
             let d = c.wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            if *m >= 1 << 53 {
-                return None;
-            }
-            *m = *m * 10 + u64::from(d);
+            *m = m.wrapping_mul(10).wrapping_add(u64::from(d));
             *j += 1;
         }
-        Some(*j - from)
-    };
-    if digits(&mut j, &mut m)? == 0 {
+    }
+    // The digits after the point, most of a cost: eight at a time while
+    // eight bytes are there.
+    #[inline(always)]
+    fn many_digits(b: &[u8], j: &mut usize, m: &mut u64) {
+        while let Some(run) = b.get(*j..*j + 8) {
+            let (n, v) = eight_digits(u64::from_le_bytes(run.try_into().unwrap_or_default()));
+            *m = m.wrapping_mul(POW10_U64[n]).wrapping_add(v);
+            *j += n;
+            if n < 8 {
+                return;
+            }
+        }
+        digits(b, j, m);
+    }
+    let mut m = 0u64;
+    let mut j = i;
+    digits(b, &mut j, &mut m);
+    let whole = j - i;
+    if whole == 0 {
         return None;
     }
-    let mut places: i64 = 0;
+    let mut frac = 0;
+    let mut plain = true;
     if b.get(j) == Some(&b'.') {
+        plain = false;
         j += 1;
-        places = digits(&mut j, &mut m)? as i64;
-        if places == 0 {
+        let from = j;
+        many_digits(b, &mut j, &mut m);
+        frac = j - from;
+        if frac == 0 {
             return None;
         }
     }
+    let written = j;
+    let mut places = frac as i64;
     if matches!(b.get(j), Some(b'e' | b'E')) {
+        plain = false;
         j += 1;
         let negative = b.get(j) == Some(&b'-');
         if matches!(b.get(j), Some(b'-' | b'+')) {
             j += 1;
         }
+        let from = j;
         let mut e = 0u64;
-        let n = digits(&mut j, &mut e)?;
-        if n == 0 || n > 3 {
+        digits(b, &mut j, &mut e);
+        if j == from || j - from > 3 {
             return None;
         }
         places += if negative { e as i64 } else { -(e as i64) };
@@ -677,12 +689,29 @@ fn short_decimal(b: &[u8], i: usize) -> Option<(f64, u8, usize)> {
     if matches!(b.get(j), Some(b'.' | b'e' | b'E' | b'-' | b'+')) {
         return None;
     }
-    let places = u8::try_from(places).ok()?;
-    Some((decimal(m, places)?, places, j))
+    // Past 19 digits the digits may have wrapped: only leading zeros may
+    // make up the difference.
+    if whole + frac > 19 {
+        let zeros = b[i..written]
+            .iter()
+            .take_while(|&&c| c == b'0' || c == b'.')
+            .filter(|&&c| c == b'0')
+            .count();
+        if whole + frac - zeros > 19 {
+            return None;
+        }
+    }
+    Some((Cost::decimal(m, u8::try_from(places).ok()?)?, plain, j))
+}
+
+/// The usage object at `line[i]` if Pi wrote it, as [`parse`] reads it
+/// (with no fault), and where it ends; `None` for any other layout.
+pub fn read_pi(line: &[u8], i: usize) -> Option<(Usage, usize)> {
+    pi_written(line, i)
 }
 
 /// The usage object at `b[i]` if it is written exactly as Pi writes it
-/// (its keys in Pi's order, plain counts, costs of up to 15 digits),
+/// (its keys in Pi's order, plain counts, costs that are decimals),
 /// read with no search: nearly every one is. `None` sends it to
 /// [`parse_at`], which reads any usage object.
 fn pi_written(b: &[u8], i: usize) -> Option<(Usage, usize)> {
@@ -710,18 +739,17 @@ fn pi_written(b: &[u8], i: usize) -> Option<(Usage, usize)> {
         (j > i).then_some((m, j))
     }
     fn cost(b: &[u8], i: usize, u: &mut Usage, slot: usize) -> Option<usize> {
-        let (x, places, end) = match short_decimal(b, i) {
-            Some(d) => d,
+        let (c, end) = match decimal_at(b, i) {
+            Some((c, _, end)) => (c, end),
             None => {
                 let n = number(b, i)?;
-                (n.x, n.places, n.end)
+                (n.cost, n.end)
             }
         };
-        if !(x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&x)) {
+        if !c.is_money() {
             return None;
         }
-        *u.cost_mut(slot) = x;
-        u.places[slot] = places;
+        u.costs[slot] = c;
         Some(end)
     }
     let mut u = Usage::default();
@@ -845,8 +873,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
                     let (v, end) = value(b, at)?;
                     match v {
                         Val::Num(n) if n.x.is_finite() && (0.0..=MAX_ENTRY_COST).contains(&n.x) => {
-                            *u.cost_mut(slot) = n.x;
-                            u.places[slot] = n.places;
+                            u.costs[slot] = n.cost;
                             total |= k == b"total";
                         }
                         Val::Null => {}
@@ -876,10 +903,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
     }
     // A faulty cost is not money: none of it is kept.
     if matches!(fault, Some(Fault::BadCost | Fault::NoCost)) {
-        for slot in 0..5 {
-            *u.cost_mut(slot) = 0.0;
-        }
-        u.places = [0; 5];
+        u.costs = [Cost::ZERO; 5];
     }
     Some((u, fault, end))
 }
@@ -920,16 +944,16 @@ mod tests {
                 output: 34,
                 cache_read: 5,
                 cache_write: 6,
-                cost_input: 0.1,
-                cost_output: 0.2,
-                cost_cache_read: 0.01,
-                cost_cache_write: 0.02,
-                cost: 0.33,
                 // total, input, output, cache read, cache write
-                places: [2, 1, 1, 2, 2],
+                costs: [(33, 2), (1, 1), (2, 1), (1, 2), (2, 2)]
+                    .map(|(m, p)| Cost::decimal(m, p).unwrap()),
             }
         );
         assert_eq!(u.tokens(), 57);
+        assert_eq!(
+            u.costs.map(|c| c.value().to_bits()),
+            [0.33, 0.1, 0.2, 0.01, 0.02].map(f64::to_bits)
+        );
         // Whitespace, keys in any order, keys it does not know.
         let (v, f) = parse(
             br#"{ "cost" : { "total" : 0.33, "totalFromProvider": true, "output":0.2, "input":0.1, "cacheRead":0.01, "cacheWrite":0.02 }, "reasoning": 3, "cacheWrite":6, "cacheRead":5, "output":34, "input":12 }"#,
@@ -953,12 +977,39 @@ mod tests {
             let (u, f) = parse(json.as_bytes());
             assert_eq!(f, Some(fault), "{json}");
             if fault != Fault::BadTokens {
-                assert_eq!(u.cost, 0.0, "{json}");
+                assert_eq!(u.cost(), 0.0, "{json}");
             }
         }
         // Read exactly, to the last bit.
         let (u, _) = parse(br#"{"cost":{"total":0.026850000000000002}}"#);
-        assert_eq!(u.cost, 0.026850000000000002);
+        assert_eq!(u.cost(), 0.026850000000000002);
+        // A million is money; the least over it is not, however written.
+        for (total, fault) in [
+            ("1000000", None),
+            ("1000000.0000000000", None),
+            ("1e6", None),
+            // Rounds to a million.
+            ("1000000.00000000001", None),
+            ("1000000.0000000001", Some(Fault::BadCost)),
+            ("1000000.001", Some(Fault::BadCost)),
+            ("1000001", Some(Fault::BadCost)),
+            ("10000000000000000000000", Some(Fault::BadCost)),
+        ] {
+            let json = format!(r#"{{"input":1,"cost":{{"total":{total}}}}}"#);
+            let (_, f) = parse(json.as_bytes());
+            // As the double read from it says.
+            let x: f64 = total.parse().unwrap();
+            assert_eq!(x > MAX_ENTRY_COST, fault.is_some(), "{total}");
+            assert_eq!(f, fault, "{total}");
+            let pi = format!(
+                r#"{{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":{total}}}}}"#
+            );
+            assert_eq!(
+                pi_written(pi.as_bytes(), 0).is_some(),
+                fault.is_none(),
+                "{total}"
+            );
+        }
     }
 
     #[test]
@@ -1013,41 +1064,54 @@ mod tests {
 
     #[test]
     fn a_number_is_the_double_the_standard_library_reads() {
-        let cases: [(&str, Option<u64>, u8); 17] = [
-            ("0", Some(0), 0),
-            ("17", Some(17), 0),
-            ("18446744073709551615", None, NOT_DECIMAL),
-            ("0.1", None, 1),
-            ("0.01636185", None, 8),
-            ("3.9e-05", None, 6),
-            ("1.5E-7", None, 8),
-            ("2e6", None, NOT_DECIMAL),
-            ("1.25e+1", None, 1),
-            ("0.026850000000000002", None, NOT_DECIMAL),
-            ("123456.789012345", None, 9),
-            ("9007199254740993.5", None, NOT_DECIMAL),
-            ("1e-23", None, NOT_DECIMAL),
-            ("1e-1000", None, NOT_DECIMAL),
-            ("4.5e1000", None, NOT_DECIMAL),
-            ("-0.5", None, NOT_DECIMAL),
-            ("1.", None, NOT_DECIMAL),
+        // The text, the count it is, the cost it is kept as.
+        type Case = (&'static str, Option<u64>, Option<(u64, u8)>);
+        let cases: [Case; 20] = [
+            ("0", Some(0), Some((0, 0))),
+            ("17", Some(17), Some((17, 0))),
+            ("0017", Some(17), Some((17, 0))),
+            ("18446744073709551615", None, None),
+            ("0.1", None, Some((1, 1))),
+            ("0.01636185", None, Some((1_636_185, 8))),
+            ("3.9e-05", None, Some((39, 6))),
+            ("1.5E-7", None, Some((15, 8))),
+            ("2e6", None, None),
+            ("1.25e+1", None, Some((125, 1))),
+            // JavaScript's 17 digits, past 2^53.
+            (
+                "0.026850000000000002",
+                None,
+                Some((26_850_000_000_000_002, 18)),
+            ),
+            (
+                "0.0013268999999999998",
+                None,
+                Some((13_268_999_999_999_998, 19)),
+            ),
+            ("123456.789012345", None, Some((123_456_789_012_345, 9))),
+            (
+                "9007199254740993.5",
+                None,
+                Some((90_071_992_547_409_935, 1)),
+            ),
+            ("1e-23", None, Some((1, 23))),
+            ("1e-28", None, None),
+            ("1e-1000", None, None),
+            ("4.5e1000", None, None),
+            ("-0.5", None, None),
+            ("1.", None, None),
         ];
-        for (text, count, places) in cases {
+        for (text, count, cost) in cases {
             let b = format!("{text},");
             let n = number(b.as_bytes(), 0).unwrap();
             let exact: f64 = text.parse().unwrap();
             assert_eq!(n.x.to_bits(), exact.to_bits(), "{text}");
+            assert_eq!(n.cost.value().to_bits(), exact.to_bits(), "{text}");
             assert_eq!(
-                (n.count, n.places, n.end),
-                (count, places, text.len()),
+                (n.count, n.cost.as_decimal(), n.end),
+                (count, cost, text.len()),
                 "{text}"
             );
-            if places != NOT_DECIMAL {
-                assert_eq!(
-                    digits(n.x, places).and_then(|m| decimal(m, places)),
-                    Some(n.x)
-                );
-            }
         }
         // Digits of every length, either side of the point.
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -1064,6 +1128,7 @@ mod tests {
                 let n = number(b.as_bytes(), 0).unwrap();
                 let exact: f64 = text.parse().unwrap();
                 assert_eq!(n.x.to_bits(), exact.to_bits(), "{text}");
+                assert_eq!(n.cost.value().to_bits(), exact.to_bits(), "{text}");
                 assert_eq!(n.end, text.len(), "{text}");
                 if !text.contains('.') && text.len() < 20 {
                     assert_eq!(n.count, Some(whole), "{text}");
@@ -1073,47 +1138,62 @@ mod tests {
     }
 
     #[test]
-    fn a_short_decimal_is_the_double_the_standard_library_reads() {
-        let cases: [(&str, Option<u8>); 12] = [
-            ("0", Some(0)),
-            ("17", Some(0)),
-            ("0.01636185", Some(8)),
-            ("3.9e-05", Some(6)),
-            ("1.5E-7", Some(8)),
-            ("1.25e+1", Some(1)),
-            ("0.000000000000000000123", Some(21)),
-            // Digits past 2^53, places past 22 or below 0, and what is
-            // not a plain decimal go to `number`.
-            ("0.026850000000000002", None),
-            ("1e-23", None),
-            ("2e6", None),
-            ("-0.5", None),
-            ("1.", None),
-        ];
-        for (text, places) in cases {
-            let b = format!("{text},");
-            let got = short_decimal(b.as_bytes(), 0);
-            assert_eq!(got.map(|(_, p, _)| p), places, "{text}");
-            if let Some((x, _, end)) = got {
-                let exact: f64 = text.parse().unwrap();
-                assert_eq!((x.to_bits(), end), (exact.to_bits(), text.len()), "{text}");
-            }
-        }
+    fn a_decimal_s_digits_give_the_double_the_standard_library_reads() {
+        // Costs as JavaScript writes them: up to 17 significant digits,
+        // most of them past 2^53, behind up to ten zeros, or after a
+        // whole number.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut read = 0;
-        for _ in 0..20_000 {
+        let mut long = 0;
+        for _ in 0..200_000 {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            let frac = (seed >> 7) % 10u64.pow((seed % 17) as u32);
-            let places = 1 + (seed >> 40) as usize % 20;
-            let text = format!("{}.{frac:0places$}", (seed >> 50) % 100);
-            let b = format!("{text}}}");
-            if let Some((x, _, end)) = short_decimal(b.as_bytes(), 0) {
-                read += 1;
+            let digits = 1 + (seed >> 20) as u32 % 17;
+            let m = (seed >> 7) % 10u64.pow(digits);
+            let text = if seed.is_multiple_of(5) {
+                format!("{}.{m}", 1 + (seed >> 30) % 99)
+            } else {
+                format!("0.{}{m}", "0".repeat((seed >> 50) as usize % 11))
+            };
+            let b = format!("{text},");
+            let (c, plain, end) = decimal_at(b.as_bytes(), 0).unwrap();
+            let exact: f64 = text.parse().unwrap();
+            assert_eq!(c.value().to_bits(), exact.to_bits(), "{text}");
+            assert_eq!((plain, end), (false, text.len()), "{text}");
+            long += usize::from(c.as_decimal().unwrap().0 >= 1 << 53);
+        }
+        assert!(long > 10_000, "{long}");
+        // Every number of places, digits at the edges: 2^53 either side,
+        // ties between two doubles, the most 19 digits hold.
+        let edges = [
+            1,
+            9,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 54) + 2,
+            (1 << 54) + 6,
+            9_007_199_254_740_993,
+            12_345_678_901_234_567,
+            99_999_999_999_999_999,
+            1 << 63,
+            u64::MAX / 10 * 10,
+            9_999_999_999_999_999_999,
+            u64::MAX,
+        ];
+        for m in edges {
+            for places in 0..=MAX_PLACES {
+                let text = format!("{m}e-{places}");
                 let exact: f64 = text.parse().unwrap();
-                assert_eq!((x.to_bits(), end), (exact.to_bits(), text.len()), "{text}");
+                assert_eq!(ratio(m, places).to_bits(), exact.to_bits(), "{text}");
             }
         }
-        assert!(read > 10_000, "{read}");
+        // Random digits and places, against the standard library.
+        for _ in 0..200_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let m = seed >> (seed % 64);
+            let places = (seed >> 58) as u8 % (MAX_PLACES + 1);
+            let exact: f64 = format!("{m}e-{places}").parse().unwrap();
+            assert_eq!(ratio(m, places).to_bits(), exact.to_bits(), "{m}e-{places}");
+        }
     }
 
     #[test]
@@ -1125,9 +1205,13 @@ mod tests {
                 "0.1",
                 "0.003",
                 "0.026850000000000002",
+                "0.0013268999999999998",
                 "1.5e-7",
+                "1e-28",
                 "123456.789012345",
                 "0.0000001",
+                "999999.99999999999999",
+                "1000000.0000000001",
                 "2e6",
                 "-0.5",
             ] {
@@ -1141,7 +1225,7 @@ mod tests {
                 if let Some((u, end)) = pi_written(b, 0) {
                     assert_eq!((u, None, end), any, "{json}");
                     let exact: f64 = cost.parse().unwrap();
-                    assert_eq!(u.cost.to_bits(), exact.to_bits(), "{json}");
+                    assert_eq!(u.cost().to_bits(), exact.to_bits(), "{json}");
                 }
             }
         }

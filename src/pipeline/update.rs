@@ -118,7 +118,7 @@ pub(super) fn process(c: &Candidate, w: &Work<'_>) -> Result<Outcome, IndexError
     let mut last_ms = documents.iter().filter_map(|d| d.timestamp_ms).max();
     let mut models: Vec<String> = documents.iter().filter_map(|d| d.model.clone()).collect();
     let mut head = crate::index::lineage::head_of(&documents);
-    let mut usage = crate::index::spent::Rows::default();
+    let mut usage = crate::index::spent::Spent::default();
     if grown.is_some() {
         how = How::Grown;
         // The usage of the part read before, then the new lines'.

@@ -87,13 +87,16 @@
 //! - 8: `usage` on session rows (see [Usage](#usage)). Rows pushed
 //!   before hold `NULL` there, and their host's next push sends their
 //!   usage alone (their other columns are as this version pushes them).
+//! - 9: the second version of the usage value ([`crate::index::spent`]):
+//!   every row's `usage` is set to `NULL`, and each host's next push
+//!   sends it again, alone, as version 8's did.
 
 use tokio_postgres::{Client, GenericClient};
 
 use super::TeamError;
 
 /// The schema version this pi-index writes and reads.
-pub const VERSION: i32 = 8;
+pub const VERSION: i32 = 9;
 
 /// The last version that changed what a row holds: rows pushed under it
 /// or later are as this pi-index pushes them (`pushed_schema`); rows
@@ -146,7 +149,7 @@ $$;
 
 /// The statements that bring a database from version `n` (the index) to
 /// `n + 1`. Version 0 is a database without our tables.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     r#"
 CREATE TABLE pi_index_schema (version integer NOT NULL);
 INSERT INTO pi_index_schema VALUES (0);
@@ -334,6 +337,11 @@ ALTER TABLE pi_sessions ADD COLUMN agent text NOT NULL DEFAULT 'pi';
     r#"
 ALTER TABLE pi_sessions ADD COLUMN usage bytea;
 "#,
+    // Version 9: the usage value's second version; the old one does not
+    // decode, so each row's is sent again by its host's next push.
+    r#"
+UPDATE pi_sessions SET usage = NULL;
+"#,
 ];
 
 /// The condition of [`terms_of`] that leaves pair lexemes out (they
@@ -477,7 +485,7 @@ mod tests {
         // A new version of the stored value needs a schema version whose
         // migration sets every row's usage to NULL (its host's next push
         // sends it again): rows of the old value would not decode.
-        assert_eq!(crate::index::spent::VERSION, 1);
+        assert_eq!(crate::index::spent::VERSION, 2);
     }
 
     #[test]
