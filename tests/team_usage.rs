@@ -539,3 +539,44 @@ fn a_database_pushed_before_it_held_usage_says_what_to_do_and_each_host_s_next_p
         );
     }
 }
+
+/// A database of version 8 holds the first version of the usage value,
+/// which this one does not read: its migration empties every row's usage,
+/// `usage --db` says to push, and each host's next push sends it again,
+/// the usage alone.
+#[test]
+fn a_database_of_the_first_usage_value_is_emptied_and_each_host_s_next_push_sends_it_again() {
+    let Some(url) = database("usage_v8") else {
+        return;
+    };
+    let c = cluster().unwrap();
+    let one = Scratch::new();
+    let dir = spend_dir(&one);
+    one.build(&[&dir], &[]);
+    push_ok(&one, &url, "one");
+    // The values as version 8 held them: the first byte, the value's
+    // version, 1.
+    c.sql(
+        "usage_v8",
+        "UPDATE pi_sessions SET usage = set_byte(usage, 0, 1) WHERE length(usage) > 0; \
+         UPDATE pi_index_schema SET version = 8",
+    );
+    let out = run(one.cmd().args(["usage", "--db", &url]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("older schema (8)") && err.contains("run `pi-index push` once"),
+        "{err}"
+    );
+    let r = push_ok(&one, &url, "one");
+    assert_eq!(
+        (
+            r["sessions_usage_added"].as_u64(),
+            r["messages_sent"].as_u64(),
+            r["sessions_replaced"].as_u64()
+        ),
+        (Some(4), Some(0), Some(0)),
+        "{r}"
+    );
+    same_as_local(&one, &url, "one", &[]);
+}
