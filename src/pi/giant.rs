@@ -26,7 +26,8 @@
 
 use memchr::memchr;
 
-use super::skim::{elide, skip_ws};
+use super::scan::skip_ws;
+use super::skim::elide;
 use super::Kinds;
 
 /// The most text one document (one message) contributes to the index:

@@ -41,6 +41,7 @@ pub mod glued;
 pub mod kinds;
 pub mod parsed;
 pub mod repair;
+pub mod scan;
 pub mod session;
 pub mod skim;
 pub mod time;

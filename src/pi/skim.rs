@@ -15,6 +15,7 @@
 //! deep, not an object), it returns `false` and the caller parses the line
 //! whole, so damage is reported exactly as without it.
 
+use super::scan::{skip_string, skip_value, skip_ws};
 use super::usage::{read_pi, Met};
 use super::Kinds;
 
@@ -33,75 +34,6 @@ pub(super) fn elide(key: &[u8], kinds: Kinds) -> bool {
         b"data" | b"signature" | b"textSignature" | b"partialJson" | b"usage" | b"details" => true,
         _ => false,
     }
-}
-
-/// [`skip_value`] for the modules beside this one.
-#[inline]
-pub(super) fn skip_value_at(line: &[u8], i: usize) -> Option<usize> {
-    skip_value(line, i)
-}
-
-/// Index just past the string starting at `line[i] == b'"'`.
-///
-/// Searches for quotes only, then counts the backslashes before each one:
-/// tool arguments are full of `\n` escapes but have far fewer `\"`, so
-/// this stops about half as often as searching for both bytes.
-#[inline]
-fn skip_string(line: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    loop {
-        let q = j + memchr::memchr(b'"', line.get(j..)?)?;
-        let mut backslashes = 0;
-        while q - backslashes > i + 1 && line[q - 1 - backslashes] == b'\\' {
-            backslashes += 1;
-        }
-        if backslashes % 2 == 0 {
-            return Some(q + 1);
-        }
-        j = q + 1;
-    }
-}
-
-/// Index just past the value starting at `line[i]`.
-fn skip_value(line: &[u8], i: usize) -> Option<usize> {
-    match *line.get(i)? {
-        b'"' => skip_string(line, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < line.len() {
-                match line[j] {
-                    b'"' => {
-                        j = skip_string(line, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            None
-        }
-        _ => {
-            let rest = &line[i..];
-            let end = rest.iter().position(|&c| matches!(c, b',' | b'}' | b']'))?;
-            Some(i + end)
-        }
-    }
-}
-
-#[inline]
-pub(super) fn skip_ws(line: &[u8], mut i: usize) -> usize {
-    while i < line.len() && line[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    i
 }
 
 /// Lines shorter than this are copied whole: skimming them saves less than

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use super::skim::{skip_value_at, skip_ws};
+use super::scan::{skip_value, skip_ws};
 
 /// The most one entry is believed to cost, in dollars: a value past it is
 /// a fault of the file, not money spent.
@@ -412,7 +412,7 @@ fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
     while i < line.len() {
         match line[i] {
             b'"' => {
-                let end = skip_value_at(line, i)?;
+                let end = skip_value(line, i)?;
                 if !expect_key {
                     i = end;
                     continue;
@@ -426,7 +426,7 @@ fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
                 let value = skip_ws(line, colon + 1);
                 if depth == matched + 1 && matched < path.len() && key == path[matched] {
                     if matched + 1 == path.len() {
-                        return Some(value..skip_value_at(line, value)?);
+                        return Some(value..skip_value(line, value)?);
                     }
                     // Descend into it, if it is an object.
                     if line.get(value) == Some(&b'{') {
@@ -436,7 +436,7 @@ fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
                     }
                 }
                 // Any other value is skipped whole.
-                i = skip_value_at(line, value)?;
+                i = skip_value(line, value)?;
                 continue;
             }
             b'{' | b'[' => {
@@ -513,7 +513,7 @@ fn closes(line: &[u8], mut i: usize, levels: i32) -> bool {
     let mut depth = 0i32;
     while i < line.len() {
         match line[i] {
-            b'"' => match skip_value_at(line, i) {
+            b'"' => match skip_value(line, i) {
                 Some(j) => {
                     i = j;
                     continue;
@@ -796,7 +796,7 @@ fn value(b: &[u8], i: usize) -> Option<(Val, usize)> {
             Some((Val::Num(n), n.end))
         }
         b'n' if b[i..].starts_with(b"null") => Some((Val::Null, i + 4)),
-        _ => Some((Val::Other, skip_value_at(b, i)?)),
+        _ => Some((Val::Other, skip_value(b, i)?)),
     }
 }
 
@@ -868,7 +868,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
                         b"output" => 2,
                         b"cacheRead" => 3,
                         b"cacheWrite" => 4,
-                        _ => return skip_value_at(b, at),
+                        _ => return skip_value(b, at),
                     };
                     let (v, end) = value(b, at)?;
                     match v {
@@ -885,7 +885,7 @@ fn parse_any(b: &[u8], i: usize) -> Option<(Usage, Option<Fault>, usize)> {
                     Some(end)
                 });
             }
-            _ => return skip_value_at(b, at),
+            _ => return skip_value(b, at),
         };
         let (v, end) = value(b, at)?;
         match v {
