@@ -710,6 +710,87 @@ pub fn read_pi(line: &[u8], i: usize) -> Option<(Usage, usize)> {
     pi_written(line, i)
 }
 
+/// A count as [`pi_written`] reads it: a few digits, up to seven read at
+/// once (a count that is not plain digits fails the key after it and
+/// goes to [`parse_at`]).
+#[inline(always)]
+fn pi_count(b: &[u8], i: usize) -> Option<(u64, usize)> {
+    if let Some(w) = b.get(i..i + 8) {
+        let (n, v) = eight_digits(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        if n < 8 {
+            return (n > 0).then_some((v, i + n));
+        }
+    }
+    let mut m = 0u64;
+    let mut j = i;
+    while let Some(&c) = b.get(j) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        if j - i == 19 {
+            return None;
+        }
+        m = m * 10 + u64::from(d);
+        j += 1;
+    }
+    (j > i).then_some((m, j))
+}
+
+/// A cost as JavaScript writes most of them, `0.` and a few digits: up
+/// to fifteen read at once, no exponent to look for, and below a dollar
+/// (money); `None` for any other form, which [`decimal_at`] reads (the
+/// same way).
+#[inline(always)]
+fn short_cost(b: &[u8], i: usize) -> Option<(Cost, usize)> {
+    let w = b.get(i..i + 18)?;
+    if w[..2] != *b"0." {
+        return None;
+    }
+    let word = |at: usize| u64::from_le_bytes(w[at..at + 8].try_into().unwrap_or_default());
+    let (n, v) = eight_digits(word(2));
+    let (places, m) = if n < 8 {
+        (n, v)
+    } else {
+        let (n2, v2) = eight_digits(word(10));
+        if n2 == 8 {
+            return None;
+        }
+        (8 + n2, v * POW10_U64[n2] + v2)
+    };
+    let end = i + 2 + places;
+    if places == 0 || matches!(b.get(end), Some(b'.' | b'e' | b'E' | b'-' | b'+')) {
+        return None;
+    }
+    Some((Cost::decimal(m, places as u8)?, end))
+}
+
+/// A cost as [`pi_written`] reads it, into `u`'s `slot`; `None` if it
+/// is not money.
+#[inline(always)]
+fn pi_cost(b: &[u8], i: usize, u: &mut Usage, slot: usize) -> Option<usize> {
+    let (c, end) = match short_cost(b, i) {
+        Some(read) => read,
+        None => any_cost(b, i)?,
+    };
+    u.costs[slot] = c;
+    Some(end)
+}
+
+/// [`pi_cost`] of a cost written any other way: `None` if it is not
+/// money.
+#[inline(never)]
+fn any_cost(b: &[u8], i: usize) -> Option<(Cost, usize)> {
+    let (c, end) = match decimal_at(b, i) {
+        Some((c, _, end)) => (c, end),
+        None => {
+            let n = number(b, i)?;
+            (n.cost, n.end)
+        }
+    };
+    c.is_money().then_some((c, end))
+}
+
 /// The usage object at `b[i]` if it is written exactly as Pi writes it
 /// (its keys in Pi's order, plain counts, costs that are decimals),
 /// read with no search: nearly every one is. `None` sends it to
@@ -720,63 +801,31 @@ fn pi_written(b: &[u8], i: usize) -> Option<(Usage, usize)> {
         let w: &[u8; N] = b.get(i..i + N)?.try_into().ok()?;
         (w == s).then_some(i + N)
     }
-    // A count: a few digits, read one at a time (a count that is not
-    // plain digits fails the key after it and goes to `parse_at`).
-    fn count(b: &[u8], i: usize) -> Option<(u64, usize)> {
-        let mut m = 0u64;
-        let mut j = i;
-        while let Some(&c) = b.get(j) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            if j - i == 19 {
-                return None;
-            }
-            m = m * 10 + u64::from(d);
-            j += 1;
-        }
-        (j > i).then_some((m, j))
-    }
-    fn cost(b: &[u8], i: usize, u: &mut Usage, slot: usize) -> Option<usize> {
-        let (c, end) = match decimal_at(b, i) {
-            Some((c, _, end)) => (c, end),
-            None => {
-                let n = number(b, i)?;
-                (n.cost, n.end)
-            }
-        };
-        if !c.is_money() {
-            return None;
-        }
-        u.costs[slot] = c;
-        Some(end)
-    }
     let mut u = Usage::default();
     let i = lit(b, i, b"{\"input\":")?;
-    let (v, i) = count(b, i)?;
+    let (v, i) = pi_count(b, i)?;
     u.input = v;
     let i = lit(b, i, b",\"output\":")?;
-    let (v, i) = count(b, i)?;
+    let (v, i) = pi_count(b, i)?;
     u.output = v;
     let i = lit(b, i, b",\"cacheRead\":")?;
-    let (v, i) = count(b, i)?;
+    let (v, i) = pi_count(b, i)?;
     u.cache_read = v;
     let i = lit(b, i, b",\"cacheWrite\":")?;
-    let (v, i) = count(b, i)?;
+    let (v, i) = pi_count(b, i)?;
     u.cache_write = v;
     let i = lit(b, i, b",\"totalTokens\":")?;
-    let (_, i) = count(b, i)?;
+    let (_, i) = pi_count(b, i)?;
     let i = lit(b, i, b",\"cost\":{\"input\":")?;
-    let i = cost(b, i, &mut u, 1)?;
+    let i = pi_cost(b, i, &mut u, 1)?;
     let i = lit(b, i, b",\"output\":")?;
-    let i = cost(b, i, &mut u, 2)?;
+    let i = pi_cost(b, i, &mut u, 2)?;
     let i = lit(b, i, b",\"cacheRead\":")?;
-    let i = cost(b, i, &mut u, 3)?;
+    let i = pi_cost(b, i, &mut u, 3)?;
     let i = lit(b, i, b",\"cacheWrite\":")?;
-    let i = cost(b, i, &mut u, 4)?;
+    let i = pi_cost(b, i, &mut u, 4)?;
     let i = lit(b, i, b",\"total\":")?;
-    let i = cost(b, i, &mut u, 0)?;
+    let i = pi_cost(b, i, &mut u, 0)?;
     let i = lit(b, i, b"}}")?;
     Some((u, i))
 }
@@ -1194,6 +1243,47 @@ mod tests {
             let exact: f64 = format!("{m}e-{places}").parse().unwrap();
             assert_eq!(ratio(m, places).to_bits(), exact.to_bits(), "{m}e-{places}");
         }
+    }
+
+    #[test]
+    fn a_cost_read_at_once_is_what_decimal_at_reads() {
+        let mut seed = 0x5851_f42d_4c95_7f2du64;
+        let mut n = 0;
+        for _ in 0..50_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let digits = (seed >> 20) as usize % 21;
+            let frac: String = (0..digits)
+                .map(|k| char::from(b'0' + ((seed >> (k % 60)) % 10) as u8))
+                .collect();
+            let after = [",", "}", "e-5", "E2", ".5", "-", "+"][(seed >> 3) as usize % 7];
+            let text = format!("0.{frac}{after},\"output\":0.5,\"cacheRead\":0");
+            let json = format!(
+                r#"{{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{{"input":{text}"#
+            );
+            let b = json.as_bytes();
+            let at = json.find("0.").unwrap();
+            let slow = decimal_at(b, at).map(|(c, _, end)| (c, end));
+            if let Some(fast) = short_cost(b, at) {
+                n += 1;
+                assert_eq!(Some(fast), slow, "{text}");
+                assert!(fast.0.is_money());
+            } else if digits > 0 && digits < 16 && matches!(after, "," | "}") {
+                panic!("{text}");
+            }
+        }
+        assert!(n > 10_000, "{n}");
+        for (text, v) in [
+            ("7,", 7),
+            ("1234567,", 1_234_567),
+            ("12345678,", 12_345_678),
+        ] {
+            assert_eq!(
+                pi_count(format!("{text}\"").as_bytes(), 0),
+                Some((v, text.len() - 1))
+            );
+        }
+        assert_eq!(pi_count(b",1", 0), None);
+        assert_eq!(pi_count(b"12345678901234567890,", 0), None);
     }
 
     #[test]
