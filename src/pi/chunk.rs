@@ -148,8 +148,8 @@ impl ChunkParser {
                 if !glued::may_be_glued(b) {
                     out.push_link(id, parent, line.offset);
                     // A tool result not indexed may still record usage.
-                    if !links_only && role == Some("toolResult") {
-                        tool_result_usage(b, id, line.number, line.offset, &mut out);
+                    if let Some(role @ "toolResult") = role.filter(|_| !links_only) {
+                        tool_result_usage(b, id, role, line.number, line.offset, &mut out);
                     }
                     continue;
                 }
@@ -483,16 +483,43 @@ fn prefix_value<'a>(head: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     (rest[1 + end] == b'"').then(|| &rest[..end + 2])
 }
 
+/// Whether the tool result `b` is Oh My Pi's `task` tool's: its
+/// `toolName` read where Pi and Oh My Pi write it, after the `role` the
+/// prefix scan read (in `b`) and the `toolCallId`, when that is among
+/// the bytes [`usage::is_task_result`] looks at; else as it looks.
+fn is_task(b: &[u8], role: &str) -> bool {
+    let after = (role.as_ptr() as usize)
+        .wrapping_sub(b.as_ptr() as usize)
+        .wrapping_add(role.len() + 1);
+    let named = b.get(after..).and_then(|rest| {
+        let rest = rest.strip_prefix(b",\"toolCallId\":\"")?;
+        let close = memchr::memchr2(b'"', b'\\', rest)?;
+        let rest = rest[close..].strip_prefix(b"\",\"toolName\":\"")?;
+        Some((rest.starts_with(b"task\""), b.len() - rest.len()))
+    });
+    match named {
+        Some((task, at)) if at + b"task\"".len() <= usage::TASK_HEAD => task,
+        _ => usage::is_task_result(b),
+    }
+}
+
 /// The usage a tool result line the prefix scan skipped records: Pi's
 /// own, at the line's end (it writes it after the content, and nowhere
 /// else); for Oh My Pi's `task` tool, the subagent's in its details.
 /// Its documents and tree link are the prefix scan's: only the usage is
-/// read here.
-fn tool_result_usage(b: &[u8], id: Option<&str>, line: u64, offset: u64, out: &mut ParsedChunk) {
+/// read here. `role`: the role the prefix scan read, in `b`.
+fn tool_result_usage(
+    b: &[u8],
+    id: Option<&str>,
+    role: &str,
+    line: u64,
+    offset: u64,
+    out: &mut ParsedChunk,
+) {
     use usage::{Source, UsageEntry};
     let (source, (usage, fault)) = if let Some(read) = usage::read_tail(b) {
         (Source::ToolResult, read)
-    } else if usage::is_task_result(b) {
+    } else if is_task(b, role) {
         match usage::locate(b, usage::SUBAGENT_USAGE) {
             Some(r) => (Source::Subagent, usage::parse(&b[r])),
             None => return,
@@ -513,4 +540,36 @@ fn tool_result_usage(b: &[u8], id: Option<&str>, line: u64, offset: u64, out: &m
         usage,
         fault,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_result_is_told_by_its_tool_name_where_pi_writes_it() {
+        let task = |call: &str, tool: &str, pad: usize| {
+            let line = format!(
+                r#"{{"type":"message","id":"ab12cd34","parentId":"00ff00ff","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"toolResult","toolCallId":"{call}{}","toolName":"{tool}","content":[]}}}}"#,
+                "x".repeat(pad)
+            );
+            let b = line.as_bytes();
+            let Peek::Skip {
+                role: Some(role), ..
+            } = peek(b, Kinds::default(), true)
+            else {
+                panic!("{line}");
+            };
+            let told = is_task(b, role);
+            assert_eq!(told, usage::is_task_result(b), "{line}");
+            told
+        };
+        assert!(task("toolu_01", "task", 0));
+        assert!(!task("toolu_01", "bash", 0));
+        assert!(!task("toolu_01", "tasks", 0));
+        // An id with an escaped quote: looked for as before.
+        assert!(task(r#"a\"b"#, "task", 0));
+        // Past the bytes looked at before: not a task, as before.
+        assert!(!task("toolu_01", "task", 400));
+    }
 }

@@ -973,8 +973,11 @@ pub fn is_task_result(line: &[u8]) -> bool {
     use memchr::memmem::Finder;
     static TASK: std::sync::LazyLock<Finder<'static>> =
         std::sync::LazyLock::new(|| Finder::new(b"\"toolName\":\"task\""));
-    TASK.find(&line[..line.len().min(384)]).is_some()
+    TASK.find(&line[..line.len().min(TASK_HEAD)]).is_some()
 }
+
+/// How many of a tool result's first bytes [`is_task_result`] looks at.
+pub const TASK_HEAD: usize = 384;
 
 #[cfg(test)]
 mod tests {
