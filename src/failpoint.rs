@@ -42,7 +42,7 @@
 //!   still running.
 //! - `PI_INDEX_TEST_SEGMENT_DOCS=<n>` makes a build write a thread's
 //!   segment out once it holds that many documents (as well as when it
-//!   reaches `--memory`, at least 15 MB), so that a small
+//!   reaches `--memory`), so that a small
 //!   corpus fills several segments.
 //! - `PI_INDEX_TEST_PUSH_BATCH=<bytes>` makes `pi-index push` send its
 //!   rows in batches of about that many bytes instead of 8 MiB, so that

@@ -45,9 +45,9 @@ pub struct BuildArgs {
     /// Memory of each indexing thread, in MB (16 to 3800): a thread's
     /// segment is written out when it holds this much. As many threads
     /// index at once as the machine has cores (more threads share them),
-    /// so peak memory is about cores x MB plus the largest session's:
-    /// at 48 on 2 cores, a 1 GB corpus peaked at about 100 MB. A larger
-    /// budget writes fewer, larger segments (searches open each one).
+    /// so peak memory is about cores x MB plus the largest session's
+    /// (docs/performance.md#threads). A larger budget writes fewer,
+    /// larger segments (searches open each one).
     #[arg(long, value_name = "MB", default_value_t = pi_index::pipeline::DEFAULT_THREAD_MEMORY_MB as u64, value_parser = clap::value_parser!(u64).range(16..=3800))]
     pub memory: u64,
 

@@ -11,10 +11,9 @@
 //! here the threads are started by the search that needs them, and end
 //! with it.
 //!
-//! Only large segments are worth it: segments of the 1 GB benchmark's
-//! size are slower on two threads, the 10 GB benchmark's faster, though
-//! by far less than half, as the threads' page faults on the same
-//! mappings and the query's setup and snippets stay serial
+//! Only large segments are searched on several threads: on small ones
+//! the threads' page faults on the same mappings and the query's serial
+//! setup and snippets cost more than they save
 //! ([docs/performance.md](../../docs/performance.md#ten-times-the-sessions)).
 
 use std::sync::OnceLock;

@@ -21,8 +21,8 @@ pub const MAX_PER_CLIENT: usize = 8;
 /// The bytes of the index's files the server keeps mapped in its memory
 /// between requests, at most: past it, their pages are dropped (they stay
 /// in the page cache; see [`crate::live::State::release_if_over`]). It
-/// holds what the usual searches and the session list read of a 1 GB
-/// corpus's index
+/// is sized to hold what the usual searches and the session list read of
+/// a typical index
 /// ([docs/performance.md](../../docs/performance.md#the-servers)).
 pub const MAX_MAPPED: u64 = 64 << 20;
 /// A request that takes longer is answered 503 (its work is dropped).
