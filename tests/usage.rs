@@ -444,3 +444,110 @@ fn a_backup_copy_of_the_sessions_spends_nothing_again() {
         );
     }
 }
+
+/// A session of `n` answers, each with its own tokens and a cost of 17
+/// significant digits (as JavaScript writes a double), one a minute from
+/// `start` (epoch ms), and what they total: input tokens and cost.
+fn long_session(id: &str, start: i64, n: u64) -> (String, u64, f64) {
+    let mut out = format!(
+        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-08-01T09:00:00.000Z","cwd":"/home/u/long"}}"#
+    );
+    out.push('\n');
+    let (mut input, mut cost) = (0u64, 0f64);
+    let mut parent = "null".to_owned();
+    for i in 0..n {
+        let ts = start + i as i64 * 60_000;
+        let (inp, c) = (1000 + i * 7, 0.0123456789012345 + i as f64 * 1.1e-7);
+        input += inp;
+        cost += c;
+        let entry = format!("{i:08x}");
+        out.push_str(&format!(
+            r#"{{"type":"message","id":"{entry}","parentId":{parent},"timestamp":"2026-08-01T09:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"answer {i}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{{"input":{inp},"output":3,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"input":{c},"output":0,"cacheRead":0,"cacheWrite":0,"total":{c}}}}},"stopReason":"stop","timestamp":{ts}}}}}"#,
+            inp + 3
+        ));
+        out.push('\n');
+        parent = format!("\"{entry}\"");
+    }
+    (out, input, cost)
+}
+
+/// A long session's usage is one value too long for one dictionary entry
+/// of the column (which keeps at most 64 KiB of a value): it is stored in
+/// chunks and read back whole, as written, grown, and as a copy.
+#[test]
+fn a_long_session_s_usage_is_read_back_whole() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("long.jsonl");
+    let (text, input, cost) = long_session(
+        "0198d000-0000-7000-8000-0000000000f1",
+        1_785_574_800_000,
+        3000,
+    );
+    std::fs::write(&file, &text).unwrap();
+    s.build(&[&dir], &[]);
+    let (rows, _) = usage(&s, &["session"]);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["input"], input);
+    assert!(
+        (rows[0]["cost"].as_f64().unwrap() - cost).abs() < 1e-9,
+        "{} {cost}",
+        rows[0]["cost"]
+    );
+    let (days, _) = usage(&s, &["daily"]);
+    assert_eq!(
+        days.iter()
+            .map(|d| d["input"].as_u64().unwrap())
+            .sum::<u64>(),
+        input
+    );
+
+    // Grown: the new answers are added to the value read back.
+    let (more, more_input, more_cost) =
+        long_session("unused", 1_785_574_800_000 + 3000 * 60_000, 50);
+    let lines: Vec<&str> = more.lines().skip(1).collect();
+    let mut grown = text.clone();
+    for (i, line) in lines.iter().enumerate() {
+        let line = line
+            .replace(
+                &format!("\"id\":\"{i:08x}\""),
+                &format!("\"id\":\"{:08x}\"", 3000 + i),
+            )
+            .replace(
+                &format!("\"parentId\":\"{:08x}\"", i.wrapping_sub(1)),
+                &format!("\"parentId\":\"{:08x}\"", 2999 + i),
+            )
+            .replace("\"parentId\":null", "\"parentId\":\"00000bb7\"");
+        grown.push_str(&line);
+        grown.push('\n');
+    }
+    std::fs::write(&file, &grown).unwrap();
+    let r = s.build(&[&dir], &[]);
+    assert_eq!(r["files_grown"], 1, "{r}");
+    let (rows, _) = usage(&s, &["session"]);
+    assert_eq!(rows[0]["input"], input + more_input);
+    assert!((rows[0]["cost"].as_f64().unwrap() - (cost + more_cost)).abs() < 1e-9);
+    let fresh = Scratch::new();
+    fresh.build(&[&dir], &[]);
+    assert_eq!(
+        money(&Value::Array(usage(&fresh, &["session"]).0)),
+        money(&Value::Array(rows))
+    );
+
+    // A copy in another folder spends nothing again.
+    let backup = s.dir.path().join("backup");
+    std::fs::create_dir_all(&backup).unwrap();
+    std::fs::copy(&file, backup.join("long.jsonl")).unwrap();
+    s.build(&[&dir, &backup], &[]);
+    let (days, _) = usage(&s, &["daily"]);
+    assert_eq!(
+        days.iter()
+            .map(|d| d["input"].as_u64().unwrap())
+            .sum::<u64>(),
+        input + more_input
+    );
+    let (rows, _) = usage(&s, &["session"]);
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["input"] == input + more_input));
+}

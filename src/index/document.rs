@@ -38,7 +38,10 @@ impl PiDoc {
                 m.doc.text.len() + m.doc.replacement.as_ref().map_or(0, String::len) + 64
             }
             PiDoc::Session(s) => {
-                s.path.len() + s.title.as_ref().map_or(0, String::len) + 256 + s.usage.len()
+                s.path.len()
+                    + s.title.as_ref().map_or(0, String::len)
+                    + 256
+                    + s.usage.iter().map(String::len).sum::<usize>()
             }
         }
     }
@@ -73,8 +76,8 @@ pub struct SessionDoc {
     /// The agent that wrote it.
     pub(super) agent: crate::pi::Agent,
     /// What each entry that records usage spent ([`super::spent`]'s
-    /// stored value; empty: nothing).
-    pub(super) usage: String,
+    /// value, in its chunks; none: nothing).
+    pub(super) usage: Vec<String>,
 }
 
 /// A value lent to tantivy.
@@ -210,8 +213,8 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .map(|id| (f.parent_id_hash, PiValue::U64(super::lineage::id_hash(id)))),
         25 => Some((f.agent, PiValue::Str(s.agent.as_str()))),
         n if n - 26 < s.models.len() => Some((f.models, PiValue::Str(&s.models[n - 26]))),
-        n if n - 26 == s.models.len() && !s.usage.is_empty() => {
-            Some((f.usage, PiValue::Str(&s.usage)))
+        n if n - 26 - s.models.len() < s.usage.len() => {
+            Some((f.usage, PiValue::Str(&s.usage[n - 26 - s.models.len()])))
         }
         _ => return None,
     })
@@ -286,7 +289,7 @@ mod tests {
             parent: None,
             head: 0,
             agent: crate::pi::Agent::Omp,
-            usage: String::new(),
+            usage: Vec::new(),
         }));
         let models: Vec<_> = doc
             .iter_fields_and_values()

@@ -34,10 +34,10 @@
 //! | `replacement` | messages | tokenized with positions, stored, only when replaced | the text the model is sent instead of the message: searched with `text` (a hit is the message the user saw), shown by `show` |
 //! | `doc_type` | sessions | raw term | `session` on session documents; searches exclude them |
 //! | `session_key` | sessions | u64, indexed and fast | a message's session document, looked up by its key; as a column of session documents alone, what families read for every session (the `sess` column spans every message: reading it at each session document touched a page per session) |
-//! | `session_id` | sessions | raw term, stored | `session:ID` filters and `show ID` (by term, and by prefix through the term dictionary) |
+//! | `session_id` | sessions | raw term, stored, fast (raw) | `session:ID` filters and `show ID` (by term, and by prefix through the term dictionary); the column is what a report of what Pi cost reads |
 //! | `path` | sessions | raw term, stored | `show PATH`; a file's session document by term |
-//! | `cwd` | sessions | raw term, stored | `cwd:` filters (exact, and below a directory through the term dictionary) |
-//! | `session_name` | sessions | tokenized, stored | the name a user gave the session: `name:` filters search it, hits show it |
+//! | `cwd` | sessions | raw term, stored, fast (raw) | `cwd:` filters (exact, and below a directory through the term dictionary); the column is what a report of what Pi cost reads |
+//! | `session_name` | sessions | tokenized, stored, fast (raw) | the name a user gave the session: `name:` filters search it, hits show it; the column is what a report of what Pi cost reads |
 //! | `agent` | sessions | raw term, stored | which agent wrote the session (`pi`, `omp`: [`crate::pi::Agent`]): printed with hits, and the command that resumes it |
 //! | `models` | sessions | raw terms, stored | every model the session's messages name: the dictionary `model:` fragments are matched against, and the names printed |
 //! | `title` | sessions | tokenized with positions, stored | the first user message, for listings and headings, and what `sessions QUERY` ranks besides the name |
@@ -51,7 +51,7 @@
 //! | `head` | sessions | u64 (the first message's copy key), fast and stored | older forks without `parentSession` begin with their parent's first entries: the same head |
 //! | `file` | sessions | raw string, fast | the path again, as a column, so a build reads the state of 10,000 files without touching the doc store |
 //! | `file_dev`, `file_ino`, `file_size`, `file_mtime_ns`, `indexed_to`, `head_hash`, `tail_hash` | sessions | u64, fast | what identifies the indexed state of the file, for incremental builds |
-//! | `usage` | sessions | text (ASCII), stored, not indexed | what each entry that records usage cost ([`crate::pi::usage`]), encoded by [`super::spent`]: one stored value per session, read with the record |
+//! | `usage` | sessions | text (ASCII), fast (raw), not indexed, not stored | what each entry that records usage cost ([`crate::pi::usage`]), encoded by [`super::spent`]: one value per session. A report reads it with the session's key, file, id, directory and name from their columns, without the doc store, whose blocks hold messages too; identical values (the files of a copied folder) are one dictionary entry, read once ([docs/performance.md](../../docs/performance.md#what-pi-cost)) |
 //!
 //! The text tokenizer is registered under [`TEXT_TOKENIZER`] every time an
 //! index is opened; [`SCHEMA_VERSION`] changes whenever fields or
@@ -68,7 +68,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 16;
+pub const SCHEMA_VERSION: u32 = 17;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -212,10 +212,10 @@ impl Fields {
             entry_id: b.add_text_field("entry_id", STORED),
             doc_type: b.add_text_field("doc_type", STRING),
             session_key: b.add_u64_field("session_key", INDEXED | FAST),
-            session_id: b.add_text_field("session_id", STRING | STORED),
+            session_id: b.add_text_field("session_id", (STRING | STORED).set_fast("raw")),
             path: b.add_text_field("path", STRING | STORED),
-            cwd: b.add_text_field("cwd", STRING | STORED),
-            session_name: b.add_text_field("session_name", tokenized(true)),
+            cwd: b.add_text_field("cwd", (STRING | STORED).set_fast("raw")),
+            session_name: b.add_text_field("session_name", tokenized(true).set_fast("raw")),
             models: b.add_text_field("models", STRING | STORED),
             title: b.add_text_field("title", tokenized(true)),
             messages: b.add_u64_field("messages", STORED),
@@ -248,7 +248,7 @@ impl Fields {
                 ),
             ),
             agent: b.add_text_field("agent", STRING | STORED),
-            usage: b.add_text_field("usage", STORED),
+            usage: b.add_text_field("usage", TextOptions::default().set_fast("raw")),
         };
         (b.build(), fields)
     }

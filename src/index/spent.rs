@@ -1,13 +1,13 @@
 //! What a session spent, as its record stores it: every entry's usage
-//! ([`crate::pi::usage`]) in one stored value of the record (the `usage`
-//! field), a few dozen bytes an entry.
+//! ([`crate::pi::usage`]) in one value of the record (the `usage`
+//! column), a few dozen bytes an entry.
 //!
-//! One stored value per session, not a column per number: a build writes
-//! it with the record at no cost per entry, and what reads it (a report
-//! of what Pi cost) reads the records anyway
+//! One value per session, not a column per number: a build writes it
+//! with the record at no cost per entry, and a report reads it with the
+//! record's other columns
 //! ([`docs/performance.md`](../../docs/performance.md#what-pi-cost)).
-//! It is stored as text of ASCII bytes, which the document store copies
-//! whole (it writes and reads a bytes value one byte at a time).
+//! It is text of ASCII bytes, cut into [`chunks`] that a column's
+//! dictionary keeps whole.
 //!
 //! The value: a version, the buckets (`provider/model` names) the rows
 //! name, then the rows, each its time as a difference from the row
@@ -91,8 +91,8 @@ impl Rows {
 
     /// The rows of a stored value; `None` when it is not one (another
     /// version, cut short).
-    pub fn decode(text: &str) -> Option<Rows> {
-        read(text).map(|(rows, _, _)| rows)
+    pub fn decode(value: impl AsRef<[u8]>) -> Option<Rows> {
+        read(value.as_ref()).map(|(rows, _, _)| rows)
     }
 }
 
@@ -116,14 +116,15 @@ impl Spent {
     /// The rows of a stored value, to be added to (a grown file's
     /// record); none when it is not one (a value this release cannot
     /// read is what a rewrite replaces).
-    pub fn resume(text: &str) -> Spent {
-        match read(text) {
+    pub fn resume(value: impl AsRef<[u8]>) -> Spent {
+        let value = value.as_ref();
+        match read(value) {
             Some((rows, at, last_ts)) => Spent {
                 buckets: rows.buckets.into_iter().map(Arc::from).collect(),
                 last_bucket: 0,
                 rows: rows.rows.len() as u64,
                 last_ts,
-                bytes: text.as_bytes()[at..].to_vec(),
+                bytes: value[at..].to_vec(),
             },
             None => Spent::default(),
         }
@@ -219,10 +220,81 @@ impl Spent {
     }
 }
 
+/// The most bytes of a value one chunk carries ([`chunks`]). A column's
+/// dictionary keeps at most 65,535 bytes of a value, and a long
+/// session's value is longer; and the dictionary's block index keeps its
+/// last value whole, at a cost per byte, so chunks are kept short
+/// ([docs/performance.md](../../docs/performance.md#what-pi-cost)).
+const CHUNK: usize = 4_000;
+
+/// The digits of a chunk's number, which starts it.
+const CHUNK_DIGITS: usize = 6;
+
+/// `value` cut into the values the `usage` column holds: each at most
+/// `CHUNK` bytes of it after its number, written in `CHUNK_DIGITS`
+/// digits so that the column's order (a dictionary's, by bytes) is the
+/// value's. Empty for an empty value.
+pub fn chunks(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(CHUNK);
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let (chunk, after) = rest.split_at(cut);
+        out.push(format!("{:0w$}{chunk}", out.len(), w = CHUNK_DIGITS));
+        rest = after;
+    }
+    out
+}
+
+/// The value [`chunks`] cut, put back together from its chunks in the
+/// column's order.
+#[derive(Clone, Debug, Default)]
+pub struct Join {
+    bytes: Vec<u8>,
+    /// The number the next chunk must have; `None` once one did not.
+    next: Option<usize>,
+}
+
+impl Join {
+    /// Nothing yet.
+    pub fn new() -> Join {
+        Join {
+            bytes: Vec::new(),
+            next: Some(0),
+        }
+    }
+
+    /// Add the next chunk.
+    pub fn push(&mut self, chunk: &[u8]) {
+        let Some(n) = self.next else {
+            return;
+        };
+        let number = chunk
+            .split_at_checked(CHUNK_DIGITS)
+            .and_then(|(number, bytes)| Some((std::str::from_utf8(number).ok()?, bytes)))
+            .and_then(|(number, bytes)| Some((number.parse::<usize>().ok()?, bytes)));
+        match number {
+            Some((m, bytes)) if m == n => {
+                self.bytes.extend_from_slice(bytes);
+                self.next = Some(n + 1);
+            }
+            _ => self.next = None,
+        }
+    }
+
+    /// The value; `None` when the chunks were not a value's, all of them
+    /// in order.
+    pub fn finish(self) -> Option<Vec<u8>> {
+        self.next.map(|_| self.bytes)
+    }
+}
+
 /// The rows of a stored value, where they start in it, and the time of
 /// the last that has one.
-fn read(text: &str) -> Option<(Rows, usize, i64)> {
-    let bytes = text.as_bytes();
+fn read(bytes: &[u8]) -> Option<(Rows, usize, i64)> {
     if bytes.is_empty() {
         return Some((Rows::default(), 0, 0));
     }
@@ -466,7 +538,7 @@ mod tests {
         // Appended to, as a grown file's record is: as if written at once.
         let mut first = Spent::default();
         first.extend(&entries[..2]);
-        let mut grown = Spent::resume(&first.encode());
+        let mut grown = Spent::resume(first.encode());
         grown.extend(&entries[2..]);
         assert_eq!(grown.encode(), text);
         // Nothing, and what is not a stored value.
@@ -476,5 +548,42 @@ mod tests {
         assert_eq!(Rows::decode(&text[..text.len() - 1]), None);
         assert_eq!(Rows::decode("\u{1}\0\0"), None);
         assert!(Spent::resume("\u{1}\0\0").is_empty());
+    }
+
+    #[test]
+    fn a_value_cut_into_chunks_comes_back_whole_in_the_column_s_order() {
+        for len in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 5] {
+            let value: String = (0..len)
+                .map(|i| char::from(b'!' + (i % 90) as u8))
+                .collect();
+            let chunks = chunks(&value);
+            assert_eq!(chunks.len(), len.div_ceil(CHUNK), "{len}");
+            assert!(chunks.iter().all(|c| c.len() <= CHUNK_DIGITS + CHUNK));
+            // A dictionary orders them by their bytes: as they were cut.
+            let mut sorted = chunks.clone();
+            sorted.sort();
+            assert_eq!(sorted, chunks);
+            let mut join = Join::new();
+            for c in &chunks {
+                join.push(c.as_bytes());
+            }
+            assert_eq!(join.finish(), Some(value.into_bytes()), "{len}");
+        }
+    }
+
+    #[test]
+    fn chunks_missing_or_out_of_order_are_no_value() {
+        let value = "x".repeat(2 * CHUNK + 1);
+        let chunks = chunks(&value);
+        for order in [[0, 2].as_slice(), &[1, 2], &[1, 0, 2], &[0, 0, 1, 2]] {
+            let mut join = Join::new();
+            for &i in order {
+                join.push(chunks[i].as_bytes());
+            }
+            assert_eq!(join.finish(), None, "{order:?}");
+        }
+        let mut join = Join::new();
+        join.push(b"12");
+        assert_eq!(join.finish(), None);
     }
 }

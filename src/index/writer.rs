@@ -835,7 +835,7 @@ impl IndexBuilder {
             parent: meta.parent.map(str::to_owned),
             head: rec.head,
             agent: meta.agent,
-            usage: rec.usage.encode(),
+            usage: super::spent::chunks(&rec.usage.encode()),
         })))
     }
 
@@ -1218,13 +1218,25 @@ impl PiIndex {
         let Some(addr) = found.into_iter().max() else {
             return Ok(super::spent::Spent::default());
         };
-        let doc: tantivy::TantivyDocument = searcher.doc(addr).map_err(err)?;
-        use tantivy::schema::Value;
-        let bytes = doc
-            .get_first(f.usage)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default();
-        Ok(super::spent::Spent::resume(bytes))
+        let column = searcher
+            .segment_reader(addr.segment_ord)
+            .fast_fields()
+            .str("usage")
+            .map_err(err)?;
+        let mut joined = super::spent::Join::new();
+        if let Some(column) = column {
+            let mut chunk = Vec::new();
+            for ord in column.term_ords(addr.doc_id) {
+                chunk.clear();
+                column
+                    .ord_to_bytes(ord, &mut chunk)
+                    .map_err(|e| err(e.into()))?;
+                joined.push(&chunk);
+            }
+        }
+        Ok(super::spent::Spent::resume(
+            joined.finish().unwrap_or_default(),
+        ))
     }
 
     /// [`PiIndex::file_states`] of the state `searcher` shows.

@@ -29,6 +29,7 @@
 //! its host, and [`Grouping::Host`] totals each host.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The hasher of the report's maps, keyed by numbers.
 type Fast = foldhash::fast::FixedState;
@@ -203,8 +204,10 @@ pub struct SessionSpend {
     /// Its place in its family ([`crate::index::family::Families::age`]).
     pub age: (u32, i64, u64),
     /// Its usage rows, in file order (their buckets index
-    /// [`UsageData::buckets`]).
-    pub rows: Vec<Row>,
+    /// [`UsageData::buckets`]). Sessions whose stored values are the same
+    /// bytes (the files of a copied folder) share them: a report counts
+    /// such a copy within its group without reading its rows again.
+    pub rows: Arc<[Row]>,
 }
 
 /// Every session's usage, and the names of the buckets.
@@ -232,6 +235,14 @@ impl Collect {
     /// Add `session` (its rows left empty) with the rows `stored`, whose
     /// buckets index `stored.buckets`.
     pub fn add(&mut self, mut session: SessionSpend, stored: Rows) {
+        session.rows = self.share(stored);
+        self.push(session);
+    }
+
+    /// The rows `stored`, whose buckets index `stored.buckets`, numbered
+    /// as the data numbers buckets: what [`Collect::push`] takes, once
+    /// for every session whose stored value is the same.
+    pub fn share(&mut self, stored: Rows) -> Arc<[Row]> {
         let out = &mut self.data;
         let global: Vec<u32> = stored
             .buckets
@@ -244,11 +255,16 @@ impl Collect {
                 })
             })
             .collect();
-        session.rows = stored.rows;
-        for row in &mut session.rows {
+        let mut rows = stored.rows;
+        for row in &mut rows {
             row.bucket = global.get(row.bucket as usize).copied().unwrap_or(0);
         }
-        out.sessions.push(session);
+        rows.into()
+    }
+
+    /// Add `session` with its rows ([`Collect::share`]).
+    pub fn push(&mut self, session: SessionSpend) {
+        self.data.sessions.push(session);
     }
 
     /// The data.
@@ -417,12 +433,21 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         last: None,
     };
     let mut seen: HashSet<u64, Fast> = HashSet::default();
+    // The rows already counted in this group, by their shared value: a
+    // copy of them holds no entry that is counted first.
+    let mut seen_values: HashSet<*const Row, Fast> = HashSet::default();
     let mut family = None;
     for (g, at, s) in order {
         let here = g.map(|g| (s.host.as_deref(), g));
         if here != family || g.is_none() {
             seen.clear();
+            seen_values.clear();
             family = here;
+        }
+        // Every entry of a copy was counted where its rows were first
+        // met; only a session's own row reads them again.
+        if g.is_some() && !seen_values.insert(s.rows.as_ptr()) && q.grouping != Grouping::Session {
+            continue;
         }
         let mut whole = Spent::default();
         let mut own = 0.0;
@@ -430,7 +455,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         // The session's breakdown, in the order its buckets first appear.
         let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
         let kept = keep_session(s);
-        for u in &s.rows {
+        for u in s.rows.iter() {
             // Only a group's sessions hold copies of each other's entries.
             let first = g.is_none() || seen.insert(u.key);
             if !kept || !keep_row(u) {

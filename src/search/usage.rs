@@ -1,24 +1,20 @@
-//! What Pi cost, as the local index holds it: every session's usage,
-//! read with its record ([`crate::index::spent`]), for the report of
-//! [`crate::read::usage`].
+//! What Pi cost, as the local index holds it: every session's usage
+//! ([`crate::index::spent`]) with the facts of its record, read from
+//! columns, for the report of [`crate::read::usage`].
 
-use tantivy::Searcher;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tantivy::columnar::StrColumn;
+use tantivy::{DocId, Searcher, SegmentReader};
 
 use super::reader::Reader;
+use crate::index::spent::{Join, Row, Rows};
 use crate::index::{tantivy_err, IndexError};
 use crate::read::usage::{Collect, SessionSpend, UsageData};
 
-/// What a session's record gives a report.
-struct Read {
-    path: String,
-    session_id: String,
-    name: Option<String>,
-    cwd: Option<String>,
-    stored: crate::index::spent::Rows,
-}
-
-/// Every session's usage in the state `searcher` shows, read with its
-/// record (one stored value a session, [`crate::index::spent`]).
+/// Every session's usage in the state `searcher` shows, with the facts
+/// of its record (one value a session, [`crate::index::spent`]).
 pub fn usage_data(reader: &Reader, searcher: &Searcher) -> Result<UsageData, IndexError> {
     let f = &reader.pi.fields;
     let query = tantivy::query::TermQuery::new(
@@ -82,14 +78,21 @@ pub fn session_usage_data(
 }
 
 /// The usage of the session records `query` matches.
+///
+/// Everything is read from columns ([`crate::index::schema`]): the doc
+/// store's blocks hold messages too, so reading each record from it read
+/// most of the store. Each segment's columns are read on a thread of their
+/// own, a column's values in its dictionary's order; a stored value met
+/// again (in another segment, or another file of a copied folder) is
+/// decoded once and its rows shared
+/// ([docs/performance.md](../../docs/performance.md#what-pi-cost)).
 fn usage_of(
     reader: &Reader,
     searcher: &Searcher,
     query: &dyn tantivy::query::Query,
 ) -> Result<UsageData, IndexError> {
-    use tantivy::schema::Value;
+    use rayon::prelude::*;
     let err = |e| tantivy_err(&reader.pi.dir, e);
-    let f = &reader.pi.fields;
     let families = reader.families(searcher)?;
     let mut addrs: Vec<tantivy::DocAddress> = searcher
         .search(query, &tantivy::collector::DocSetCollector)
@@ -97,61 +100,178 @@ fn usage_of(
         .into_iter()
         .collect();
     addrs.sort_unstable();
-    // Each segment's records read on a thread of their own (a record is
-    // a read of the document store, the most of a report's time), then
-    // numbered in address order.
-    let mut by_segment: Vec<Vec<tantivy::DocAddress>> = Vec::new();
+    let mut by_segment: Vec<(u32, Vec<tantivy::DocId>)> = Vec::new();
     for a in addrs {
         match by_segment.last_mut() {
-            Some(run) if run[0].segment_ord == a.segment_ord => run.push(a),
-            _ => by_segment.push(vec![a]),
+            Some((ord, docs)) if *ord == a.segment_ord => docs.push(a.doc_id),
+            _ => by_segment.push((a.segment_ord, vec![a.doc_id])),
         }
     }
-    let read = |a: tantivy::DocAddress| -> Result<Read, IndexError> {
-        let d: tantivy::TantivyDocument = searcher.doc(a).map_err(err)?;
-        let text = |field| {
-            d.get_first(field)
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
-        };
-        Ok(Read {
-            path: text(f.path).unwrap_or_default(),
-            session_id: text(f.session_id).unwrap_or_default(),
-            name: text(f.session_name),
-            cwd: text(f.cwd),
-            stored: d
-                .get_first(f.usage)
-                .and_then(|v| v.as_str())
-                .and_then(crate::index::spent::Rows::decode)
-                .unwrap_or_default(),
+    let segments: Vec<Segment> = by_segment
+        .into_par_iter()
+        .map(|(ord, docs)| read_segment(searcher.segment_reader(ord), &docs))
+        .collect::<tantivy::Result<_>>()
+        .map_err(err)?;
+    // Each distinct stored value once, in the order first met.
+    let mut distinct: Vec<&[u8]> = Vec::new();
+    let mut numbers: HashMap<Sampled, usize, Fast> = HashMap::default();
+    let numbered: Vec<Vec<usize>> = segments
+        .iter()
+        .map(|seg| {
+            seg.values
+                .iter()
+                .map(|v| {
+                    *numbers.entry(Sampled(v)).or_insert_with(|| {
+                        distinct.push(v);
+                        distinct.len() - 1
+                    })
+                })
+                .collect()
         })
-    };
-    let segments: Vec<Result<Vec<Read>, IndexError>> = {
-        use rayon::prelude::*;
-        by_segment
-            .into_par_iter()
-            .map(|run| run.into_iter().map(read).collect())
-            .collect()
-    };
+        .collect();
+    let decoded: Vec<Rows> = distinct
+        .par_iter()
+        .map(|v| Rows::decode(v).unwrap_or_default())
+        .collect();
     let mut out = Collect::default();
-    for segment in segments {
-        for r in segment? {
-            let key = crate::index::schema::session_key(&r.path);
-            out.add(
-                SessionSpend {
-                    key,
-                    host: None,
-                    family: families.family_of(key),
-                    age: families.age(key),
-                    session_id: r.session_id,
-                    name: r.name,
-                    cwd: r.cwd,
-                    path: r.path,
-                    rows: Vec::new(),
+    let shared: Vec<Arc<[Row]>> = decoded.into_iter().map(|r| out.share(r)).collect();
+    for (seg, numbers) in segments.into_iter().zip(&numbered) {
+        for r in seg.sessions {
+            out.push(SessionSpend {
+                key: r.key,
+                host: None,
+                family: families.family_of(r.key),
+                age: families.age(r.key),
+                session_id: r.session_id.unwrap_or_default(),
+                name: r.name,
+                cwd: r.cwd,
+                path: r.path.unwrap_or_default(),
+                rows: match r.value {
+                    Some(v) => shared[numbers[v]].clone(),
+                    None => Vec::new().into(),
                 },
-                r.stored,
-            );
+            });
         }
     }
     Ok(out.finish())
+}
+
+/// A stored value as a key that hashes its length and ends, not every
+/// byte: two values differ there unless one is a copy of the other,
+/// which equality (every byte) then tells.
+#[derive(PartialEq, Eq)]
+struct Sampled<'a>(&'a [u8]);
+
+impl std::hash::Hash for Sampled<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        const END: usize = 64;
+        let v = self.0;
+        v.len().hash(h);
+        h.write(&v[..v.len().min(END)]);
+        h.write(&v[v.len().saturating_sub(END)..]);
+    }
+}
+
+/// The hasher of the map of stored values.
+type Fast = foldhash::fast::FixedState;
+
+/// What a session's columns give a report.
+#[derive(Default)]
+struct Read {
+    key: u64,
+    path: Option<String>,
+    session_id: Option<String>,
+    name: Option<String>,
+    cwd: Option<String>,
+    /// Its stored value: an index into [`Segment::values`].
+    value: Option<usize>,
+}
+
+/// The sessions of one segment, and its distinct stored values.
+struct Segment {
+    sessions: Vec<Read>,
+    values: Vec<Box<[u8]>>,
+}
+
+/// The columns of the session documents `docs` (ascending) of `seg`.
+fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment> {
+    let ff = seg.fast_fields();
+    let keys = ff.u64("session_key")?;
+    let mut sessions: Vec<Read> = docs
+        .iter()
+        .map(|&d| Read {
+            key: keys.first(d).unwrap_or(0),
+            ..Read::default()
+        })
+        .collect();
+    let text = |b: &[u8]| Some(String::from_utf8_lossy(b).into_owned());
+    each_value(ff.str("file")?, docs, |i, b| sessions[i].path = text(b))?;
+    each_value(ff.str("session_id")?, docs, |i, b| {
+        sessions[i].session_id = text(b)
+    })?;
+    each_value(ff.str("session_name")?, docs, |i, b| {
+        sessions[i].name = text(b)
+    })?;
+    each_value(ff.str("cwd")?, docs, |i, b| sessions[i].cwd = text(b))?;
+    // A value's chunks ([`crate::index::spent::chunks`]) are the
+    // document's ordinals in order; documents with the same ordinals hold
+    // the same value, read once.
+    let mut values: Vec<Box<[u8]>> = Vec::new();
+    if let Some(column) = ff.str("usage")? {
+        let mut numbers: HashMap<Vec<u64>, usize, Fast> = HashMap::default();
+        let mut wanted: Vec<(u64, usize)> = Vec::new();
+        for (i, &d) in docs.iter().enumerate() {
+            let ords: Vec<u64> = column.term_ords(d).collect();
+            if ords.is_empty() {
+                continue;
+            }
+            let next = numbers.len();
+            let v = *numbers.entry(ords).or_insert_with_key(|ords| {
+                wanted.extend(ords.iter().map(|&o| (o, next)));
+                next
+            });
+            sessions[i].value = Some(v);
+        }
+        wanted.sort_unstable();
+        let ords: Vec<u64> = wanted.iter().map(|&(o, _)| o).collect();
+        let mut joined = vec![Join::new(); numbers.len()];
+        let mut at = wanted.iter();
+        column.dictionary().sorted_ords_to_term_cb(&ords, |b| {
+            if let Some(&(_, v)) = at.next() {
+                joined[v].push(b);
+            }
+        })?;
+        values = joined
+            .into_iter()
+            .map(|j| j.finish().unwrap_or_default().into())
+            .collect();
+    }
+    Ok(Segment { sessions, values })
+}
+
+/// Call `f` with the place in `docs` and the value of every document of
+/// `docs` that has one in `column`, in the order of the column's
+/// dictionary: one pass over the dictionary.
+fn each_value(
+    column: Option<StrColumn>,
+    docs: &[DocId],
+    mut f: impl FnMut(usize, &[u8]),
+) -> tantivy::Result<()> {
+    let Some(column) = column else {
+        return Ok(());
+    };
+    let mut wanted: Vec<(u64, usize)> = docs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &d)| column.term_ords(d).next().map(|ord| (ord, i)))
+        .collect();
+    wanted.sort_unstable();
+    let ords: Vec<u64> = wanted.iter().map(|&(ord, _)| ord).collect();
+    let mut at = wanted.iter();
+    column.dictionary().sorted_ords_to_term_cb(&ords, |b| {
+        if let Some(&(_, i)) = at.next() {
+            f(i, b);
+        }
+    })?;
+    Ok(())
 }

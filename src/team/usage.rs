@@ -36,17 +36,14 @@ pub fn usage(db: &Db) -> Result<UsageData, TeamError> {
                 *without.entry(host.clone()).or_default() += 1;
                 Rows::default()
             }
-            Some(bytes) => std::str::from_utf8(bytes)
-                .ok()
-                .and_then(Rows::decode)
-                .ok_or_else(|| TeamError::Db {
-                    target: db.target.clone(),
-                    doing: "reading what the sessions spent".into(),
-                    why: format!(
-                        "the usage of {path} (host {host}) is not as this pi-index writes it: \
+            Some(bytes) => Rows::decode(bytes).ok_or_else(|| TeamError::Db {
+                target: db.target.clone(),
+                doing: "reading what the sessions spent".into(),
+                why: format!(
+                    "the usage of {path} (host {host}) is not as this pi-index writes it: \
                          push again from {host}"
-                    ),
-                })?,
+                ),
+            })?,
         };
         let key = crate::index::schema::session_key(&path);
         let family = r.get::<_, Option<i64>>(5).map(|f| f as u64);
@@ -66,7 +63,7 @@ pub fn usage(db: &Db) -> Result<UsageData, TeamError> {
                 cwd: r.get(4),
                 family,
                 age,
-                rows: Vec::new(),
+                rows: Vec::new().into(),
             },
             stored,
         );
