@@ -267,6 +267,14 @@ impl Join {
         }
     }
 
+    /// Nothing yet, with room for a value of `n` chunks.
+    pub fn for_chunks(n: usize) -> Join {
+        Join {
+            bytes: Vec::with_capacity(n.saturating_mul(CHUNK)),
+            next: Some(0),
+        }
+    }
+
     /// Add the next chunk.
     pub fn push(&mut self, chunk: &[u8]) {
         let Some(n) = self.next else {

@@ -207,7 +207,7 @@ pub struct SessionSpend {
     /// [`UsageData::buckets`]). Sessions whose stored values are the same
     /// bytes (the files of a copied folder) share them: a report counts
     /// such a copy within its group without reading its rows again.
-    pub rows: Arc<[Row]>,
+    pub rows: Arc<Vec<Row>>,
 }
 
 /// Every session's usage, and the names of the buckets.
@@ -242,7 +242,7 @@ impl Collect {
     /// The rows `stored`, whose buckets index `stored.buckets`, numbered
     /// as the data numbers buckets: what [`Collect::push`] takes, once
     /// for every session whose stored value is the same.
-    pub fn share(&mut self, stored: Rows) -> Arc<[Row]> {
+    pub fn share(&mut self, stored: Rows) -> Arc<Vec<Row>> {
         let out = &mut self.data;
         let global: Vec<u32> = stored
             .buckets
@@ -259,7 +259,7 @@ impl Collect {
         for row in &mut rows {
             row.bucket = global.get(row.bucket as usize).copied().unwrap_or(0);
         }
-        rows.into()
+        Arc::new(rows)
     }
 
     /// Add `session` with its rows ([`Collect::share`]).

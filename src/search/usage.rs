@@ -134,7 +134,7 @@ fn usage_of(
         .map(|v| Rows::decode(v).unwrap_or_default())
         .collect();
     let mut out = Collect::default();
-    let shared: Vec<Arc<[Row]>> = decoded.into_iter().map(|r| out.share(r)).collect();
+    let shared: Vec<Arc<Vec<Row>>> = decoded.into_iter().map(|r| out.share(r)).collect();
     for (seg, numbers) in segments.into_iter().zip(&numbered) {
         for r in seg.sessions {
             out.push(SessionSpend {
@@ -148,7 +148,7 @@ fn usage_of(
                 path: r.path.unwrap_or_default(),
                 rows: match r.value {
                     Some(v) => shared[numbers[v]].clone(),
-                    None => Vec::new().into(),
+                    None => Arc::default(),
                 },
             });
         }
@@ -190,7 +190,7 @@ struct Read {
 /// The sessions of one segment, and its distinct stored values.
 struct Segment {
     sessions: Vec<Read>,
-    values: Vec<Box<[u8]>>,
+    values: Vec<Vec<u8>>,
 }
 
 /// The columns of the session documents `docs` (ascending) of `seg`.
@@ -216,10 +216,12 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
     // A value's chunks ([`crate::index::spent::chunks`]) are the
     // document's ordinals in order; documents with the same ordinals hold
     // the same value, read once.
-    let mut values: Vec<Box<[u8]>> = Vec::new();
+    let mut values: Vec<Vec<u8>> = Vec::new();
     if let Some(column) = ff.str("usage")? {
         let mut numbers: HashMap<Vec<u64>, usize, Fast> = HashMap::default();
         let mut wanted: Vec<(u64, usize)> = Vec::new();
+        // Each value's number of chunks.
+        let mut sizes: Vec<usize> = Vec::new();
         for (i, &d) in docs.iter().enumerate() {
             let ords: Vec<u64> = column.term_ords(d).collect();
             if ords.is_empty() {
@@ -228,13 +230,14 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
             let next = numbers.len();
             let v = *numbers.entry(ords).or_insert_with_key(|ords| {
                 wanted.extend(ords.iter().map(|&o| (o, next)));
+                sizes.push(ords.len());
                 next
             });
             sessions[i].value = Some(v);
         }
         wanted.sort_unstable();
         let ords: Vec<u64> = wanted.iter().map(|&(o, _)| o).collect();
-        let mut joined = vec![Join::new(); numbers.len()];
+        let mut joined: Vec<Join> = sizes.into_iter().map(Join::for_chunks).collect();
         let mut at = wanted.iter();
         column.dictionary().sorted_ords_to_term_cb(&ords, |b| {
             if let Some(&(_, v)) = at.next() {
@@ -243,7 +246,7 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
         })?;
         values = joined
             .into_iter()
-            .map(|j| j.finish().unwrap_or_default().into())
+            .map(|j| j.finish().unwrap_or_default())
             .collect();
     }
     Ok(Segment { sessions, values })

@@ -63,7 +63,7 @@ pub fn usage(db: &Db) -> Result<UsageData, TeamError> {
                 cwd: r.get(4),
                 family,
                 age,
-                rows: Vec::new().into(),
+                rows: Default::default(),
             },
             stored,
         );
