@@ -551,3 +551,70 @@ fn a_long_session_s_usage_is_read_back_whole() {
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r["input"] == input + more_input));
 }
+
+/// A fork of a long session copies its parent's first entries, so the
+/// chunks of the two stored values that hold only those entries' rows
+/// are the same bytes (one dictionary entry, read for both values), and
+/// the first (which holds the number of rows) and the last differ: each
+/// file's own totals, and each entry counted once by day.
+#[test]
+fn a_fork_of_a_long_session_shares_its_first_chunks_and_spends_once() {
+    let s = Scratch::new();
+    let dir = s.dir.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let parent_path = dir.join("parent.jsonl");
+    let (parent, input, cost) = long_session(
+        "0198d000-0000-7000-8000-0000000000f2",
+        1_785_574_800_000,
+        3000,
+    );
+    std::fs::write(&parent_path, &parent).unwrap();
+    // The fork: the parent's first 2,000 answers, then 100 of its own.
+    let copied: Vec<&str> = parent.lines().skip(1).take(2000).collect();
+    let copied_input: u64 = (0..2000u64).map(|i| 1000 + i * 7).sum();
+    let mut fork = format!(
+        r#"{{"type":"session","version":3,"id":"0198d000-0000-7000-8000-0000000000f3","timestamp":"2026-08-03T09:00:00.000Z","cwd":"/home/u/long","parentSession":"{}"}}"#,
+        parent_path.display()
+    );
+    fork.push('\n');
+    for line in &copied {
+        fork.push_str(line);
+        fork.push('\n');
+    }
+    let (own, own_input, own_cost) = long_session("unused", 1_785_800_000_000, 100);
+    for (i, line) in own.lines().skip(1).enumerate() {
+        let line = line
+            .replace(
+                &format!("\"id\":\"{i:08x}\""),
+                &format!("\"id\":\"f{:07x}\"", i),
+            )
+            .replace(
+                &format!("\"parentId\":\"{:08x}\"", i.wrapping_sub(1)),
+                &format!("\"parentId\":\"f{:07x}\"", i.wrapping_sub(1)),
+            )
+            .replace("\"parentId\":null", "\"parentId\":\"000007cf\"");
+        fork.push_str(&line);
+        fork.push('\n');
+    }
+    std::fs::write(dir.join("fork.jsonl"), &fork).unwrap();
+    s.build(&[&dir], &[]);
+
+    let (rows, _) = usage(&s, &["session"]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let by = |name: &str| {
+        rows.iter()
+            .find(|r| r["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+    };
+    assert_eq!(by("parent.jsonl")["input"], input);
+    assert!((by("parent.jsonl")["cost"].as_f64().unwrap() - cost).abs() < 1e-9);
+    assert_eq!(by("fork.jsonl")["input"], copied_input + own_input);
+    assert!((by("fork.jsonl")["own_cost"].as_f64().unwrap() - own_cost).abs() < 1e-9);
+    let (days, _) = usage(&s, &["daily"]);
+    assert_eq!(
+        days.iter()
+            .map(|d| d["input"].as_u64().unwrap())
+            .sum::<u64>(),
+        input + own_input
+    );
+}
