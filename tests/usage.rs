@@ -558,7 +558,7 @@ fn a_long_session_s_usage_is_read_back_whole() {
 /// the first (which holds the number of rows) and the last differ: each
 /// file's own totals, and each entry counted once by day.
 #[test]
-fn a_fork_of_a_long_session_shares_its_first_chunks_and_spends_once() {
+fn a_fork_of_a_long_session_shares_its_parent_s_chunks_and_spends_once() {
     let s = Scratch::new();
     let dir = s.dir.path().join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
