@@ -445,22 +445,37 @@ fn a_backup_copy_of_the_sessions_spends_nothing_again() {
     }
 }
 
-/// A session of `n` answers, each with its own tokens and a cost of 17
-/// significant digits (as JavaScript writes a double), one a minute from
-/// `start` (epoch ms), and what they total: input tokens and cost.
-fn long_session(id: &str, start: i64, n: u64) -> (String, u64, f64) {
-    let mut out = format!(
-        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-08-01T09:00:00.000Z","cwd":"/home/u/long"}}"#
-    );
-    out.push('\n');
-    let (mut input, mut cost) = (0u64, 0f64);
-    let mut parent = "null".to_owned();
-    for i in 0..n {
+/// A session file's header line, started at `started`, naming its
+/// parent file if it has one.
+fn header(id: &str, started: &str, parent: Option<&Path>) -> String {
+    let parent = parent.map_or(String::new(), |p| {
+        format!(r#","parentSession":"{}""#, p.display())
+    });
+    format!(
+        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{started}","cwd":"/home/u/long"{parent}}}"#
+    ) + "\n"
+}
+
+/// Answers `from` to `from + n - 1` of a long session, a line each: the
+/// entry ids `{prefix}{i:07x}`, the first one's parent `parent`, each
+/// with its own tokens and a cost of 17 significant digits (as JavaScript
+/// writes a double), one a minute from `start` (epoch ms); and what they
+/// total: input tokens and cost.
+fn answers(
+    prefix: &str,
+    from: u64,
+    n: u64,
+    parent: Option<&str>,
+    start: i64,
+) -> (String, u64, f64) {
+    let (mut out, mut input, mut cost) = (String::new(), 0u64, 0f64);
+    let mut parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+    for i in from..from + n {
         let ts = start + i as i64 * 60_000;
         let (inp, c) = (1000 + i * 7, 0.0123456789012345 + i as f64 * 1.1e-7);
         input += inp;
         cost += c;
-        let entry = format!("{i:08x}");
+        let entry = format!("{prefix}{i:07x}");
         out.push_str(&format!(
             r#"{{"type":"message","id":"{entry}","parentId":{parent},"timestamp":"2026-08-01T09:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"answer {i}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{{"input":{inp},"output":3,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"input":{c},"output":0,"cacheRead":0,"cacheWrite":0,"total":{c}}}}},"stopReason":"stop","timestamp":{ts}}}}}"#,
             inp + 3
@@ -471,20 +486,27 @@ fn long_session(id: &str, start: i64, n: u64) -> (String, u64, f64) {
     (out, input, cost)
 }
 
+/// The sum of `field` over report rows.
+fn sum(rows: &[Value], field: &str) -> u64 {
+    rows.iter().map(|r| r[field].as_u64().unwrap()).sum()
+}
+
 /// A long session's usage is one value too long for one dictionary entry
 /// of the column (which keeps at most 64 KiB of a value): it is stored in
 /// chunks and read back whole, as written, grown, and as a copy.
 #[test]
 fn a_long_session_s_usage_is_read_back_whole() {
+    const START: i64 = 1_785_574_800_000;
     let s = Scratch::new();
     let dir = s.dir.path().join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("long.jsonl");
-    let (text, input, cost) = long_session(
+    let (body, input, cost) = answers("0", 0, 3000, None, START);
+    let text = header(
         "0198d000-0000-7000-8000-0000000000f1",
-        1_785_574_800_000,
-        3000,
-    );
+        "2026-08-01T09:00:00.000Z",
+        None,
+    ) + &body;
     std::fs::write(&file, &text).unwrap();
     s.build(&[&dir], &[]);
     let (rows, _) = usage(&s, &["session"]);
@@ -495,34 +517,11 @@ fn a_long_session_s_usage_is_read_back_whole() {
         "{} {cost}",
         rows[0]["cost"]
     );
-    let (days, _) = usage(&s, &["daily"]);
-    assert_eq!(
-        days.iter()
-            .map(|d| d["input"].as_u64().unwrap())
-            .sum::<u64>(),
-        input
-    );
+    assert_eq!(sum(&usage(&s, &["daily"]).0, "input"), input);
 
     // Grown: the new answers are added to the value read back.
-    let (more, more_input, more_cost) =
-        long_session("unused", 1_785_574_800_000 + 3000 * 60_000, 50);
-    let lines: Vec<&str> = more.lines().skip(1).collect();
-    let mut grown = text.clone();
-    for (i, line) in lines.iter().enumerate() {
-        let line = line
-            .replace(
-                &format!("\"id\":\"{i:08x}\""),
-                &format!("\"id\":\"{:08x}\"", 3000 + i),
-            )
-            .replace(
-                &format!("\"parentId\":\"{:08x}\"", i.wrapping_sub(1)),
-                &format!("\"parentId\":\"{:08x}\"", 2999 + i),
-            )
-            .replace("\"parentId\":null", "\"parentId\":\"00000bb7\"");
-        grown.push_str(&line);
-        grown.push('\n');
-    }
-    std::fs::write(&file, &grown).unwrap();
+    let (more, more_input, more_cost) = answers("0", 3000, 50, Some("00000bb7"), START);
+    std::fs::write(&file, text + &more).unwrap();
     let r = s.build(&[&dir], &[]);
     assert_eq!(r["files_grown"], 1, "{r}");
     let (rows, _) = usage(&s, &["session"]);
@@ -540,13 +539,7 @@ fn a_long_session_s_usage_is_read_back_whole() {
     std::fs::create_dir_all(&backup).unwrap();
     std::fs::copy(&file, backup.join("long.jsonl")).unwrap();
     s.build(&[&dir, &backup], &[]);
-    let (days, _) = usage(&s, &["daily"]);
-    assert_eq!(
-        days.iter()
-            .map(|d| d["input"].as_u64().unwrap())
-            .sum::<u64>(),
-        input + more_input
-    );
+    assert_eq!(sum(&usage(&s, &["daily"]).0, "input"), input + more_input);
     let (rows, _) = usage(&s, &["session"]);
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r["input"] == input + more_input));
@@ -556,65 +549,60 @@ fn a_long_session_s_usage_is_read_back_whole() {
 /// chunks of the two stored values that hold only those entries' rows
 /// are the same bytes (one dictionary entry, read for both values), and
 /// the first (which holds the number of rows) and the last differ: each
-/// file's own totals, and each entry counted once by day.
+/// file's own totals, and each entry counted once by day. The fork's
+/// header as old as its parent's, or older, still makes it the fork: the
+/// parent spent the copied entries.
 #[test]
 fn a_fork_of_a_long_session_shares_its_parent_s_chunks_and_spends_once() {
-    let s = Scratch::new();
-    let dir = s.dir.path().join("sessions");
-    std::fs::create_dir_all(&dir).unwrap();
-    let parent_path = dir.join("parent.jsonl");
-    let (parent, input, cost) = long_session(
-        "0198d000-0000-7000-8000-0000000000f2",
-        1_785_574_800_000,
-        3000,
-    );
-    std::fs::write(&parent_path, &parent).unwrap();
-    // The fork: the parent's first 2,000 answers, then 100 of its own.
-    let copied: Vec<&str> = parent.lines().skip(1).take(2000).collect();
-    let copied_input: u64 = (0..2000u64).map(|i| 1000 + i * 7).sum();
-    let mut fork = format!(
-        r#"{{"type":"session","version":3,"id":"0198d000-0000-7000-8000-0000000000f3","timestamp":"2026-08-03T09:00:00.000Z","cwd":"/home/u/long","parentSession":"{}"}}"#,
-        parent_path.display()
-    );
-    fork.push('\n');
-    for line in &copied {
-        fork.push_str(line);
-        fork.push('\n');
-    }
-    let (own, own_input, own_cost) = long_session("unused", 1_785_800_000_000, 100);
-    for (i, line) in own.lines().skip(1).enumerate() {
-        let line = line
-            .replace(
-                &format!("\"id\":\"{i:08x}\""),
-                &format!("\"id\":\"f{:07x}\"", i),
-            )
-            .replace(
-                &format!("\"parentId\":\"{:08x}\"", i.wrapping_sub(1)),
-                &format!("\"parentId\":\"f{:07x}\"", i.wrapping_sub(1)),
-            )
-            .replace("\"parentId\":null", "\"parentId\":\"000007cf\"");
-        fork.push_str(&line);
-        fork.push('\n');
-    }
-    std::fs::write(dir.join("fork.jsonl"), &fork).unwrap();
-    s.build(&[&dir], &[]);
+    const START: i64 = 1_785_574_800_000;
+    const PARENT_STARTED: &str = "2026-08-01T09:00:00.000Z";
+    for fork_started in [PARENT_STARTED, "2026-07-31T09:00:00.000Z"] {
+        let s = Scratch::new();
+        let dir = s.dir.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let parent_path = dir.join("parent.jsonl");
+        let (body, input, cost) = answers("0", 0, 3000, None, START);
+        std::fs::write(
+            &parent_path,
+            header("0198d000-0000-7000-8000-0000000000f2", PARENT_STARTED, None) + &body,
+        )
+        .unwrap();
+        // The fork: the parent's first 2,000 answers, then 100 of its own.
+        let (copied, copied_input, copied_cost) = answers("0", 0, 2000, None, START);
+        assert!(body.starts_with(&copied));
+        let (own, own_input, own_cost) = answers("f", 2000, 100, Some("000007cf"), START);
+        std::fs::write(
+            dir.join("fork.jsonl"),
+            header(
+                "0198d000-0000-7000-8000-0000000000f3",
+                fork_started,
+                Some(&parent_path),
+            ) + &copied
+                + &own,
+        )
+        .unwrap();
+        s.build(&[&dir], &[]);
 
-    let (rows, _) = usage(&s, &["session"]);
-    assert_eq!(rows.len(), 2, "{rows:?}");
-    let by = |name: &str| {
-        rows.iter()
-            .find(|r| r["path"].as_str().unwrap().ends_with(name))
-            .unwrap()
-    };
-    assert_eq!(by("parent.jsonl")["input"], input);
-    assert!((by("parent.jsonl")["cost"].as_f64().unwrap() - cost).abs() < 1e-9);
-    assert_eq!(by("fork.jsonl")["input"], copied_input + own_input);
-    assert!((by("fork.jsonl")["own_cost"].as_f64().unwrap() - own_cost).abs() < 1e-9);
-    let (days, _) = usage(&s, &["daily"]);
-    assert_eq!(
-        days.iter()
-            .map(|d| d["input"].as_u64().unwrap())
-            .sum::<u64>(),
-        input + own_input
-    );
+        let (rows, _) = usage(&s, &["session"]);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let by = |name: &str| {
+            rows.iter()
+                .find(|r| r["path"].as_str().unwrap().ends_with(name))
+                .unwrap()
+        };
+        let (parent, fork) = (by("parent.jsonl"), by("fork.jsonl"));
+        assert_eq!(parent["input"], input, "{fork_started}");
+        assert!((parent["cost"].as_f64().unwrap() - cost).abs() < 1e-9);
+        assert!(
+            (parent["own_cost"].as_f64().unwrap() - cost).abs() < 1e-9,
+            "{fork_started}"
+        );
+        assert_eq!(fork["input"], copied_input + own_input);
+        assert!((fork["cost"].as_f64().unwrap() - (copied_cost + own_cost)).abs() < 1e-9);
+        assert!(
+            (fork["own_cost"].as_f64().unwrap() - own_cost).abs() < 1e-9,
+            "{fork_started}: {rows:?}"
+        );
+        assert_eq!(sum(&usage(&s, &["daily"]).0, "input"), input + own_input);
+    }
 }

@@ -173,10 +173,16 @@ impl Families {
                 None => (pk, Link::Stated, false),
             });
         }
+        // The session a head's forks are inferred from is the oldest that
+        // is not the stated fork of an indexed session: such a fork's
+        // family is found through its parent, and inferring a parent from
+        // it (a fork whose header is as old as its parent's, or older)
+        // would make each the other's parent.
         let mut by_head: KeyMap<u64, usize> =
             KeyMap::with_capacity_and_hasher(records.len(), Default::default());
         for (i, r) in records.iter().enumerate() {
-            if r.head != 0 {
+            let stated_fork = matches!(parent[i], Some((_, _, true)));
+            if r.head != 0 && !stated_fork {
                 by_head
                     .entry(r.head)
                     .and_modify(|o| {
@@ -191,6 +197,7 @@ impl Families {
             if parent[i].is_some() || r.head == 0 {
                 continue;
             }
+            // `i` names no parent, so it is among the head's candidates.
             let oldest = by_head[&r.head];
             if oldest != i {
                 parent[i] = Some((records[oldest].key, Link::Inferred, true));
