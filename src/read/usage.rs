@@ -435,7 +435,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     let mut seen: HashSet<u64, Fast> = HashSet::default();
     // The rows already counted in this group, by their shared value: a
     // copy of them holds no entry that is counted first.
-    let mut seen_values: HashSet<*const Row, Fast> = HashSet::default();
+    let mut seen_values: HashSet<*const Vec<Row>, Fast> = HashSet::default();
     let mut family = None;
     for (g, at, s) in order {
         let here = g.map(|g| (s.host.as_deref(), g));
@@ -446,7 +446,10 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
         }
         // Every entry of a copy was counted where its rows were first
         // met; only a session's own row reads them again.
-        if g.is_some() && !seen_values.insert(s.rows.as_ptr()) && q.grouping != Grouping::Session {
+        if g.is_some()
+            && !seen_values.insert(Arc::as_ptr(&s.rows))
+            && q.grouping != Grouping::Session
+        {
             continue;
         }
         let mut whole = Spent::default();

@@ -235,15 +235,8 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
             });
             sessions[i].value = Some(v);
         }
-        wanted.sort_unstable();
-        let ords: Vec<u64> = wanted.iter().map(|&(o, _)| o).collect();
         let mut joined: Vec<Join> = sizes.into_iter().map(Join::for_chunks).collect();
-        let mut at = wanted.iter();
-        column.dictionary().sorted_ords_to_term_cb(&ords, |b| {
-            if let Some(&(_, v)) = at.next() {
-                joined[v].push(b);
-            }
-        })?;
+        each_term(&column, wanted, |v, b| joined[v].push(b))?;
         values = joined
             .into_iter()
             .map(|j| j.finish().unwrap_or_default())
@@ -253,21 +246,32 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
 }
 
 /// Call `f` with the place in `docs` and the value of every document of
-/// `docs` that has one in `column`, in the order of the column's
-/// dictionary: one pass over the dictionary.
+/// `docs` that has one in `column` (a column of one value a document).
 fn each_value(
     column: Option<StrColumn>,
     docs: &[DocId],
-    mut f: impl FnMut(usize, &[u8]),
+    f: impl FnMut(usize, &[u8]),
 ) -> tantivy::Result<()> {
     let Some(column) = column else {
         return Ok(());
     };
-    let mut wanted: Vec<(u64, usize)> = docs
+    let wanted = docs
         .iter()
         .enumerate()
         .filter_map(|(i, &d)| column.term_ords(d).next().map(|ord| (ord, i)))
         .collect();
+    each_term(&column, wanted, f)
+}
+
+/// Call `f` with the number and the term of every (term ordinal, number)
+/// pair of `wanted`, in the order of the column's dictionary: one pass
+/// over it, a term read once however many pairs name it, and the terms of
+/// one number in ordinal order.
+fn each_term(
+    column: &StrColumn,
+    mut wanted: Vec<(u64, usize)>,
+    mut f: impl FnMut(usize, &[u8]),
+) -> tantivy::Result<()> {
     wanted.sort_unstable();
     let ords: Vec<u64> = wanted.iter().map(|&(ord, _)| ord).collect();
     let mut at = wanted.iter();
