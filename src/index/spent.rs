@@ -251,22 +251,21 @@ pub fn chunks(value: &str) -> Vec<String> {
 
 /// The value [`chunks`] cut, put back together from its chunks in the
 /// column's order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Join {
     bytes: Vec<u8>,
     /// The number the next chunk must have; `None` once one did not.
     next: Option<usize>,
 }
 
-impl Join {
+impl Default for Join {
     /// Nothing yet.
-    pub fn new() -> Join {
-        Join {
-            bytes: Vec::new(),
-            next: Some(0),
-        }
+    fn default() -> Join {
+        Join::for_chunks(0)
     }
+}
 
+impl Join {
     /// Nothing yet, with room for a value of `n` chunks.
     pub fn for_chunks(n: usize) -> Join {
         Join {
@@ -281,15 +280,18 @@ impl Join {
             return;
         };
         let number = chunk
-            .split_at_checked(CHUNK_DIGITS)
-            .and_then(|(number, bytes)| Some((std::str::from_utf8(number).ok()?, bytes)))
-            .and_then(|(number, bytes)| Some((number.parse::<usize>().ok()?, bytes)));
-        match number {
-            Some((m, bytes)) if m == n => {
-                self.bytes.extend_from_slice(bytes);
-                self.next = Some(n + 1);
-            }
-            _ => self.next = None,
+            .get(..CHUNK_DIGITS)
+            .filter(|digits| digits.iter().all(u8::is_ascii_digit))
+            .map(|digits| {
+                digits
+                    .iter()
+                    .fold(0, |at, &d| at * 10 + usize::from(d - b'0'))
+            });
+        if number == Some(n) {
+            self.bytes.extend_from_slice(&chunk[CHUNK_DIGITS..]);
+            self.next = Some(n + 1);
+        } else {
+            self.next = None;
         }
     }
 
@@ -571,7 +573,7 @@ mod tests {
             let mut sorted = chunks.clone();
             sorted.sort();
             assert_eq!(sorted, chunks);
-            let mut join = Join::new();
+            let mut join = Join::default();
             for c in &chunks {
                 join.push(c.as_bytes());
             }
@@ -584,13 +586,13 @@ mod tests {
         let value = "x".repeat(2 * CHUNK + 1);
         let chunks = chunks(&value);
         for order in [[0, 2].as_slice(), &[1, 2], &[1, 0, 2], &[0, 0, 1, 2]] {
-            let mut join = Join::new();
+            let mut join = Join::default();
             for &i in order {
                 join.push(chunks[i].as_bytes());
             }
             assert_eq!(join.finish(), None, "{order:?}");
         }
-        let mut join = Join::new();
+        let mut join = Join::default();
         join.push(b"12");
         assert_eq!(join.finish(), None);
     }

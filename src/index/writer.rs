@@ -1223,7 +1223,7 @@ impl PiIndex {
             .fast_fields()
             .str("usage")
             .map_err(err)?;
-        let mut joined = super::spent::Join::new();
+        let mut joined = super::spent::Join::default();
         if let Some(column) = column {
             let mut chunk = Vec::new();
             for ord in column.term_ords(addr.doc_id) {
