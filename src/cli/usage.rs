@@ -203,7 +203,7 @@ fn warn(
             if host.is_some_and(|want| s.host.as_deref() != Some(want)) {
                 continue;
             }
-            for u in s.rows.iter().filter(|u| u.fault().is_some()) {
+            for u in s.rows.rows().filter(|u| u.fault().is_some()) {
                 let what = u.fault().map_or("", |f| f.as_str());
                 writeln!(err, "left out {}:{}: {what}", OneLine(&s.path), u.line)?;
             }

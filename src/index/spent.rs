@@ -47,7 +47,7 @@ pub struct Row {
     pub ts_ms: Option<i64>,
     /// The entry key.
     pub key: u64,
-    /// Its bucket: an index into [`Rows::buckets`].
+    /// Its bucket: an index into [`Value::buckets`].
     pub bucket: u32,
     /// What recorded it.
     pub source: u8,
@@ -57,9 +57,8 @@ pub struct Row {
     pub line: u64,
     /// Input, output, cache read and cache write tokens.
     pub tokens: [u64; 4],
-    /// Total cost, then the costs of input, output, cache reads and cache
-    /// writes.
-    pub cost: [f64; 5],
+    /// Its total cost (the parts: [`RowIter::next_with_parts`]).
+    pub cost: f64,
 }
 
 impl Row {
@@ -74,25 +73,230 @@ impl Row {
     }
 }
 
-/// A session's rows and the buckets they name, as read back.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Rows {
+/// A session's stored value, its rows read as they are asked for: a
+/// report reads each row once, as it counts it, and nothing holds the
+/// rows decoded
+/// ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
+/// Its bytes may be a part of a buffer that holds many values
+/// ([`Slots`]).
+#[derive(Clone, Debug, Default)]
+pub struct Value {
+    /// The buffer its bytes are in.
+    store: Arc<Vec<u8>>,
+    /// Where its bytes start and end in `store`.
+    start: usize,
+    end: usize,
     /// The buckets, each once.
-    pub buckets: Vec<String>,
-    /// The rows, in file order.
-    pub rows: Vec<Row>,
+    buckets: Vec<String>,
+    /// How many rows the value says it holds.
+    len: usize,
+    /// Where the rows start in `store`.
+    at: usize,
 }
 
-impl Rows {
-    /// Whether there is no row.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+impl PartialEq for Value {
+    fn eq(&self, o: &Value) -> bool {
+        self.rows_bytes() == o.rows_bytes() && self.buckets == o.buckets && self.len == o.len
+    }
+}
+
+impl Value {
+    /// The stored value `bytes`, its head read (its version and buckets);
+    /// `None` when it is not one (another version, cut short in its
+    /// head). An empty value holds no row.
+    pub fn read(bytes: Vec<u8>) -> Option<Value> {
+        let end = bytes.len();
+        Value::read_in(&Arc::new(bytes), 0..end)
     }
 
-    /// The rows of a stored value; `None` when it is not one (another
-    /// version, cut short).
-    pub fn decode(value: impl AsRef<[u8]>) -> Option<Rows> {
-        read(value.as_ref()).map(|(rows, _, _)| rows)
+    /// The stored value at `range` of `store`, as [`Value::read`] reads
+    /// it.
+    pub fn read_in(store: &Arc<Vec<u8>>, range: std::ops::Range<usize>) -> Option<Value> {
+        let end = range.end;
+        let bytes = store.get(range.clone())?;
+        if bytes.is_empty() {
+            return Some(Value::default());
+        }
+        let mut r = Reader { b: bytes, at: 0 };
+        if r.byte()? != VERSION {
+            return None;
+        }
+        let n = r.varint()? as usize;
+        let mut buckets = Vec::with_capacity(n.min(1024));
+        for _ in 0..n {
+            let len = r.varint()? as usize;
+            let mut name = Vec::with_capacity(len.min(256));
+            for _ in 0..len {
+                name.push(u8::try_from(r.varint()?).ok()?);
+            }
+            buckets.push(String::from_utf8_lossy(&name).into_owned());
+        }
+        let len = r.varint()? as usize;
+        Some(Value {
+            store: store.clone(),
+            start: range.start,
+            end,
+            buckets,
+            len,
+            at: range.start + r.at,
+        })
+    }
+
+    /// Its bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.store.get(self.start..self.end).unwrap_or_default()
+    }
+
+    /// The bytes of its rows.
+    fn rows_bytes(&self) -> &[u8] {
+        self.store.get(self.at..self.end).unwrap_or_default()
+    }
+
+    /// The stored value `bytes`, every row of it read once to check it:
+    /// `None` unless each row the head counts is there, whole, and
+    /// nothing after them.
+    pub fn read_whole(bytes: Vec<u8>) -> Option<Value> {
+        let value = Value::read(bytes)?;
+        let mut rows = value.rows();
+        for _ in 0..value.len {
+            rows.next_with_parts()?;
+        }
+        (rows.r.at == rows.r.b.len()).then_some(value)
+    }
+
+    /// The buckets (`provider/model` names) its rows name, each once.
+    pub fn buckets(&self) -> &[String] {
+        &self.buckets
+    }
+
+    /// How many rows it holds (as its head says: [`RowIter::cut_short`]).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Its rows, in file order.
+    pub fn rows(&self) -> RowIter<'_> {
+        RowIter {
+            r: Reader {
+                b: self.rows_bytes(),
+                at: 0,
+            },
+            left: self.len,
+            last: 0,
+            cut: false,
+        }
+    }
+}
+
+/// The rows of a [`Value`], each decoded as it is asked for. A row that
+/// does not read ends them ([`RowIter::cut_short`]).
+pub struct RowIter<'a> {
+    r: Reader<'a>,
+    /// The rows the head says are left.
+    left: usize,
+    /// The time of the last row that has one.
+    last: i64,
+    /// Whether a row did not read.
+    cut: bool,
+}
+
+impl RowIter<'_> {
+    /// Whether a row did not read, so that the rows ended before the
+    /// value's head said they would: how many were not read is
+    /// [`RowIter::left`].
+    pub fn cut_short(&self) -> bool {
+        self.cut
+    }
+
+    /// The rows not read yet.
+    pub fn left(&self) -> usize {
+        self.left
+    }
+
+    /// The next row, and its costs of input, output, cache reads and
+    /// cache writes (which [`Iterator::next`] skips).
+    pub fn next_with_parts(&mut self) -> Option<(Row, [f64; 4])> {
+        let mut parts = [0f64; 4];
+        let row = self.step(Some(&mut parts))?;
+        Some((row, parts))
+    }
+
+    fn step(&mut self, parts: Option<&mut [f64; 4]>) -> Option<Row> {
+        if self.left == 0 || self.cut {
+            return None;
+        }
+        let row = self.decode(parts);
+        match row {
+            Some(_) => self.left -= 1,
+            None => self.cut = true,
+        }
+        row
+    }
+
+    fn decode(&mut self, parts: Option<&mut [f64; 4]>) -> Option<Row> {
+        let r = &mut self.r;
+        let ts = r.varint()?;
+        let ts_ms = (ts != 0).then(|| {
+            let z = ts - 1;
+            let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+            self.last = self.last.wrapping_add(d);
+            self.last
+        });
+        let key = r.fixed()?;
+        let bucket = r.varint()? as u32;
+        let sf = r.varint()?;
+        let line = r.varint()?;
+        let mut tokens = [0u64; 4];
+        for t in &mut tokens {
+            *t = r.varint()?;
+        }
+        let cost = r.cost()?;
+        match parts {
+            Some(parts) => {
+                for p in parts {
+                    *p = r.cost()?;
+                }
+            }
+            // A report sums the totals only: the parts are passed over,
+            // not divided out.
+            None => {
+                for _ in 0..4 {
+                    // Only a double's bits follow the tag's byte.
+                    let tag = u64::from(r.b.get(r.at).copied().unwrap_or(0)) & BITS_TAG;
+                    r.skip_varint()?;
+                    if tag == BITS_TAG {
+                        r.skip(10)?;
+                    }
+                }
+            }
+        }
+        Some(Row {
+            ts_ms,
+            key,
+            bucket,
+            source: (sf & 0xf) as u8,
+            fault: ((sf >> 4) & 0xf) as u8,
+            line,
+            tokens,
+            cost,
+        })
+    }
+}
+
+impl Iterator for RowIter<'_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        self.step(None)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
     }
 }
 
@@ -117,16 +321,21 @@ impl Spent {
     /// record); none when it is not one (a value this release cannot
     /// read is what a rewrite replaces).
     pub fn resume(value: impl AsRef<[u8]>) -> Spent {
-        let value = value.as_ref();
-        match read(value) {
-            Some((rows, at, last_ts)) => Spent {
-                buckets: rows.buckets.into_iter().map(Arc::from).collect(),
-                last_bucket: 0,
-                rows: rows.rows.len() as u64,
-                last_ts,
-                bytes: value[at..].to_vec(),
-            },
-            None => Spent::default(),
+        let Some(value) = Value::read_whole(value.as_ref().to_vec()) else {
+            return Spent::default();
+        };
+        let mut rows = value.rows();
+        let last_ts = rows.by_ref().filter_map(|r| r.ts_ms).last().unwrap_or(0);
+        Spent {
+            buckets: value
+                .buckets
+                .iter()
+                .map(|b| Arc::from(b.as_str()))
+                .collect(),
+            last_bucket: 0,
+            rows: value.len as u64,
+            last_ts,
+            bytes: value.rows_bytes().to_vec(),
         }
     }
 
@@ -279,15 +488,7 @@ impl Join {
         let Some(n) = self.next else {
             return;
         };
-        let number = chunk
-            .get(..CHUNK_DIGITS)
-            .filter(|digits| digits.iter().all(u8::is_ascii_digit))
-            .map(|digits| {
-                digits
-                    .iter()
-                    .fold(0, |at, &d| at * 10 + usize::from(d - b'0'))
-            });
-        if number == Some(n) {
+        if chunk_number(chunk) == Some(n) {
             self.bytes.extend_from_slice(&chunk[CHUNK_DIGITS..]);
             self.next = Some(n + 1);
         } else {
@@ -302,67 +503,123 @@ impl Join {
     }
 }
 
-/// The rows of a stored value, where they start in it, and the time of
-/// the last that has one.
-fn read(bytes: &[u8]) -> Option<(Rows, usize, i64)> {
-    if bytes.is_empty() {
-        return Some((Rows::default(), 0, 0));
+/// The values of many documents put back together from their chunks
+/// ([`chunks`]) in one buffer, each in a slot with room for its chunks,
+/// as a column's dictionary gives the chunks: a value's in order, the
+/// values' interleaved. One buffer, not one a value: the allocations, and
+/// the system calls that grow a thread's heap for them, cost more than
+/// reading the values
+/// ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
+pub struct Slots {
+    bytes: Vec<u8>,
+    /// Each value's slot: where it starts, its room in chunks, its length
+    /// so far, and the number its next chunk must have (`None` once one
+    /// did not).
+    slots: Vec<Slot>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    start: usize,
+    chunks: usize,
+    len: usize,
+    next: Option<usize>,
+}
+
+impl Slots {
+    /// Room for values of `chunks` chunks each.
+    pub fn new(chunks: &[usize]) -> Slots {
+        let mut at = 0;
+        let slots = chunks
+            .iter()
+            .map(|&n| {
+                let start = at;
+                at += n.saturating_mul(CHUNK);
+                Slot {
+                    start,
+                    chunks: n,
+                    len: 0,
+                    next: Some(0),
+                }
+            })
+            .collect();
+        // Zeroed memory the system maps as it is written: a slot's room
+        // past its value's end is never touched.
+        let bytes = vec![0; at];
+        huge_pages(&bytes);
+        Slots { bytes, slots }
     }
-    let mut r = Reader { b: bytes, at: 0 };
-    if r.byte()? != VERSION {
-        return None;
-    }
-    let n = r.varint()? as usize;
-    let mut buckets = Vec::with_capacity(n.min(1024));
-    for _ in 0..n {
-        let len = r.varint()? as usize;
-        let mut name = Vec::with_capacity(len.min(256));
-        for _ in 0..len {
-            name.push(u8::try_from(r.varint()?).ok()?);
+
+    /// Add value `v`'s next chunk.
+    pub fn push(&mut self, v: usize, chunk: &[u8]) {
+        let Some(slot) = self.slots.get_mut(v) else {
+            return;
+        };
+        let Some(n) = slot.next else {
+            return;
+        };
+        let body = chunk.get(CHUNK_DIGITS..).unwrap_or_default();
+        // Every chunk but a value's last is `CHUNK` bytes long.
+        let fits = chunk_number(chunk) == Some(n)
+            && n < slot.chunks
+            && slot.len == n * CHUNK
+            && body.len() <= CHUNK;
+        let at = slot.start + slot.len;
+        match self.bytes.get_mut(at..at + body.len()) {
+            Some(to) if fits => {
+                to.copy_from_slice(body);
+                slot.len += body.len();
+                slot.next = Some(n + 1);
+            }
+            _ => slot.next = None,
         }
-        buckets.push(String::from_utf8_lossy(&name).into_owned());
     }
-    let n = r.varint()? as usize;
-    let at = r.at;
-    let mut rows = Vec::with_capacity(n.min(1 << 20));
-    let mut last = 0i64;
-    for _ in 0..n {
-        let ts = r.varint()?;
-        let ts_ms = (ts != 0).then(|| {
-            let z = ts - 1;
-            let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
-            last = last.wrapping_add(d);
-            last
-        });
-        let key = r.fixed()?;
-        let bucket = r.varint()? as u32;
-        let sf = r.varint()?;
-        let line = r.varint()?;
-        let mut tokens = [0u64; 4];
-        for t in &mut tokens {
-            *t = r.varint()?;
-        }
-        let mut cost = [0f64; 5];
-        for c in &mut cost {
-            let v = r.varint()?;
-            *c = match v & BITS_TAG {
-                BITS_TAG => f64::from_bits(r.fixed()?),
-                tag if tag <= u64::from(MAX_PLACES) => ratio(v >> 5, tag as u8),
-                _ => return None,
-            };
-        }
-        rows.push(Row {
-            ts_ms,
-            key,
-            bucket,
-            source: (sf & 0xf) as u8,
-            fault: ((sf >> 4) & 0xf) as u8,
-            line,
-            tokens,
-            cost,
-        });
+
+    /// The buffer, and where each value is in it; `None` for a value whose
+    /// chunks were not a value's, all of them in order.
+    pub fn finish(self) -> (Arc<Vec<u8>>, Vec<Option<std::ops::Range<usize>>>) {
+        let ranges = self
+            .slots
+            .iter()
+            .map(|s| (s.next == Some(s.chunks)).then_some(s.start..s.start + s.len))
+            .collect();
+        (Arc::new(self.bytes), ranges)
     }
-    Some((Rows { buckets, rows }, at, last))
+}
+
+/// Ask the system to back the 2 MiB pages that lie wholly within `b`
+/// with huge pages (where it does so on request only): the values are
+/// written once, each page's fault and zeroing is then one for 512
+/// pages ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
+fn huge_pages(b: &[u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 1 << 21;
+        let at = b.as_ptr() as usize;
+        let start = at.next_multiple_of(HUGE);
+        let end = (at + b.len()) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies within `b`'s allocation, and the
+            // advice changes how its pages are backed, not what they hold.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = b;
+}
+
+/// The number a chunk starts with.
+fn chunk_number(chunk: &[u8]) -> Option<usize> {
+    chunk
+        .get(..CHUNK_DIGITS)
+        .filter(|digits| digits.iter().all(u8::is_ascii_digit))
+        .map(|digits| {
+            digits
+                .iter()
+                .fold(0, |at, &d| at * 10 + usize::from(d - b'0'))
+        })
 }
 
 /// A row being written, into room for the most bytes it takes (no check
@@ -407,6 +664,26 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// The first `n` bytes of `x` (1 to 8), the rest cleared.
+#[inline(always)]
+fn keep(x: u64, n: u32) -> u64 {
+    if n >= 8 {
+        x
+    } else {
+        x & ((1 << (n * 8)) - 1)
+    }
+}
+
+/// The six-bit groups of up to eight bytes, first byte lowest, packed
+/// into one number.
+#[inline]
+fn pack(x: u64) -> u64 {
+    let x = x & 0x3f3f_3f3f_3f3f_3f3f;
+    let x = (x & 0x003f_003f_003f_003f) | ((x & 0x3f00_3f00_3f00_3f00) >> 2);
+    let x = (x & 0x0000_0fff_0000_0fff) | ((x & 0x0fff_0000_0fff_0000) >> 4);
+    (x & 0x00ff_ffff) | ((x & 0x00ff_ffff_0000_0000) >> 8)
+}
+
 struct Reader<'a> {
     b: &'a [u8],
     at: usize,
@@ -419,7 +696,59 @@ impl<'a> Reader<'a> {
         Some(v)
     }
 
+    /// A number, read a word at a time where sixteen bytes are left (a
+    /// number takes at most eleven), else a byte at a time.
+    #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
+        let (v, n) = self.number()?;
+        self.at += n;
+        Some(v)
+    }
+
+    /// Pass over a number, as [`Reader::varint`] reads it.
+    #[inline(always)]
+    fn skip_varint(&mut self) -> Option<()> {
+        let (_, n) = self.number()?;
+        self.at += n;
+        Some(())
+    }
+
+    /// The number at `at`, and how many bytes it takes.
+    #[inline(always)]
+    fn number(&self) -> Option<(u64, usize)> {
+        let Some(w) = self.b.get(self.at..self.at + 16) else {
+            let mut r = Reader {
+                b: self.b,
+                at: self.at,
+            };
+            let v = r.varint_bytes()?;
+            return Some((v, r.at - self.at));
+        };
+        let lo = u64::from_le_bytes(w[..8].try_into().ok()?);
+        let hi = u64::from_le_bytes(w[8..].try_into().ok()?);
+        // The bytes that end a number: those without `MORE`.
+        let ends = !lo & 0x4040_4040_4040_4040;
+        let (lo, hi, n) = if ends != 0 {
+            let n = ends.trailing_zeros() / 8 + 1;
+            (keep(lo, n), 0, n)
+        } else {
+            let ends = !hi & 0x4040_4040_4040_4040;
+            let n = ends.trailing_zeros() / 8 + 1;
+            // Eleven bytes at most.
+            if n > 3 {
+                return None;
+            }
+            (lo, keep(hi, n), 8 + n)
+        };
+        if (lo | hi) & 0x8080_8080_8080_8080 != 0 {
+            return None;
+        }
+        Some((pack(lo) | pack(hi) << 48, n as usize))
+    }
+
+    /// What [`Reader::varint`] reads, a byte at a time.
+    #[cold]
+    fn varint_bytes(&mut self) -> Option<u64> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
@@ -432,6 +761,22 @@ impl<'a> Reader<'a> {
                 return Some(v);
             }
             shift += BITS;
+        }
+    }
+
+    fn skip(&mut self, n: usize) -> Option<()> {
+        self.b.get(self.at..self.at + n)?;
+        self.at += n;
+        Some(())
+    }
+
+    /// A cost: digits over a power of ten, or a double's bits.
+    fn cost(&mut self) -> Option<f64> {
+        let v = self.varint()?;
+        match v & BITS_TAG {
+            BITS_TAG => Some(f64::from_bits(self.fixed()?)),
+            tag if tag <= u64::from(MAX_PLACES) => Some(ratio(v >> 5, tag as u8)),
+            _ => None,
         }
     }
 
@@ -521,30 +866,44 @@ mod tests {
         spent.extend(&entries);
         let text = spent.encode();
         assert!(text.is_ascii());
-        let rows = Rows::decode(&text).unwrap();
+        let value = Value::read_whole(text.clone().into_bytes()).unwrap();
         assert_eq!(
-            rows.buckets,
+            value.buckets(),
             [
                 "anthropic/claude-sonnet-4-5",
                 "Tools/summaries",
                 "openai/gpt-5"
             ]
         );
-        assert_eq!(rows.rows.len(), entries.len());
-        for (r, e) in rows.rows.iter().zip(&entries) {
+        assert_eq!(value.len(), entries.len());
+        let mut rows = value.rows();
+        for e in &entries {
+            let (r, parts) = rows.next_with_parts().unwrap();
             let u = &e.usage;
             assert_eq!(
                 (r.ts_ms, r.key, r.line, r.source(), r.fault()),
                 (e.timestamp_ms, e.key, e.line, e.source, e.fault)
             );
-            assert_eq!(&*rows.buckets[r.bucket as usize], &*e.model);
+            assert_eq!(&*value.buckets()[r.bucket as usize], &*e.model);
             assert_eq!(r.tokens, [u.input, u.output, u.cache_read, u.cache_write]);
             // To the last bit.
             assert_eq!(
-                r.cost.map(f64::to_bits),
+                [r.cost, parts[0], parts[1], parts[2], parts[3]].map(f64::to_bits),
                 u.costs.map(|c| c.value().to_bits())
             );
         }
+        assert_eq!(rows.next_with_parts(), None);
+        assert!(!rows.cut_short());
+        // Read without their parts, the rows are the same.
+        let plain: Vec<Row> = value.rows().collect();
+        let mut with = value.rows();
+        let full: Vec<Row> =
+            std::iter::from_fn(|| with.next_with_parts().map(|(r, _)| r)).collect();
+        assert_eq!(plain.len(), entries.len());
+        assert_eq!(
+            plain.iter().map(|r| r.cost.to_bits()).collect::<Vec<_>>(),
+            full.iter().map(|r| r.cost.to_bits()).collect::<Vec<_>>()
+        );
         // Appended to, as a grown file's record is: as if written at once.
         let mut first = Spent::default();
         first.extend(&entries[..2]);
@@ -554,10 +913,58 @@ mod tests {
         // Nothing, and what is not a stored value.
         assert!(Spent::default().encode().is_empty());
         assert!(Spent::resume("").is_empty());
-        assert_eq!(Rows::decode(""), Some(Rows::default()));
-        assert_eq!(Rows::decode(&text[..text.len() - 1]), None);
-        assert_eq!(Rows::decode("\u{1}\0\0"), None);
+        assert_eq!(Value::read(Vec::new()), Some(Value::default()));
+        assert_eq!(Value::read_whole(Vec::new()).map(|v| v.len()), Some(0));
+        assert_eq!(Value::read(b"\x01\0\0".to_vec()), None);
+        // Cut short: the head reads, the last row does not; a report
+        // counts the rows before it and knows how many it lost.
+        let cut = text.as_bytes()[..text.len() - 1].to_vec();
+        assert_eq!(Value::read_whole(cut.clone()), None);
+        let cut = Value::read(cut).unwrap();
+        let mut rows = cut.rows();
+        assert_eq!(rows.by_ref().count(), entries.len() - 1);
+        assert!(rows.cut_short());
+        assert_eq!(rows.left(), 1);
         assert!(Spent::resume("\u{1}\0\0").is_empty());
+    }
+
+    #[test]
+    fn numbers_read_eight_bytes_at_a_time_are_those_read_a_byte_at_a_time() {
+        let mut numbers: Vec<u64> = vec![0, 1, 63, 64, u64::MAX, u64::MAX >> 1, 1 << 63];
+        for bits in 0..64 {
+            numbers.extend([(1u64 << bits) - 1, 1 << bits, (1 << bits) + 1]);
+        }
+        // Each at the start, the middle and the very end of the bytes, so
+        // that both ways of reading meet each.
+        for &v in &numbers {
+            for pad in [0, 3, 20] {
+                let mut b = vec![b'!'; pad];
+                varint(&mut b, v);
+                let len = b.len() - pad;
+                for tail in [0, 1, 7, 8, 16] {
+                    let mut bytes = b.clone();
+                    bytes.extend(std::iter::repeat_n(b'!', tail));
+                    let mut r = Reader { b: &bytes, at: pad };
+                    assert_eq!(r.varint(), Some(v), "{v} {pad} {tail}");
+                    assert_eq!(r.at, pad + len);
+                    let mut r = Reader { b: &bytes, at: pad };
+                    assert_eq!(r.varint_bytes(), Some(v));
+                }
+            }
+        }
+        // Not a number: a byte over 0x7f, more than eleven bytes, or cut
+        // short; read either way.
+        for bad in [
+            &[0x80u8, 0, 0, 0, 0, 0, 0, 0, 0][..],
+            &[0x41, 0x41, 0x41, 0xc1, 1, 0, 0, 0, 0],
+            &[0x40; 12],
+            &[0x40; 3],
+        ] {
+            let mut r = Reader { b: bad, at: 0 };
+            assert_eq!(r.varint(), None, "{bad:?}");
+            let mut r = Reader { b: bad, at: 0 };
+            assert_eq!(r.varint_bytes(), None, "{bad:?}");
+        }
     }
 
     #[test]

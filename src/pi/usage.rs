@@ -175,6 +175,9 @@ pub enum Fault {
     BadCost,
     /// A token count that is not a whole number of 0 or more.
     BadTokens,
+    /// Usage the index holds but cannot read back (a damaged index; a
+    /// build never writes it).
+    Unreadable,
 }
 
 impl Fault {
@@ -185,6 +188,7 @@ impl Fault {
             Fault::NoCost => 2,
             Fault::BadCost => 3,
             Fault::BadTokens => 4,
+            Fault::Unreadable => 15,
         }
     }
 
@@ -195,6 +199,7 @@ impl Fault {
             2 => Some(Fault::NoCost),
             3 => Some(Fault::BadCost),
             4 => Some(Fault::BadTokens),
+            15 => Some(Fault::Unreadable),
             _ => None,
         }
     }
@@ -206,6 +211,9 @@ impl Fault {
             Fault::NoCost => "usage without a cost",
             Fault::BadCost => "a cost that is negative, not a number or absurd (over 1e6)",
             Fault::BadTokens => "token counts that are not whole numbers of 0 or more",
+            Fault::Unreadable => {
+                "usage the index holds but cannot read (rebuild it: `pi-index build --full`)"
+            }
         }
     }
 }

@@ -37,7 +37,7 @@ type Fast = foldhash::fast::FixedState;
 use serde::Serialize;
 
 use super::session::SessionRow;
-use crate::index::spent::{Row, Rows};
+use crate::index::spent::{Row, RowIter, Value};
 use crate::pi::usage::Fault;
 
 /// How rows are grouped.
@@ -107,7 +107,16 @@ impl Spent {
         self.cache_read += u.tokens[2];
         self.cache_write += u.tokens[3];
         self.total_tokens += u.tokens.iter().sum::<u64>();
-        self.cost += u.cost[0];
+        self.cost += u.cost;
+    }
+
+    fn merge(&mut self, o: &Spent) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total_tokens += o.total_tokens;
+        self.cost += o.cost;
     }
 }
 
@@ -207,7 +216,81 @@ pub struct SessionSpend {
     /// [`UsageData::buckets`]). Sessions whose stored values are the same
     /// bytes (the files of a copied folder) share them: a report counts
     /// such a copy within its group without reading its rows again.
-    pub rows: Arc<Vec<Row>>,
+    pub rows: Arc<Recorded>,
+}
+
+/// A session's usage rows as the data holds them: its stored value,
+/// each row decoded as a report reads it, and the number the data gives
+/// each of its buckets.
+#[derive(Clone, Debug, Default)]
+pub struct Recorded {
+    value: Value,
+    /// The data's number of each of the value's buckets.
+    buckets: Vec<u32>,
+    /// Whether the value did not read at all.
+    unreadable: bool,
+}
+
+impl Recorded {
+    /// How many rows it holds.
+    pub fn len(&self) -> usize {
+        self.value.len()
+    }
+
+    /// Whether it holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+
+    /// Its rows, in file order, their buckets numbered as the data numbers
+    /// them.
+    pub fn rows(&self) -> RecordedRows<'_> {
+        RecordedRows {
+            rows: self.value.rows(),
+            buckets: &self.buckets,
+            cut: self.unreadable,
+        }
+    }
+}
+
+/// The rows of a [`Recorded`].
+pub struct RecordedRows<'a> {
+    rows: RowIter<'a>,
+    buckets: &'a [u32],
+    /// Whether a row (or the value's head) did not read.
+    cut: bool,
+}
+
+impl RecordedRows<'_> {
+    /// How many rows did not read: those the value holds after one that
+    /// did not (at least one, when the value's head did not read).
+    pub fn unread(&self) -> u64 {
+        match (self.cut, self.rows.cut_short()) {
+            (_, true) => self.rows.left().max(1) as u64,
+            (true, false) => 1,
+            _ => 0,
+        }
+    }
+}
+
+impl Iterator for RecordedRows<'_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        if self.cut {
+            return None;
+        }
+        let mut row = self.rows.next()?;
+        match self.buckets.get(row.bucket as usize) {
+            Some(&b) => row.bucket = b,
+            // A bucket the value does not name: it is damaged from here.
+            None => {
+                self.cut = true;
+                return None;
+            }
+        }
+        Some(row)
+    }
 }
 
 /// Every session's usage, and the names of the buckets.
@@ -232,34 +315,43 @@ pub struct Collect {
 }
 
 impl Collect {
-    /// Add `session` (its rows left empty) with the rows `stored`, whose
-    /// buckets index `stored.buckets`.
-    pub fn add(&mut self, mut session: SessionSpend, stored: Rows) {
+    /// Add `session` (its rows left empty) with the stored value `stored`
+    /// (`None`: one that did not read).
+    pub fn add(&mut self, mut session: SessionSpend, stored: Option<Value>) {
         session.rows = self.share(stored);
         self.push(session);
     }
 
-    /// The rows `stored`, whose buckets index `stored.buckets`, numbered
-    /// as the data numbers buckets: what [`Collect::push`] takes, once
-    /// for every session whose stored value is the same.
-    pub fn share(&mut self, stored: Rows) -> Arc<Vec<Row>> {
+    /// The stored value `stored` (`None`: one that did not read), its
+    /// buckets numbered as the data numbers buckets: what
+    /// [`Collect::push`] takes, once for every session whose stored value
+    /// is the same.
+    pub fn share(&mut self, stored: Option<Value>) -> Arc<Recorded> {
+        let Some(value) = stored else {
+            return Arc::new(Recorded {
+                unreadable: true,
+                ..Recorded::default()
+            });
+        };
         let out = &mut self.data;
-        let global: Vec<u32> = stored
-            .buckets
-            .into_iter()
+        let buckets: Vec<u32> = value
+            .buckets()
+            .iter()
             .map(|b| {
+                if let Some(&i) = self.ids.get(b.as_str()) {
+                    return i;
+                }
                 let next = out.buckets.len() as u32;
-                *self.ids.entry(b).or_insert_with_key(|b| {
-                    out.buckets.push(b.clone());
-                    next
-                })
+                out.buckets.push(b.clone());
+                self.ids.insert(b.clone(), next);
+                next
             })
             .collect();
-        let mut rows = stored.rows;
-        for row in &mut rows {
-            row.bucket = global.get(row.bucket as usize).copied().unwrap_or(0);
-        }
-        Arc::new(rows)
+        Arc::new(Recorded {
+            value,
+            buckets,
+            unreadable: false,
+        })
     }
 
     /// Add `session` with its rows ([`Collect::share`]).
@@ -319,15 +411,15 @@ enum Key {
     Name(String),
 }
 
-fn period(grouping: Grouping, d: jiff::civil::Date) -> Key {
-    Key::Period(match grouping {
+fn period(grouping: Grouping, d: jiff::civil::Date) -> i32 {
+    match grouping {
         Grouping::Weekly => {
             let w = d.iso_week_date();
             i32::from(w.year()) * 100 + i32::from(w.week())
         }
         Grouping::Monthly => i32::from(d.year()) * 100 + i32::from(d.month()),
         _ => (i32::from(d.year()) * 100 + i32::from(d.month())) * 100 + i32::from(d.day()),
-    })
+    }
 }
 
 /// The name of a group.
@@ -351,7 +443,15 @@ fn below(cwd: Option<&str>, dir: &str) -> bool {
 }
 
 /// Total `data` as `q` asks.
+///
+/// A family's sessions hold copies of each other's entries, so each
+/// family is counted on one thread; the families are cut into batches of
+/// about [`BATCH_ROWS`] rows, counted in parallel and added up in order.
+/// The batches follow the data, not the threads, so a report sums the
+/// same numbers in the same order on any machine
+/// ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
 pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
+    use rayon::prelude::*;
     let name = |b: u32| {
         data.buckets
             .get(b as usize)
@@ -366,26 +466,15 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .map(|s| (s.host.as_deref(), s.family.unwrap_or(s.key)))
             .collect()
     });
-    let keep_session = |s: &SessionSpend| {
-        q.cwd.as_deref().is_none_or(|d| below(s.cwd.as_deref(), d))
-            && q.session
-                .as_deref()
-                .is_none_or(|id| s.session_id.starts_with(id))
-            && q.host
-                .as_deref()
-                .is_none_or(|h| s.host.as_deref() == Some(h))
-            && families
-                .as_ref()
-                .is_none_or(|f| f.contains(&(s.host.as_deref(), s.family.unwrap_or(s.key))))
-    };
-    let keep_row = |u: &Row| {
-        (q.since_ms.is_none_or(|s| u.ts_ms.is_some_and(|t| t >= s)))
-            && (q.until_ms.is_none_or(|e| u.ts_ms.is_some_and(|t| t < e)))
-            && (q.models.is_empty() || {
-                let n = name(u.bucket).to_lowercase();
-                q.models.iter().any(|m| n.contains(m.as_str()))
-            })
-    };
+    // Which buckets `model:` keeps, each named once.
+    let models: Vec<bool> = data
+        .buckets
+        .iter()
+        .map(|b| {
+            let n = b.to_lowercase();
+            q.models.is_empty() || q.models.iter().any(|m| n.contains(m.as_str()))
+        })
+        .collect();
     // Each family's sessions in family order; an entry counts at the
     // first that holds it.
     // Files of one session id are copies of one session (a backup, a
@@ -407,7 +496,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .then(|| crate::index::schema::session_key(&format!("id:{}", s.session_id)))
         })
     };
-    let mut order: Vec<(Option<u64>, usize, &SessionSpend)> = data
+    let mut order: Vec<Counted> = data
         .sessions
         .iter()
         .enumerate()
@@ -421,120 +510,72 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             &b.path,
         ))
     });
+    let count = Count {
+        q,
+        models: &models,
+        families: families.as_ref(),
+        buckets: data.buckets.len(),
+    };
+    let tallies: Vec<Tally> = batches(&order)
+        .into_par_iter()
+        .map(|batch| count.tally(batch))
+        .collect();
+    // Added up in the batches' order.
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
     let mut total = Spent::default();
-    // Maps touched for every row hash with foldhash, not SipHash, and
-    // the groups are sorted once at the end
-    // ([docs/performance.md](../../docs/performance.md#what-pi-cost)).
-    let mut groups: HashMap<Key, (Spent, HashSet<u32, Fast>), Fast> = HashMap::default();
-    let mut sessions: Vec<UsageRow> = Vec::new();
-    let mut days = Days {
-        tz: q.tz.clone(),
-        last: None,
-    };
-    let mut seen: HashSet<u64, Fast> = HashSet::default();
-    // The rows already counted in this group, by their shared value: a
-    // copy of them holds no entry that is counted first.
-    let mut seen_values: HashSet<*const Vec<Row>, Fast> = HashSet::default();
-    let mut family = None;
-    for (g, at, s) in order {
-        let here = g.map(|g| (s.host.as_deref(), g));
-        if here != family || g.is_none() {
-            seen.clear();
-            seen_values.clear();
-            family = here;
+    let mut groups: HashMap<Key, (Spent, Bits), Fast> = HashMap::default();
+    let mut sessions: Vec<SessionTally> = Vec::new();
+    for t in tallies {
+        total.merge(&t.total);
+        for (rank, n) in t.faults {
+            *faults.entry(rank).or_default() += n;
         }
-        // Every entry of a copy was counted where its rows were first
-        // met; only a session's own row reads them again.
-        if g.is_some()
-            && !seen_values.insert(Arc::as_ptr(&s.rows))
-            && q.grouping != Grouping::Session
-        {
-            continue;
+        for (key, spent, bits) in t.groups.list {
+            let g = groups
+                .entry(key)
+                .or_insert_with(|| (Spent::default(), Bits::new(count.buckets)));
+            g.0.merge(&spent);
+            g.1.union(&bits);
         }
-        let mut whole = Spent::default();
-        let mut own = 0.0;
-        let mut buckets: HashSet<u32, Fast> = HashSet::default();
-        // The session's breakdown, in the order its buckets first appear.
-        let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
-        let kept = keep_session(s);
-        for u in s.rows.iter() {
-            // Only a group's sessions hold copies of each other's entries.
-            let first = g.is_none() || seen.insert(u.key);
-            if !kept || !keep_row(u) {
-                continue;
-            }
-            if let Some(f) = u.fault() {
-                if first {
-                    *faults.entry(f.rank()).or_default() += 1;
-                }
-                continue;
-            }
-            whole.add(u);
-            buckets.insert(u.bucket);
-            if q.grouping == Grouping::Session {
-                match by_bucket.iter_mut().find(|(m, _)| *m == u.bucket) {
-                    Some((_, b)) => b.add(u),
-                    None => {
-                        let mut b = Spent::default();
-                        b.add(u);
-                        by_bucket.push((u.bucket, b));
-                    }
-                }
-            }
-            if !first {
-                continue;
-            }
-            own += u.cost[0];
-            total.add(u);
-            let key = match q.grouping {
-                Grouping::Daily | Grouping::Weekly | Grouping::Monthly => match u.ts_ms {
-                    None => Key::Name("unknown".to_owned()),
-                    Some(t) => period(q.grouping, days.date(t)),
-                },
-                Grouping::Model => Key::Bucket(u.bucket),
-                Grouping::Project => Key::Name(s.cwd.clone().unwrap_or_else(|| "(unknown)".into())),
-                Grouping::Host => Key::Name(s.host.clone().unwrap_or_else(|| "(local)".into())),
-                Grouping::Session => continue,
-            };
-            let g = groups.entry(key).or_default();
-            g.0.add(u);
-            g.1.insert(u.bucket);
-        }
-        if q.grouping == Grouping::Session && kept && !buckets.is_empty() {
-            let mut models: Vec<String> = buckets.into_iter().map(name).collect();
-            models.sort();
-            let mut breakdown: Vec<Bucket> = by_bucket
-                .into_iter()
-                .filter(|(_, b)| b.cost > 0.0 || b.total_tokens > 0)
-                .map(|(m, b)| Bucket {
-                    key: name(m),
-                    cost: b.cost,
-                    tokens: b.total_tokens,
-                })
-                .collect();
-            // Highest cost first, as Pi sorts (a stable sort: ties stay in
-            // the order they first appeared, as in Pi's map).
-            breakdown.sort_by(|a, b| b.cost.total_cmp(&a.cost));
-            sessions.push(UsageRow {
-                period: None,
-                host: s.host.clone(),
-                session_id: Some(s.session_id.clone()),
-                path: Some(s.path.clone()),
-                name: s.name.clone(),
-                cwd: s.cwd.clone(),
-                model: None,
-                project: None,
-                spent: whole,
-                own_cost: Some(own),
-                models,
-                breakdown: Some(breakdown),
-                session: Some(at),
-            });
-        }
+        sessions.extend(t.sessions);
     }
     let mut rows: Vec<UsageRow> = if q.grouping == Grouping::Session {
         sessions
+            .into_iter()
+            .map(|s| {
+                let d = &data.sessions[s.at];
+                let mut models: Vec<String> = s.buckets.iter().map(name).collect();
+                models.sort();
+                let mut breakdown: Vec<Bucket> = s
+                    .by_bucket
+                    .into_iter()
+                    .filter(|(_, b)| b.cost > 0.0 || b.total_tokens > 0)
+                    .map(|(m, b)| Bucket {
+                        key: name(m),
+                        cost: b.cost,
+                        tokens: b.total_tokens,
+                    })
+                    .collect();
+                // Highest cost first, as Pi sorts (a stable sort: ties stay
+                // in the order they first appeared, as in Pi's map).
+                breakdown.sort_by(|a, b| b.cost.total_cmp(&a.cost));
+                UsageRow {
+                    period: None,
+                    host: d.host.clone(),
+                    session_id: Some(d.session_id.clone()),
+                    path: Some(d.path.clone()),
+                    name: d.name.clone(),
+                    cwd: d.cwd.clone(),
+                    model: None,
+                    project: None,
+                    spent: s.whole,
+                    own_cost: Some(s.own),
+                    models,
+                    breakdown: Some(breakdown),
+                    session: Some(s.at),
+                }
+            })
+            .collect()
     } else {
         let mut groups: Vec<_> = groups.into_iter().collect();
         groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -542,7 +583,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .into_iter()
             .map(|(key, (spent, buckets))| {
                 let key = key_name(q.grouping, key, &name);
-                let mut models: Vec<String> = buckets.into_iter().map(name).collect();
+                let mut models: Vec<String> = buckets.iter().map(name).collect();
                 models.sort();
                 let mut row = UsageRow {
                     period: None,
@@ -588,6 +629,270 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .into_iter()
             .filter_map(|(r, n)| Some((Fault::from_rank(r)?, n)))
             .collect(),
+    }
+}
+
+/// A session in the order a report counts it: its group (family, or
+/// files of one id), its place in [`UsageData::sessions`], and it.
+type Counted<'a> = (Option<u64>, usize, &'a SessionSpend);
+
+/// About how many rows a batch of a report holds: enough that a batch
+/// costs far more than starting it, few enough that a large index has
+/// many more batches than threads.
+const BATCH_ROWS: usize = 1 << 16;
+
+/// `order` cut into batches of whole groups, each of about
+/// [`BATCH_ROWS`] rows or one group.
+fn batches<'o, 'a>(order: &'o [Counted<'a>]) -> Vec<&'o [Counted<'a>]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut rows = 0;
+    for (i, (g, _, s)) in order.iter().enumerate() {
+        // A new group starts here unless this session is in the group of
+        // the one before.
+        let joined = i > 0 && g.is_some() && {
+            let (pg, _, p) = &order[i - 1];
+            pg == g && p.host == s.host
+        };
+        if !joined && rows >= BATCH_ROWS {
+            out.push(&order[start..i]);
+            start = i;
+            rows = 0;
+        }
+        rows += s.rows.len();
+    }
+    if start < order.len() {
+        out.push(&order[start..]);
+    }
+    out
+}
+
+/// The buckets a group's rows name, as bits.
+#[derive(Clone, Debug)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(buckets: usize) -> Bits {
+        Bits(vec![0; buckets.div_ceil(64)])
+    }
+
+    fn insert(&mut self, b: u32) {
+        if let Some(w) = self.0.get_mut(b as usize / 64) {
+            *w |= 1 << (b % 64);
+        }
+    }
+
+    fn union(&mut self, o: &Bits) {
+        for (w, o) in self.0.iter_mut().zip(&o.0) {
+            *w |= o;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64u32)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| i as u32 * 64 + b)
+        })
+    }
+}
+
+/// The groups of one batch, in the order first met, and the one the last
+/// row went to.
+#[derive(Default)]
+struct Groups {
+    at: HashMap<Key, usize, Fast>,
+    list: Vec<(Key, Spent, Bits)>,
+}
+
+impl Groups {
+    fn slot(&mut self, key: Key, buckets: usize) -> usize {
+        let list = &mut self.list;
+        *self.at.entry(key).or_insert_with_key(|key| {
+            list.push((key.clone(), Spent::default(), Bits::new(buckets)));
+            list.len() - 1
+        })
+    }
+}
+
+/// What a batch counted.
+#[derive(Default)]
+struct Tally {
+    groups: Groups,
+    total: Spent,
+    faults: BTreeMap<u64, u64>,
+    sessions: Vec<SessionTally>,
+}
+
+/// A session's own row, as a batch counted it.
+struct SessionTally {
+    at: usize,
+    whole: Spent,
+    own: f64,
+    buckets: Bits,
+    /// What its file records, by bucket, in the order first met.
+    by_bucket: Vec<(u32, Spent)>,
+}
+
+/// What a report counts, the same for every batch.
+struct Count<'a> {
+    q: &'a UsageQuery,
+    /// Whether `model:` keeps each bucket.
+    models: &'a [bool],
+    /// The families `family:` keeps.
+    families: Option<&'a HashSet<(Option<&'a str>, u64)>>,
+    /// How many buckets there are.
+    buckets: usize,
+}
+
+impl Count<'_> {
+    fn keeps_session(&self, s: &SessionSpend) -> bool {
+        let q = self.q;
+        q.cwd.as_deref().is_none_or(|d| below(s.cwd.as_deref(), d))
+            && q.session
+                .as_deref()
+                .is_none_or(|id| s.session_id.starts_with(id))
+            && q.host
+                .as_deref()
+                .is_none_or(|h| s.host.as_deref() == Some(h))
+            && self
+                .families
+                .is_none_or(|f| f.contains(&(s.host.as_deref(), s.family.unwrap_or(s.key))))
+    }
+
+    fn keeps_row(&self, u: &Row) -> bool {
+        let q = self.q;
+        (q.since_ms.is_none_or(|s| u.ts_ms.is_some_and(|t| t >= s)))
+            && (q.until_ms.is_none_or(|e| u.ts_ms.is_some_and(|t| t < e)))
+            && self.models.get(u.bucket as usize).copied().unwrap_or(false)
+    }
+
+    /// Count the sessions of `batch`, whole groups in family order.
+    fn tally(&self, batch: &[Counted<'_>]) -> Tally {
+        let q = self.q;
+        let by_session = q.grouping == Grouping::Session;
+        let mut out = Tally::default();
+        let mut days = Days {
+            tz: q.tz.clone(),
+            last: None,
+        };
+        let mut seen: HashSet<u64, Fast> = HashSet::default();
+        // The rows already counted in this group, by their shared value: a
+        // copy of them holds no entry that is counted first.
+        let mut seen_values: HashSet<*const Recorded, Fast> = HashSet::default();
+        let mut family = None;
+        // The group the last row went to, by its period (`None`: no
+        // time) or bucket: rows come mostly in time order.
+        let mut last: Option<(Option<i32>, usize)> = None;
+        for &(g, at, s) in batch {
+            let here = g.map(|g| (s.host.as_deref(), g));
+            if here != family || g.is_none() {
+                seen.clear();
+                seen_values.clear();
+                family = here;
+            }
+            // Every entry of a copy was counted where its rows were first
+            // met; only a session's own row reads them again.
+            if g.is_some() && !seen_values.insert(Arc::as_ptr(&s.rows)) && !by_session {
+                continue;
+            }
+            let kept = self.keeps_session(s);
+            // Outside a group, a session left out holds nothing another
+            // counts.
+            if !kept && g.is_none() {
+                continue;
+            }
+            let mut whole = Spent::default();
+            let mut own = 0.0;
+            let mut buckets = Bits::new(if by_session { self.buckets } else { 0 });
+            let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
+            // A project's or a host's group is the session's.
+            let mut session_slot: Option<usize> = None;
+            let mut rows = s.rows.rows();
+            for u in rows.by_ref() {
+                // Only a group's sessions hold copies of each other's
+                // entries.
+                let first = g.is_none() || seen.insert(u.key);
+                if !kept || !self.keeps_row(&u) {
+                    continue;
+                }
+                if let Some(f) = u.fault() {
+                    if first {
+                        *out.faults.entry(f.rank()).or_default() += 1;
+                    }
+                    continue;
+                }
+                if by_session {
+                    whole.add(&u);
+                    buckets.insert(u.bucket);
+                    match by_bucket.iter_mut().find(|(m, _)| *m == u.bucket) {
+                        Some((_, b)) => b.add(&u),
+                        None => {
+                            let mut b = Spent::default();
+                            b.add(&u);
+                            by_bucket.push((u.bucket, b));
+                        }
+                    }
+                }
+                if !first {
+                    continue;
+                }
+                own += u.cost;
+                out.total.add(&u);
+                let slot = match q.grouping {
+                    Grouping::Session => continue,
+                    Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
+                        let p = u.ts_ms.map(|t| period(q.grouping, days.date(t)));
+                        match last {
+                            Some((lp, slot)) if lp == p => slot,
+                            _ => {
+                                let key =
+                                    p.map_or_else(|| Key::Name("unknown".to_owned()), Key::Period);
+                                let slot = out.groups.slot(key, self.buckets);
+                                last = Some((p, slot));
+                                slot
+                            }
+                        }
+                    }
+                    Grouping::Model => {
+                        let b = Some(u.bucket as i32);
+                        match last {
+                            Some((lb, slot)) if lb == b => slot,
+                            _ => {
+                                let slot = out.groups.slot(Key::Bucket(u.bucket), self.buckets);
+                                last = Some((b, slot));
+                                slot
+                            }
+                        }
+                    }
+                    Grouping::Project | Grouping::Host => *session_slot.get_or_insert_with(|| {
+                        let name = if q.grouping == Grouping::Project {
+                            s.cwd.clone().unwrap_or_else(|| "(unknown)".into())
+                        } else {
+                            s.host.clone().unwrap_or_else(|| "(local)".into())
+                        };
+                        out.groups.slot(Key::Name(name), self.buckets)
+                    }),
+                };
+                let g = &mut out.groups.list[slot];
+                g.1.add(&u);
+                g.2.insert(u.bucket);
+            }
+            let unread = rows.unread();
+            if kept && unread > 0 {
+                *out.faults.entry(Fault::Unreadable.rank()).or_default() += unread;
+            }
+            if by_session && kept && buckets.iter().next().is_some() {
+                out.sessions.push(SessionTally {
+                    at,
+                    whole,
+                    own,
+                    buckets,
+                    by_bucket,
+                });
+            }
+        }
+        out
     }
 }
 
@@ -676,4 +981,150 @@ pub fn by_cost(
         (None, None) => std::cmp::Ordering::Equal,
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::spent::Spent as Stored;
+    use crate::pi::usage::{Cost, Source, Usage, UsageEntry};
+
+    const DAY_MS: i64 = 86_400_000;
+
+    /// `n` entries with keys from `first`, an hour apart from `start`,
+    /// each `first + i` input tokens and that many thousandths of a
+    /// dollar.
+    fn entries(first: u64, n: u64, start: i64) -> Vec<UsageEntry> {
+        let model: Arc<str> = Arc::from("anthropic/claude-sonnet-4-5");
+        (0..n)
+            .map(|i| UsageEntry {
+                line: i + 1,
+                key: first + i,
+                timestamp_ms: Some(start + i as i64 * 3_600_000),
+                source: Source::Assistant,
+                model: model.clone(),
+                usage: Usage {
+                    input: first + i,
+                    output: 1,
+                    cache_read: 0,
+                    cache_write: 0,
+                    costs: [Cost::decimal(first + i, 3).unwrap(); 5],
+                },
+                fault: None,
+            })
+            .collect()
+    }
+
+    fn value(entries: &[UsageEntry]) -> Vec<u8> {
+        let mut s = Stored::default();
+        s.extend(entries);
+        s.encode().into_bytes()
+    }
+
+    fn session(key: u64, family: Option<u64>, depth: u32) -> SessionSpend {
+        SessionSpend {
+            key,
+            session_id: format!("s{key}"),
+            path: format!("/s/{key}.jsonl"),
+            family,
+            age: match family {
+                Some(_) => (depth, i64::from(depth), key),
+                None => (u32::MAX, i64::MAX, key),
+            },
+            ..SessionSpend::default()
+        }
+    }
+
+    fn query(grouping: Grouping) -> UsageQuery {
+        UsageQuery {
+            grouping,
+            since_ms: None,
+            until_ms: None,
+            tz: jiff::tz::TimeZone::UTC,
+            cwd: None,
+            models: Vec::new(),
+            session: None,
+            family: None,
+            host: None,
+        }
+    }
+
+    fn on_threads(n: usize, f: impl FnOnce() -> UsageReport + Send) -> UsageReport {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
+    #[test]
+    fn a_report_adds_up_the_same_on_any_number_of_threads_and_a_family_once_across_batches() {
+        let start = 1_767_225_600_000; // 2026-01-01
+        let mut c = Collect::default();
+        // Plain sessions, then a family larger than a batch: a parent and
+        // a fork that copies all of its entries and adds its own.
+        let mut distinct: Vec<UsageEntry> = Vec::new();
+        for k in 0..3u64 {
+            let e = entries(k * 100_000, 30_000, start + k as i64 * DAY_MS);
+            c.add(session(k, None, 0), Value::read(value(&e)));
+            distinct.extend(e);
+        }
+        let parent = entries(1_000_000, 70_000, start);
+        let mut fork = parent.clone();
+        fork.extend(entries(2_000_000, 2_000, start + 70_000 * 3_600_000));
+        c.add(session(10, Some(7), 0), Value::read(value(&parent)));
+        c.add(session(11, Some(7), 1), Value::read(value(&fork)));
+        distinct.extend(fork);
+        let data = c.finish();
+        let rows: usize = data.sessions.iter().map(|s| s.rows.len()).sum();
+        assert!(rows > 2 * BATCH_ROWS, "{rows} rows: too few for batches");
+
+        let daily = query(Grouping::Daily);
+        let one = on_threads(1, || report(&data, &daily));
+        let four = on_threads(4, || report(&data, &daily));
+        // To the last bit, row by row.
+        assert_eq!(one.rows, four.rows);
+        assert_eq!(one.total, four.total);
+        // Every entry once: the fork's copies of its parent's are not
+        // counted again, though the family is larger than a batch.
+        let input: u64 = distinct.iter().map(|e| e.usage.input).sum();
+        assert_eq!(one.total.input, input);
+        assert_eq!(one.total.output, distinct.len() as u64);
+        assert_eq!(one.rows.iter().map(|r| r.spent.input).sum::<u64>(), input);
+        let dollars = input as f64 / 1000.0;
+        assert!((one.total.cost - dollars).abs() < 1e-6 * dollars);
+        // Days: each entry in its own, an hour apart.
+        let days: HashSet<i64> = distinct
+            .iter()
+            .map(|e| e.timestamp_ms.unwrap().div_euclid(DAY_MS))
+            .collect();
+        assert_eq!(one.rows.len(), days.len());
+
+        // By session: the fork's own cost is its own entries', its cost
+        // everything its file records.
+        let sessions = on_threads(3, || report(&data, &query(Grouping::Session)));
+        let fork = sessions
+            .rows
+            .iter()
+            .find(|r| r.session_id.as_deref() == Some("s11"))
+            .unwrap();
+        let own: u64 = (2_000_000..2_002_000).sum();
+        assert!((fork.own_cost.unwrap() - own as f64 / 1000.0).abs() < 1e-6);
+        assert_eq!(fork.spent.output, 72_000);
+    }
+
+    #[test]
+    fn a_damaged_value_counts_the_rows_before_the_damage_and_reports_the_rest() {
+        let e = entries(1, 10, 1_767_225_600_000);
+        let mut bytes = value(&e);
+        bytes.pop();
+        let mut c = Collect::default();
+        c.add(session(1, None, 0), Value::read(bytes));
+        // A value whose head does not read at all.
+        c.add(session(2, None, 0), None);
+        let r = report(&c.finish(), &query(Grouping::Daily));
+        assert_eq!(r.total.output, 9);
+        assert_eq!(r.total.input, (1..10).sum::<u64>());
+        assert_eq!(r.faults, [(Fault::Unreadable, 2)]);
+    }
 }

@@ -9,9 +9,9 @@ use tantivy::columnar::StrColumn;
 use tantivy::{DocId, Searcher, SegmentReader};
 
 use super::reader::Reader;
-use crate::index::spent::{Join, Row, Rows};
+use crate::index::spent::{Slots, Value};
 use crate::index::{tantivy_err, IndexError};
-use crate::read::usage::{Collect, SessionSpend, UsageData};
+use crate::read::usage::{Collect, Recorded, SessionSpend, UsageData};
 
 /// Every session's usage in the state `searcher` shows, with the facts
 /// of its record (one value a session, [`crate::index::spent`]).
@@ -112,29 +112,37 @@ fn usage_of(
         .map(|(ord, docs)| read_segment(searcher.segment_reader(ord), &docs))
         .collect::<tantivy::Result<_>>()
         .map_err(err)?;
-    // Each distinct stored value once, in the order first met.
-    let mut distinct: Vec<&[u8]> = Vec::new();
+    // Each distinct stored value once, in the order first met: where it
+    // is (its segment and its place there). A value that did not read is
+    // one of its own.
+    let mut distinct: Vec<(usize, usize)> = Vec::new();
     let mut numbers: HashMap<Sampled, usize, Fast> = HashMap::default();
     let numbered: Vec<Vec<usize>> = segments
         .iter()
-        .map(|seg| {
+        .enumerate()
+        .map(|(s, seg)| {
             seg.values
                 .iter()
-                .map(|v| {
-                    *numbers.entry(Sampled(v)).or_insert_with(|| {
-                        distinct.push(v);
+                .enumerate()
+                .map(|(i, v)| {
+                    let mut add = || {
+                        distinct.push((s, i));
                         distinct.len() - 1
-                    })
+                    };
+                    match v {
+                        Some((v, hash)) => *numbers.entry(Sampled(v, *hash)).or_insert_with(add),
+                        None => add(),
+                    }
                 })
                 .collect()
         })
         .collect();
-    let decoded: Vec<Rows> = distinct
-        .par_iter()
-        .map(|v| Rows::decode(v).unwrap_or_default())
-        .collect();
+    drop(numbers);
     let mut out = Collect::default();
-    let shared: Vec<Arc<Vec<Row>>> = decoded.into_iter().map(|r| out.share(r)).collect();
+    let shared: Vec<Arc<Recorded>> = distinct
+        .into_iter()
+        .map(|(s, i)| out.share(segments[s].values[i].as_ref().map(|(v, _)| v.clone())))
+        .collect();
     for (seg, numbers) in segments.into_iter().zip(&numbered) {
         for r in seg.sessions {
             out.push(SessionSpend {
@@ -156,20 +164,34 @@ fn usage_of(
     Ok(out.finish())
 }
 
-/// A stored value as a key that hashes its length and ends, not every
-/// byte: two values differ there unless one is a copy of the other,
-/// which equality (every byte) then tells.
-#[derive(PartialEq, Eq)]
-struct Sampled<'a>(&'a [u8]);
+/// A stored value as a key, with the hash of its length and ends
+/// ([`sample`]): two values differ there unless one is a copy of the
+/// other, which equality (every byte) then tells.
+struct Sampled<'a>(&'a Value, u64);
+
+impl PartialEq for Sampled<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.1 == o.1 && self.0.bytes() == o.0.bytes()
+    }
+}
+
+impl Eq for Sampled<'_> {}
 
 impl std::hash::Hash for Sampled<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        const END: usize = 64;
-        let v = self.0;
-        v.len().hash(h);
-        h.write(&v[..v.len().min(END)]);
-        h.write(&v[v.len().saturating_sub(END)..]);
+        h.write_u64(self.1);
     }
+}
+
+/// The hash of a value's length and ends, not of every byte.
+fn sample(v: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    const END: usize = 64;
+    let mut h = Fast::default().build_hasher();
+    h.write_usize(v.len());
+    h.write(&v[..v.len().min(END)]);
+    h.write(&v[v.len().saturating_sub(END)..]);
+    h.finish()
 }
 
 /// The hasher of the map of stored values.
@@ -190,7 +212,9 @@ struct Read {
 /// The sessions of one segment, and its distinct stored values.
 struct Segment {
     sessions: Vec<Read>,
-    values: Vec<Vec<u8>>,
+    /// Each value, its head read, and the hash of its ends ([`sample`]);
+    /// `None`: one that did not read.
+    values: Vec<Option<(Value, u64)>>,
 }
 
 /// The columns of the session documents `docs` (ascending) of `seg`.
@@ -216,7 +240,7 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
     // A value's chunks ([`crate::index::spent::chunks`]) are the
     // document's ordinals in order; documents with the same ordinals hold
     // the same value, read once.
-    let mut values: Vec<Vec<u8>> = Vec::new();
+    let mut values = Vec::new();
     if let Some(column) = ff.str("usage")? {
         let mut numbers: HashMap<Vec<u64>, usize, Fast> = HashMap::default();
         let mut wanted: Vec<(u64, usize)> = Vec::new();
@@ -235,11 +259,16 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
             });
             sessions[i].value = Some(v);
         }
-        let mut joined: Vec<Join> = sizes.into_iter().map(Join::for_chunks).collect();
-        each_term(&column, wanted, |v, b| joined[v].push(b))?;
-        values = joined
+        let mut slots = Slots::new(&sizes);
+        each_term(&column, wanted, |v, b| slots.push(v, b))?;
+        let (store, ranges) = slots.finish();
+        values = ranges
             .into_iter()
-            .map(|j| j.finish().unwrap_or_default())
+            .map(|r| {
+                let r = r?;
+                let hash = sample(store.get(r.clone())?);
+                Some((Value::read_in(&store, r)?, hash))
+            })
             .collect();
     }
     Ok(Segment { sessions, values })

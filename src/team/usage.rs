@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::{schema, Db, TeamError};
-use crate::index::spent::Rows;
+use crate::index::spent::Value;
 use crate::read::usage::{Collect, SessionSpend, UsageData};
 
 /// Every session's usage, each with its host.
@@ -34,16 +34,20 @@ pub fn usage(db: &Db) -> Result<UsageData, TeamError> {
         let stored = match r.get::<_, Option<&[u8]>>(7) {
             None => {
                 *without.entry(host.clone()).or_default() += 1;
-                Rows::default()
+                Some(Value::default())
             }
-            Some(bytes) => Rows::decode(bytes).ok_or_else(|| TeamError::Db {
-                target: db.target.clone(),
-                doing: "reading what the sessions spent".into(),
-                why: format!(
-                    "the usage of {path} (host {host}) is not as this pi-index writes it: \
+            Some(bytes) => {
+                Value::read_whole(bytes.to_vec())
+                    .map(Some)
+                    .ok_or_else(|| TeamError::Db {
+                        target: db.target.clone(),
+                        doing: "reading what the sessions spent".into(),
+                        why: format!(
+                            "the usage of {path} (host {host}) is not as this pi-index writes it: \
                          push again from {host}"
-                ),
-            })?,
+                        ),
+                    })?
+            }
         };
         let key = crate::index::schema::session_key(&path);
         let family = r.get::<_, Option<i64>>(5).map(|f| f as u64);
