@@ -238,7 +238,8 @@ fn costly(
             limit: usize::MAX,
         })?
         .sessions;
-    let usage = source.usage()?;
+    // A report by session in UTC, without bounds: sums serve.
+    let usage = source.usage(pi_index::read::usage::Need::Sums)?;
     let ranked = by_cost(sessions, &usage);
     let mut json = args.json.then(output::json_stdout);
     let mut out = output::stdout(!args.json && args.color.enabled());

@@ -147,7 +147,7 @@ pub fn run(args: UsageArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
             }
         );
     }
-    let data = source.usage()?;
+    let data = source.usage(q.need())?;
     let r = report(&data, &q);
     warn(&r, args.verbose, &data, q.host.as_deref())?;
     if args.json {

@@ -42,6 +42,7 @@ impl PiDoc {
                     + s.title.as_ref().map_or(0, String::len)
                     + 256
                     + s.usage.iter().map(String::len).sum::<usize>()
+                    + s.usage_sums.iter().map(String::len).sum::<usize>()
             }
         }
     }
@@ -78,6 +79,9 @@ pub struct SessionDoc {
     /// What each entry that records usage spent ([`super::spent`]'s
     /// value, in its chunks; none: nothing).
     pub(super) usage: Vec<String>,
+    /// The same summed ([`super::spent::Sums`], in its chunks; none:
+    /// nothing, or rows that cannot be summed).
+    pub(super) usage_sums: Vec<String>,
 }
 
 /// A value lent to tantivy.
@@ -216,6 +220,10 @@ fn session_field(s: &SessionDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
         n if n - 26 - s.models.len() < s.usage.len() => {
             Some((f.usage, PiValue::Str(&s.usage[n - 26 - s.models.len()])))
         }
+        n if n - 26 - s.models.len() - s.usage.len() < s.usage_sums.len() => Some((
+            f.usage_sums,
+            PiValue::Str(&s.usage_sums[n - 26 - s.models.len() - s.usage.len()]),
+        )),
         _ => return None,
     })
 }
@@ -290,6 +298,7 @@ mod tests {
             head: 0,
             agent: crate::pi::Agent::Omp,
             usage: Vec::new(),
+            usage_sums: Vec::new(),
         }));
         let models: Vec<_> = doc
             .iter_fields_and_values()

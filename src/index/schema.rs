@@ -52,6 +52,7 @@
 //! | `file` | sessions | raw string, fast | the path again, as a column, so a build reads the state of 10,000 files without touching the doc store |
 //! | `file_dev`, `file_ino`, `file_size`, `file_mtime_ns`, `indexed_to`, `head_hash`, `tail_hash` | sessions | u64, fast | what identifies the indexed state of the file, for incremental builds |
 //! | `usage` | sessions | text (ASCII), fast (raw), not indexed, not stored | what each entry that records usage cost ([`crate::pi::usage`]), encoded by [`super::spent`]: one value per session. A report reads it with the session's key, file, id, directory and name from their columns, without the doc store, whose blocks hold messages too; identical values (the files of a copied folder) are one dictionary entry, read once ([docs/performance.md](../../docs/performance.md#what-pi-cost)) |
+//! | `usage_sums` | sessions | text (ASCII), fast (raw), not indexed, not stored | the same entries summed by quarter hour and model ([`super::spent::Sums`]; none when an entry has a fault or a time outside 2000 to 2200): what a report reads for a session outside a family instead of its rows ([docs/performance.md](../../docs/performance.md#sums-by-quarter-hour)) |
 //!
 //! The text tokenizer is registered under [`TEXT_TOKENIZER`] every time an
 //! index is opened; [`SCHEMA_VERSION`] changes whenever fields or
@@ -68,7 +69,7 @@ use super::state::fnv1a;
 
 /// Bumped whenever the schema or the tokenizer changes; an index written
 /// under another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 17;
+pub const SCHEMA_VERSION: u32 = 18;
 
 /// Name under which the text tokenizer is registered.
 pub const TEXT_TOKENIZER: &str = "pi_text";
@@ -166,6 +167,9 @@ pub struct Fields {
     pub agent: Field,
     /// Sessions: what each entry that records usage cost ([`super::spent`]).
     pub usage: Field,
+    /// Sessions: the same summed by quarter hour and bucket
+    /// ([`super::spent::Sums`]).
+    pub usage_sums: Field,
 }
 
 /// The key that joins a session file's messages to its session document:
@@ -249,6 +253,7 @@ impl Fields {
             ),
             agent: b.add_text_field("agent", STRING | STORED),
             usage: b.add_text_field("usage", TextOptions::default().set_fast("raw")),
+            usage_sums: b.add_text_field("usage_sums", TextOptions::default().set_fast("raw")),
         };
         (b.build(), fields)
     }

@@ -16,9 +16,15 @@
 //! groups of six bits, a byte each, `0x40` marking that more follow; the
 //! entry key, and a cost's double where it is kept as one, as ten bytes
 //! of seven bits. A cost written as a decimal is kept as its digits and
-//! places ([`Cost`](crate::pi::usage::Cost)): the build never divides, and the read gives back
+//! places ([`Cost`](crate::pi::usage::Cost)), and the read gives back
 //! the double `f64::from_str` reads from the file.
+//!
+//! Beside the rows the build keeps their [`Sums`] by quarter hour and
+//! model (the `usage_sums` column), which a report reads instead of the
+//! rows of a session outside a family
+//! ([docs/performance.md](../../docs/performance.md#sums-by-quarter-hour)).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::pi::usage::{ratio, Fault, Source, UsageEntry, MAX_PLACES};
@@ -118,19 +124,7 @@ impl Value {
             return Some(Value::default());
         }
         let mut r = Reader { b: bytes, at: 0 };
-        if r.byte()? != VERSION {
-            return None;
-        }
-        let n = r.varint()? as usize;
-        let mut buckets = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            let len = r.varint()? as usize;
-            let mut name = Vec::with_capacity(len.min(256));
-            for _ in 0..len {
-                name.push(u8::try_from(r.varint()?).ok()?);
-            }
-            buckets.push(String::from_utf8_lossy(&name).into_owned());
-        }
+        let buckets = read_head(&mut r, VERSION)?;
         let len = r.varint()? as usize;
         Some(Value {
             store: store.clone(),
@@ -314,6 +308,15 @@ pub struct Spent {
     last_ts: i64,
     /// The rows, written.
     bytes: Vec<u8>,
+    /// The rows summed by quarter hour and bucket, in the order first met
+    /// ([`Sums`]).
+    sums: Vec<Sum>,
+    /// Where each quarter hour's and bucket's sum is in `sums` (the
+    /// quarter of rows without a time: `i64::MIN`).
+    sum_at: HashMap<(i64, usize), usize, foldhash::fast::FixedState>,
+    /// Whether a row cannot be summed so (a fault, or a time outside
+    /// [`SUMMED_MS`]): the session's report then reads its rows.
+    unsummed: bool,
 }
 
 impl Spent {
@@ -324,19 +327,60 @@ impl Spent {
         let Some(value) = Value::read_whole(value.as_ref().to_vec()) else {
             return Spent::default();
         };
-        let mut rows = value.rows();
-        let last_ts = rows.by_ref().filter_map(|r| r.ts_ms).last().unwrap_or(0);
-        Spent {
+        let mut spent = Spent {
             buckets: value
                 .buckets
                 .iter()
                 .map(|b| Arc::from(b.as_str()))
                 .collect(),
-            last_bucket: 0,
             rows: value.len as u64,
-            last_ts,
             bytes: value.rows_bytes().to_vec(),
+            ..Spent::default()
+        };
+        for r in value.rows() {
+            if let Some(t) = r.ts_ms {
+                spent.last_ts = t;
+            }
+            spent.sum(r.ts_ms, r.bucket as usize, r.tokens, r.cost, r.fault != 0);
         }
+        spent
+    }
+
+    /// Add a row to its quarter hour's and bucket's sum.
+    fn sum(&mut self, ts: Option<i64>, bucket: usize, tokens: [u64; 4], cost: f64, fault: bool) {
+        let quarter = match ts {
+            Some(t) if SUMMED_MS.contains(&t) => t.div_euclid(QUARTER_MS),
+            None => i64::MIN,
+            Some(_) => {
+                self.unsummed = true;
+                return;
+            }
+        };
+        if fault {
+            self.unsummed = true;
+            return;
+        }
+        let next = self.sums.len();
+        // A row's sum is the last row's, nearly always.
+        let at = match self.sums.last() {
+            Some(s) if s.bucket as usize == bucket && s.quarter.unwrap_or(i64::MIN) == quarter => {
+                next - 1
+            }
+            _ => *self.sum_at.entry((quarter, bucket)).or_insert(next),
+        };
+        if at == next {
+            self.sums.push(Sum {
+                quarter: (quarter != i64::MIN).then_some(quarter),
+                bucket: bucket as u32,
+                ..Sum::default()
+            });
+        }
+        let s = &mut self.sums[at];
+        for (a, b) in s.tokens.iter_mut().zip(tokens) {
+            *a += b;
+        }
+        s.cost += cost;
+        s.rows += 1;
     }
 
     /// Whether there is no row.
@@ -403,6 +447,13 @@ impl Spent {
             let len = w.at;
             self.bytes.extend_from_slice(&row[..len]);
             self.rows += 1;
+            self.sum(
+                e.timestamp_ms,
+                bucket,
+                [u.input, u.output, u.cache_read, u.cache_write],
+                u.costs[0].value(),
+                e.fault.is_some(),
+            );
         }
     }
 
@@ -411,9 +462,54 @@ impl Spent {
         if self.rows == 0 {
             return String::new();
         }
+        let mut out = self.head(VERSION, self.bytes.len());
+        varint(&mut out, self.rows);
+        out.extend_from_slice(&self.bytes);
+        // Every byte is below 0x80.
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// The stored sums ([`Sums`]; empty when there is no row, or a row
+    /// that cannot be summed).
+    pub fn encode_sums(&self) -> String {
+        if self.rows == 0 || self.unsummed {
+            return String::new();
+        }
+        let mut out = self.head(SUMS_VERSION, self.sums.len() * 32);
+        varint(&mut out, self.sums.len() as u64);
+        let mut last = 0i64;
+        for s in &self.sums {
+            // 0: no time; else 1 + the zigzagged difference.
+            match s.quarter {
+                None => varint(&mut out, 0),
+                Some(q) => {
+                    let d = q.wrapping_sub(last);
+                    varint(&mut out, (((d << 1) ^ (d >> 63)) as u64).wrapping_add(1));
+                    last = q;
+                }
+            }
+            varint(&mut out, u64::from(s.bucket));
+            for t in s.tokens {
+                varint(&mut out, t);
+            }
+            varint(&mut out, s.rows);
+            let mut bits = [0u8; 10];
+            let mut w = Writer {
+                b: &mut bits,
+                at: 0,
+            };
+            w.fixed(s.cost.to_bits());
+            out.extend_from_slice(&bits);
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// A value's head: its version and the buckets, with room for `more`
+    /// bytes.
+    fn head(&self, version: u8, more: usize) -> Vec<u8> {
         let names: usize = self.buckets.iter().map(|b| b.len() + 2).sum();
-        let mut out = Vec::with_capacity(16 + names + self.bytes.len());
-        out.push(VERSION);
+        let mut out = Vec::with_capacity(16 + names + more);
+        out.push(version);
         varint(&mut out, self.buckets.len() as u64);
         for b in &self.buckets {
             // A name of ASCII as is; any other byte as a number.
@@ -422,11 +518,144 @@ impl Spent {
                 varint(&mut out, u64::from(c));
             }
         }
-        varint(&mut out, self.rows);
-        out.extend_from_slice(&self.bytes);
-        // Every byte is below 0x80.
-        String::from_utf8(out).unwrap_or_default()
+        out
     }
+}
+
+/// The version of the stored sums.
+pub const SUMS_VERSION: u8 = 1;
+
+/// The length of a quarter hour, in ms: every time zone in use changes
+/// its offset, and starts its days, on a quarter hour
+/// ([`quarter_exact`]), so a quarter hour's rows fall in one day.
+pub const QUARTER_MS: i64 = 900_000;
+
+/// The times rows are summed by quarter hour within (2000 to 2200, UTC;
+/// [`quarter_exact`] checks a time zone over them).
+pub const SUMMED_MS: std::ops::Range<i64> = 946_684_800_000..7_258_118_400_000;
+
+/// Whether every day of `tz` within [`SUMMED_MS`] starts on a quarter
+/// hour and holds whole quarter hours: its offsets and the times it
+/// changes them are whole quarter hours.
+pub fn quarter_exact(tz: &jiff::tz::TimeZone) -> bool {
+    let quarter = |secs: i64| secs % (QUARTER_MS / 1000) == 0;
+    let (Ok(from), Ok(to)) = (
+        jiff::Timestamp::from_millisecond(SUMMED_MS.start),
+        jiff::Timestamp::from_millisecond(SUMMED_MS.end),
+    ) else {
+        return false;
+    };
+    let mut offset = tz.to_offset(from);
+    if !quarter(i64::from(offset.seconds())) {
+        return false;
+    }
+    for t in tz.following(from) {
+        if t.timestamp() >= to {
+            break;
+        }
+        // A transition that keeps the offset (a new abbreviation, or the
+        // end of a table) changes no clock.
+        if t.offset() == offset {
+            continue;
+        }
+        offset = t.offset();
+        if !quarter(t.timestamp().as_second()) || !quarter(i64::from(offset.seconds())) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A quarter hour's rows of one bucket, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sum {
+    /// The quarter hour (its first millisecond over [`QUARTER_MS`]);
+    /// `None`: the rows without a time.
+    pub quarter: Option<i64>,
+    /// The bucket: an index into [`Sums::buckets`].
+    pub bucket: u32,
+    /// Input, output, cache read and cache write tokens.
+    pub tokens: [u64; 4],
+    /// The total costs, added in file order.
+    pub cost: f64,
+    /// How many rows.
+    pub rows: u64,
+}
+
+impl Sum {
+    /// The quarter hour's first millisecond.
+    pub fn start_ms(&self) -> Option<i64> {
+        self.quarter.map(|q| q * QUARTER_MS)
+    }
+}
+
+/// A session's rows summed by quarter hour and bucket, as the build
+/// stores them beside the rows: what a report of a session outside a
+/// family reads instead of its rows, for a time zone and bounds on
+/// quarter hours ([docs/performance.md](../../docs/performance.md#sums-by-quarter-hour)).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sums {
+    /// The buckets, each once.
+    pub buckets: Vec<String>,
+    /// The sums, in the order their first rows were written.
+    pub sums: Vec<Sum>,
+}
+
+impl Sums {
+    /// The stored sums `bytes`; `None` when they are not ones this
+    /// release writes, whole.
+    pub fn read(bytes: &[u8]) -> Option<Sums> {
+        let mut r = Reader { b: bytes, at: 0 };
+        let buckets = read_head(&mut r, SUMS_VERSION)?;
+        let n = r.varint()? as usize;
+        let mut sums = Vec::with_capacity(n.min(1 << 16));
+        let mut last = 0i64;
+        for _ in 0..n {
+            let q = r.varint()?;
+            let quarter = (q != 0).then(|| {
+                let z = q - 1;
+                last = last.wrapping_add(((z >> 1) as i64) ^ -((z & 1) as i64));
+                last
+            });
+            let bucket = u32::try_from(r.varint()?).ok()?;
+            if bucket as usize >= buckets.len() {
+                return None;
+            }
+            let mut tokens = [0u64; 4];
+            for t in &mut tokens {
+                *t = r.varint()?;
+            }
+            let rows = r.varint()?;
+            let cost = f64::from_bits(r.fixed()?);
+            sums.push(Sum {
+                quarter,
+                bucket,
+                tokens,
+                cost,
+                rows,
+            });
+        }
+        (r.at == bytes.len()).then_some(Sums { buckets, sums })
+    }
+}
+
+/// A value's head ([`Spent::head`]): its buckets, if its version is
+/// `version`.
+fn read_head(r: &mut Reader, version: u8) -> Option<Vec<String>> {
+    if r.byte()? != version {
+        return None;
+    }
+    let n = r.varint()? as usize;
+    let mut buckets = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        let len = r.varint()? as usize;
+        let mut name = Vec::with_capacity(len.min(256));
+        for _ in 0..len {
+            name.push(u8::try_from(r.varint()?).ok()?);
+        }
+        buckets.push(String::from_utf8_lossy(&name).into_owned());
+    }
+    Some(buckets)
 }
 
 /// The most bytes of a value one chunk carries ([`chunks`]). A column's
@@ -511,6 +740,8 @@ impl Join {
 /// reading the values
 /// ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
 pub struct Slots {
+    /// The values, each where its first chunk came; never grown past
+    /// the room it was made with, so never moved.
     bytes: Vec<u8>,
     /// Each value's slot: where it starts, its room in chunks, its length
     /// so far, and the number its next chunk must have (`None` once one
@@ -529,28 +760,25 @@ struct Slot {
 impl Slots {
     /// Room for values of `chunks` chunks each.
     pub fn new(chunks: &[usize]) -> Slots {
-        let mut at = 0;
+        let room = chunks.iter().map(|&n| n.saturating_mul(CHUNK)).sum();
         let slots = chunks
             .iter()
-            .map(|&n| {
-                let start = at;
-                at += n.saturating_mul(CHUNK);
-                Slot {
-                    start,
-                    chunks: n,
-                    len: 0,
-                    next: Some(0),
-                }
+            .map(|&n| Slot {
+                start: 0,
+                chunks: n,
+                len: 0,
+                next: Some(0),
             })
             .collect();
-        // Zeroed memory the system maps as it is written: a slot's room
-        // past its value's end is never touched.
-        let bytes = vec![0; at];
-        huge_pages(&bytes);
+        let bytes = Vec::with_capacity(room);
+        huge_pages(bytes.as_ptr() as usize, room);
         Slots { bytes, slots }
     }
 
-    /// Add value `v`'s next chunk.
+    /// Add value `v`'s next chunk. A value's first chunk comes before
+    /// every value's second (the number leads each): a value of one chunk
+    /// is put where the last one ended, one of more is given room for all
+    /// of its chunks there, which only its last leaves part unused.
     pub fn push(&mut self, v: usize, chunk: &[u8]) {
         let Some(slot) = self.slots.get_mut(v) else {
             return;
@@ -560,24 +788,33 @@ impl Slots {
         };
         let body = chunk.get(CHUNK_DIGITS..).unwrap_or_default();
         // Every chunk but a value's last is `CHUNK` bytes long.
+        let last = n + 1 == slot.chunks;
         let fits = chunk_number(chunk) == Some(n)
             && n < slot.chunks
-            && slot.len == n * CHUNK
-            && body.len() <= CHUNK;
-        let at = slot.start + slot.len;
-        match self.bytes.get_mut(at..at + body.len()) {
-            Some(to) if fits => {
-                to.copy_from_slice(body);
-                slot.len += body.len();
-                slot.next = Some(n + 1);
-            }
-            _ => slot.next = None,
+            && (body.len() == CHUNK || last && body.len() < CHUNK);
+        if !fits {
+            slot.next = None;
+            return;
         }
+        if n == 0 {
+            slot.start = self.bytes.len();
+            if last {
+                self.bytes.extend_from_slice(body);
+            } else {
+                self.bytes.resize(slot.start + slot.chunks * CHUNK, 0);
+            }
+        }
+        let at = slot.start + n * CHUNK;
+        if let Some(to) = self.bytes.get_mut(at..at + body.len()) {
+            to.copy_from_slice(body);
+        }
+        slot.len = n * CHUNK + body.len();
+        slot.next = Some(n + 1);
     }
 
     /// The buffer, and where each value is in it; `None` for a value whose
     /// chunks were not a value's, all of them in order.
-    pub fn finish(self) -> (Arc<Vec<u8>>, Vec<Option<std::ops::Range<usize>>>) {
+    pub fn finish(self) -> Joined {
         let ranges = self
             .slots
             .iter()
@@ -587,19 +824,23 @@ impl Slots {
     }
 }
 
-/// Ask the system to back the 2 MiB pages that lie wholly within `b`
-/// with huge pages (where it does so on request only): the values are
-/// written once, each page's fault and zeroing is then one for 512
-/// pages ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
-fn huge_pages(b: &[u8]) {
+/// Values put back together ([`Slots::finish`]): the buffer, and where
+/// each value is in it (`None`: one whose chunks were not a value's).
+pub type Joined = (Arc<Vec<u8>>, Vec<Option<std::ops::Range<usize>>>);
+
+/// Ask the system to back the 2 MiB pages that lie wholly within the
+/// `len` bytes allocated at `at` with huge pages (where it does so on
+/// request only): the values are written once, each page's fault and
+/// zeroing is then one for 512 pages
+/// ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
+fn huge_pages(at: usize, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 1 << 21;
-        let at = b.as_ptr() as usize;
         let start = at.next_multiple_of(HUGE);
-        let end = (at + b.len()) / HUGE * HUGE;
+        let end = (at + len) / HUGE * HUGE;
         if end > start {
-            // SAFETY: the range lies within `b`'s allocation, and the
+            // SAFETY: the range lies within the allocation, and the
             // advice changes how its pages are backed, not what they hold.
             unsafe {
                 libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
@@ -607,7 +848,7 @@ fn huge_pages(b: &[u8]) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = b;
+    let _ = (at, len);
 }
 
 /// The number a chunk starts with.
@@ -986,6 +1227,47 @@ mod tests {
             }
             assert_eq!(join.finish(), Some(value.into_bytes()), "{len}");
         }
+    }
+
+    #[test]
+    fn values_come_back_whole_from_their_chunks_in_a_dictionary_s_order() {
+        let values: Vec<String> = [5, CHUNK, 2 * CHUNK + 7, 3 * CHUNK, 1]
+            .iter()
+            .enumerate()
+            .map(|(v, &len)| {
+                (0..len)
+                    .map(|i| char::from(b'a' + ((i + v) % 26) as u8))
+                    .collect()
+            })
+            .collect();
+        let cut: Vec<Vec<String>> = values.iter().map(|v| chunks(v)).collect();
+        let sizes: Vec<usize> = cut.iter().map(Vec::len).collect();
+        // The dictionary's order: every value's first chunk, then every
+        // second one, and so on; the last value's third chunk lost.
+        let mut slots = Slots::new(&[&sizes[..], &[3]].concat());
+        let lost = chunks(&"z".repeat(2 * CHUNK + 1));
+        for n in 0..3 {
+            for (v, c) in cut.iter().enumerate() {
+                if let Some(c) = c.get(n) {
+                    slots.push(v, c.as_bytes());
+                }
+            }
+            if let Some(c) = lost.get(n).filter(|_| n < 2) {
+                slots.push(values.len(), c.as_bytes());
+            }
+        }
+        let (store, ranges) = slots.finish();
+        for (v, value) in values.iter().enumerate() {
+            let r = ranges[v].clone().unwrap();
+            assert_eq!(&store[r], value.as_bytes(), "{v}");
+        }
+        assert_eq!(ranges[values.len()], None);
+        // Packed: a value of one chunk takes its length, one of several
+        // the room of all of its chunks.
+        assert_eq!(
+            store.len(),
+            5 + CHUNK + 3 * CHUNK + 3 * CHUNK + 1 + 3 * CHUNK
+        );
     }
 
     #[test]

@@ -836,6 +836,7 @@ impl IndexBuilder {
             head: rec.head,
             agent: meta.agent,
             usage: super::spent::chunks(&rec.usage.encode()),
+            usage_sums: super::spent::chunks(&rec.usage.encode_sums()),
         })))
     }
 

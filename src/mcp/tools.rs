@@ -898,7 +898,10 @@ pub fn usage(reading: &Reading, args: UsageArgs) -> Result<UsageOutput, String> 
         family: None,
         host: args.host.clone(),
     };
-    let data = reading.source().usage().map_err(|e| e.to_string())?;
+    let data = reading
+        .source()
+        .usage(q.need())
+        .map_err(|e| e.to_string())?;
     let r = report(&data, &q);
     let rows_total = r.rows.len() as u64;
     // The latest periods; the costliest of the rest (already first).

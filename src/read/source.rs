@@ -117,9 +117,11 @@ pub trait Source: Send + Sync {
     fn stats(&self) -> Result<Stats, ReadError>;
 
     /// Every session's usage, for [`super::usage::report`] (each entry
-    /// of a family once); [`ReadError::Unsupported`] where
+    /// of a family once), as much of it as a query needs
+    /// ([`super::usage::UsageQuery::need`]: a source may give sums where
+    /// they serve); [`ReadError::Unsupported`] where
     /// [`Capabilities::usage`] is false.
-    fn usage(&self) -> Result<super::usage::UsageData, ReadError>;
+    fn usage(&self, need: super::usage::Need) -> Result<super::usage::UsageData, ReadError>;
 
     /// What `session` cost ([`super::usage::session_cost`]: each entry
     /// of its family once); `None` when it recorded no usage.
@@ -132,7 +134,10 @@ pub trait Source: Send + Sync {
         &self,
         session: &SessionRow,
     ) -> Result<Option<super::usage::SessionCost>, ReadError> {
-        Ok(super::usage::session_cost(&self.usage()?, session))
+        Ok(super::usage::session_cost(
+            &self.usage(super::usage::Need::Sums)?,
+            session,
+        ))
     }
 
     /// Messages per UTC day over the `days` days ending with the day of

@@ -14,6 +14,12 @@
 //!
 //! A row with a [`Fault`] is never summed; the report counts the faults.
 //!
+//! A session outside a group (a family, the files of one id) holds no
+//! entry another holds, so its rows' sums by quarter hour and model serve
+//! a report whose bounds and time zone's days fall on quarter hours
+//! ([`Need`]); the local index gives those instead of its rows
+//! ([docs/performance.md](../../docs/performance.md#sums-by-quarter-hour)).
+//!
 //! What one session cost, those two figures and its tokens
 //! ([`SessionCost`]), is its row of the report by session: for every
 //! session ([`session_costs`], what `sessions --sort cost` orders by,
@@ -37,7 +43,7 @@ type Fast = foldhash::fast::FixedState;
 use serde::Serialize;
 
 use super::session::SessionRow;
-use crate::index::spent::{Row, RowIter, Value};
+use crate::index::spent::{Row, RowIter, Sum, Sums, Value};
 use crate::pi::usage::Fault;
 
 /// How rows are grouped.
@@ -83,6 +89,35 @@ pub struct UsageQuery {
     pub host: Option<String>,
 }
 
+/// What a report needs of each session's usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// A session's sums by quarter hour and model where they serve (a
+    /// session outside a family or a group of copies, whose entries are
+    /// all summed), its rows elsewhere.
+    Sums,
+    /// Every session's rows: the query's time bounds or time zone are not
+    /// on quarter hours ([`crate::index::spent::quarter_exact`]).
+    Rows,
+}
+
+impl UsageQuery {
+    /// What the query needs of each session's usage: sums serve unless a
+    /// bound falls inside a quarter hour or the time zone's days do.
+    pub fn need(&self) -> Need {
+        let quarter =
+            |t: Option<i64>| t.is_none_or(|t| t.rem_euclid(crate::index::spent::QUARTER_MS) == 0);
+        if quarter(self.since_ms)
+            && quarter(self.until_ms)
+            && crate::index::spent::quarter_exact(&self.tz)
+        {
+            Need::Sums
+        } else {
+            Need::Rows
+        }
+    }
+}
+
 /// Tokens and money.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Spent {
@@ -108,6 +143,15 @@ impl Spent {
         self.cache_write += u.tokens[3];
         self.total_tokens += u.tokens.iter().sum::<u64>();
         self.cost += u.cost;
+    }
+
+    fn add_sum(&mut self, m: &Sum) {
+        self.input += m.tokens[0];
+        self.output += m.tokens[1];
+        self.cache_read += m.tokens[2];
+        self.cache_write += m.tokens[3];
+        self.total_tokens += m.tokens.iter().sum::<u64>();
+        self.cost += m.cost;
     }
 
     fn merge(&mut self, o: &Spent) {
@@ -229,10 +273,13 @@ pub struct Recorded {
     buckets: Vec<u32>,
     /// Whether the value did not read at all.
     unreadable: bool,
+    /// The rows summed, read instead of them ([`Need::Sums`]), their
+    /// buckets numbered as the data numbers them.
+    sums: Option<Vec<Sum>>,
 }
 
 impl Recorded {
-    /// How many rows it holds.
+    /// How many rows it holds (none when its sums were read instead).
     pub fn len(&self) -> usize {
         self.value.len()
     }
@@ -240,6 +287,16 @@ impl Recorded {
     /// Whether it holds no row.
     pub fn is_empty(&self) -> bool {
         self.value.is_empty()
+    }
+
+    /// Its sums, when they were read instead of its rows.
+    pub fn sums(&self) -> Option<&[Sum]> {
+        self.sums.as_deref()
+    }
+
+    /// What counting it costs, about: its rows, or its sums.
+    fn weight(&self) -> usize {
+        self.sums.as_ref().map_or(self.value.len(), Vec::len)
     }
 
     /// Its rows, in file order, their buckets numbered as the data numbers
@@ -333,9 +390,37 @@ impl Collect {
                 ..Recorded::default()
             });
         };
+        let buckets = self.number(value.buckets());
+        Arc::new(Recorded {
+            value,
+            buckets,
+            unreadable: false,
+            sums: None,
+        })
+    }
+
+    /// A session's sums, read instead of its rows ([`Need::Sums`]), their
+    /// buckets numbered as the data numbers buckets.
+    pub fn share_sums(&mut self, stored: &Sums) -> Arc<Recorded> {
+        let numbers = self.number(&stored.buckets);
+        let sums = stored
+            .sums
+            .iter()
+            .map(|m| Sum {
+                bucket: numbers[m.bucket as usize],
+                ..*m
+            })
+            .collect();
+        Arc::new(Recorded {
+            sums: Some(sums),
+            ..Recorded::default()
+        })
+    }
+
+    /// The data's number of each of `buckets`, new ones added.
+    fn number(&mut self, buckets: &[String]) -> Vec<u32> {
         let out = &mut self.data;
-        let buckets: Vec<u32> = value
-            .buckets()
+        buckets
             .iter()
             .map(|b| {
                 if let Some(&i) = self.ids.get(b.as_str()) {
@@ -346,12 +431,7 @@ impl Collect {
                 self.ids.insert(b.clone(), next);
                 next
             })
-            .collect();
-        Arc::new(Recorded {
-            value,
-            buckets,
-            unreadable: false,
-        })
+            .collect()
     }
 
     /// Add `session` with its rows ([`Collect::share`]).
@@ -446,9 +526,9 @@ fn below(cwd: Option<&str>, dir: &str) -> bool {
 ///
 /// A family's sessions hold copies of each other's entries, so each
 /// family is counted on one thread; the families are cut into batches of
-/// about [`BATCH_ROWS`] rows, counted in parallel and added up in order.
-/// The batches follow the data, not the threads, so a report sums the
-/// same numbers in the same order on any machine
+/// whole groups of about the same number of rows, counted in parallel
+/// and added up in order. The batches follow the data, not the threads,
+/// so a report sums the same numbers in the same order on any machine
 /// ([docs/performance.md](../../docs/performance.md#rows-read-as-they-are-counted)).
 pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     use rayon::prelude::*;
@@ -659,7 +739,7 @@ fn batches<'o, 'a>(order: &'o [Counted<'a>]) -> Vec<&'o [Counted<'a>]> {
             start = i;
             rows = 0;
         }
-        rows += s.rows.len();
+        rows += s.rows.weight();
     }
     if start < order.len() {
         out.push(&order[start..]);
@@ -767,6 +847,63 @@ impl Count<'_> {
             && self.models.get(u.bucket as usize).copied().unwrap_or(false)
     }
 
+    /// Whether the report counts the sum `m` (its bounds on quarter
+    /// hours: a quarter hour is in them or out whole).
+    fn keeps_sum(&self, m: &Sum) -> bool {
+        let q = self.q;
+        let t = m.start_ms();
+        (q.since_ms.is_none_or(|s| t.is_some_and(|t| t >= s)))
+            && (q.until_ms.is_none_or(|e| t.is_some_and(|t| t < e)))
+            && self.models.get(m.bucket as usize).copied().unwrap_or(false)
+    }
+
+    /// The group of period `p` (`None`: no time), by way of `last`, the
+    /// group the last row went to.
+    fn period_slot(
+        &self,
+        groups: &mut Groups,
+        last: &mut Option<(Option<i32>, usize)>,
+        p: Option<i32>,
+    ) -> usize {
+        match *last {
+            Some((lp, slot)) if lp == p => slot,
+            _ => {
+                let key = p.map_or_else(|| Key::Name("unknown".to_owned()), Key::Period);
+                let slot = groups.slot(key, self.buckets);
+                *last = Some((p, slot));
+                slot
+            }
+        }
+    }
+
+    /// The group of bucket `b`, by way of `last`.
+    fn bucket_slot(
+        &self,
+        groups: &mut Groups,
+        last: &mut Option<(Option<i32>, usize)>,
+        b: u32,
+    ) -> usize {
+        let k = Some(b as i32);
+        match *last {
+            Some((lb, slot)) if lb == k => slot,
+            _ => {
+                let slot = groups.slot(Key::Bucket(b), self.buckets);
+                *last = Some((k, slot));
+                slot
+            }
+        }
+    }
+
+    /// The group of session `s`'s project or host.
+    fn session_slot(&self, groups: &mut Groups, s: &SessionSpend) -> usize {
+        let name = if self.q.grouping == Grouping::Project {
+            s.cwd.clone().unwrap_or_else(|| "(unknown)".into())
+        } else {
+            s.host.clone().unwrap_or_else(|| "(local)".into())
+        };
+        groups.slot(Key::Name(name), self.buckets)
+    }
+
     /// Count the sessions of `batch`, whole groups in family order.
     fn tally(&self, batch: &[Counted<'_>]) -> Tally {
         let q = self.q;
@@ -808,6 +945,51 @@ impl Count<'_> {
             let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
             // A project's or a host's group is the session's.
             let mut session_slot: Option<usize> = None;
+            if let Some(sums) = s.rows.sums() {
+                // Sums are read only for a session outside a group, for a
+                // query on quarter hours.
+                debug_assert!(g.is_none() && q.need() == Need::Sums);
+                for m in sums.iter().filter(|m| self.keeps_sum(m)) {
+                    if by_session {
+                        whole.add_sum(m);
+                        buckets.insert(m.bucket);
+                        match by_bucket.iter_mut().find(|(b, _)| *b == m.bucket) {
+                            Some((_, b)) => b.add_sum(m),
+                            None => {
+                                let mut b = Spent::default();
+                                b.add_sum(m);
+                                by_bucket.push((m.bucket, b));
+                            }
+                        }
+                    }
+                    own += m.cost;
+                    out.total.add_sum(m);
+                    let slot = match q.grouping {
+                        Grouping::Session => continue,
+                        Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
+                            // A quarter hour is in one day ([`Need`]).
+                            let p = m.start_ms().map(|t| period(q.grouping, days.date(t)));
+                            self.period_slot(&mut out.groups, &mut last, p)
+                        }
+                        Grouping::Model => self.bucket_slot(&mut out.groups, &mut last, m.bucket),
+                        Grouping::Project | Grouping::Host => *session_slot
+                            .get_or_insert_with(|| self.session_slot(&mut out.groups, s)),
+                    };
+                    let g = &mut out.groups.list[slot];
+                    g.1.add_sum(m);
+                    g.2.insert(m.bucket);
+                }
+                if by_session && kept && buckets.iter().next().is_some() {
+                    out.sessions.push(SessionTally {
+                        at,
+                        whole,
+                        own,
+                        buckets,
+                        by_bucket,
+                    });
+                }
+                continue;
+            }
             let mut rows = s.rows.rows();
             for u in rows.by_ref() {
                 // Only a group's sessions hold copies of each other's
@@ -843,36 +1025,12 @@ impl Count<'_> {
                     Grouping::Session => continue,
                     Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
                         let p = u.ts_ms.map(|t| period(q.grouping, days.date(t)));
-                        match last {
-                            Some((lp, slot)) if lp == p => slot,
-                            _ => {
-                                let key =
-                                    p.map_or_else(|| Key::Name("unknown".to_owned()), Key::Period);
-                                let slot = out.groups.slot(key, self.buckets);
-                                last = Some((p, slot));
-                                slot
-                            }
-                        }
+                        self.period_slot(&mut out.groups, &mut last, p)
                     }
-                    Grouping::Model => {
-                        let b = Some(u.bucket as i32);
-                        match last {
-                            Some((lb, slot)) if lb == b => slot,
-                            _ => {
-                                let slot = out.groups.slot(Key::Bucket(u.bucket), self.buckets);
-                                last = Some((b, slot));
-                                slot
-                            }
-                        }
+                    Grouping::Model => self.bucket_slot(&mut out.groups, &mut last, u.bucket),
+                    Grouping::Project | Grouping::Host => {
+                        *session_slot.get_or_insert_with(|| self.session_slot(&mut out.groups, s))
                     }
-                    Grouping::Project | Grouping::Host => *session_slot.get_or_insert_with(|| {
-                        let name = if q.grouping == Grouping::Project {
-                            s.cwd.clone().unwrap_or_else(|| "(unknown)".into())
-                        } else {
-                            s.host.clone().unwrap_or_else(|| "(local)".into())
-                        };
-                        out.groups.slot(Key::Name(name), self.buckets)
-                    }),
                 };
                 let g = &mut out.groups.list[slot];
                 g.1.add(&u);
@@ -986,7 +1144,7 @@ pub fn by_cost(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::spent::Spent as Stored;
+    use crate::index::spent::{Spent as Stored, Sums};
     use crate::pi::usage::{Cost, Source, Usage, UsageEntry};
 
     const DAY_MS: i64 = 86_400_000;
@@ -1126,5 +1284,156 @@ mod tests {
         assert_eq!(r.total.output, 9);
         assert_eq!(r.total.input, (1..10).sum::<u64>());
         assert_eq!(r.faults, [(Fault::Unreadable, 2)]);
+    }
+
+    /// Entries of three models at uneven times over several days, some
+    /// without a time.
+    fn mixed(first: u64, n: u64, start: i64) -> Vec<UsageEntry> {
+        let models: [Arc<str>; 3] = [
+            Arc::from("anthropic/claude-sonnet-4-5"),
+            Arc::from("openai/gpt-5"),
+            Arc::from("Tools/summaries"),
+        ];
+        let mut t = start;
+        (0..n)
+            .map(|i| {
+                t += (i as i64 * 7_919 % 3_600_000) + 61_000;
+                UsageEntry {
+                    line: i + 1,
+                    key: first + i,
+                    timestamp_ms: (i % 17 != 0).then_some(t),
+                    source: Source::Assistant,
+                    model: models[(i % 3) as usize].clone(),
+                    usage: Usage {
+                        input: i * 3,
+                        output: i + 1,
+                        cache_read: i * 101,
+                        cache_write: i % 7,
+                        // Seventeen digits, as JavaScript writes them.
+                        costs: [Cost::decimal(10_000_000_000_000_000 + i * 37_123, 18).unwrap(); 5],
+                    },
+                    fault: None,
+                }
+            })
+            .collect()
+    }
+
+    /// The same sessions with their rows, and with their sums.
+    fn both(sessions: &[Vec<UsageEntry>]) -> (UsageData, UsageData) {
+        let (mut rows, mut sums) = (Collect::default(), Collect::default());
+        for (k, e) in sessions.iter().enumerate() {
+            let mut s = Stored::default();
+            s.extend(e);
+            let mut with_rows = session(k as u64, None, 0);
+            with_rows.cwd = Some(format!("/p/{}", k % 2));
+            let mut with_sums = with_rows.clone();
+            with_rows.rows = rows.share(Value::read(s.encode().into_bytes()));
+            with_sums.rows = sums.share_sums(&Sums::read(s.encode_sums().as_bytes()).unwrap());
+            rows.push(with_rows);
+            sums.push(with_sums);
+        }
+        (rows.finish(), sums.finish())
+    }
+
+    fn same(a: &UsageReport, b: &UsageReport, what: &str) {
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * x.abs().max(1.0);
+        assert_eq!(a.rows.len(), b.rows.len(), "{what}");
+        for (x, y) in a.rows.iter().zip(&b.rows) {
+            let mut y2 = y.clone();
+            assert!(close(x.spent.cost, y.spent.cost), "{what}: {x:?} {y:?}");
+            y2.spent.cost = x.spent.cost;
+            y2.own_cost = x.own_cost;
+            if let (Some(bx), Some(by)) = (&x.breakdown, &mut y2.breakdown) {
+                for (p, q) in bx.iter().zip(by.iter_mut()) {
+                    assert!(close(p.cost, q.cost), "{what}");
+                    q.cost = p.cost;
+                }
+            }
+            assert_eq!(x, &y2, "{what}");
+        }
+        let mut t = b.total;
+        assert!(close(a.total.cost, t.cost), "{what}");
+        t.cost = a.total.cost;
+        assert_eq!(a.total, t, "{what}");
+    }
+
+    #[test]
+    fn sums_by_quarter_hour_give_every_report_the_rows_give() {
+        let start = 1_767_225_600_000 - 5 * 3_600_000;
+        let sessions: Vec<Vec<UsageEntry>> = (0..6)
+            .map(|k| mixed(k * 10_000, 400, start + k as i64 * 29 * 3_600_000))
+            .collect();
+        let (rows, sums) = both(&sessions);
+        assert!(sums.sessions.iter().all(|s| s.rows.sums().is_some()));
+        let zones = [
+            "UTC",
+            "Asia/Kathmandu",
+            "America/New_York",
+            "Australia/Lord_Howe",
+        ];
+        for zone in zones {
+            let tz = jiff::tz::TimeZone::get(zone).unwrap();
+            for grouping in [
+                Grouping::Daily,
+                Grouping::Weekly,
+                Grouping::Monthly,
+                Grouping::Session,
+                Grouping::Model,
+                Grouping::Project,
+            ] {
+                let mut q = query(grouping);
+                q.tz = tz.clone();
+                assert_eq!(q.need(), Need::Sums, "{zone}");
+                same(
+                    &report(&rows, &q),
+                    &report(&sums, &q),
+                    &format!("{zone} {grouping:?}"),
+                );
+                // Bounds on quarter hours, and a model.
+                q.since_ms = Some(start + 24 * 3_600_000);
+                q.until_ms = Some(start + 24 * 3_600_000 * 5 + 45 * 60_000);
+                q.models = vec!["gpt".into()];
+                assert_eq!(q.need(), Need::Sums);
+                let r = report(&rows, &q);
+                assert!(
+                    r.total.output > 0
+                        && r.total.output < report(&rows, &query(grouping)).total.output
+                );
+                same(
+                    &r,
+                    &report(&sums, &q),
+                    &format!("{zone} {grouping:?} bounded"),
+                );
+            }
+        }
+        // A bound inside a quarter hour, or a time zone whose days do not
+        // start on one: the rows are needed.
+        let mut q = query(Grouping::Daily);
+        q.since_ms = Some(start + 60_000);
+        assert_eq!(q.need(), Need::Rows);
+        let mut q = query(Grouping::Daily);
+        q.tz = jiff::tz::TimeZone::get("America/St_Johns").unwrap();
+        assert_eq!(q.need(), Need::Rows);
+    }
+
+    #[test]
+    fn rows_that_cannot_be_summed_leave_no_sums() {
+        let ok = mixed(1, 50, 1_767_225_600_000);
+        let mut faulted = ok.clone();
+        faulted[7].fault = Some(Fault::BadCost);
+        let mut old = ok.clone();
+        old[3].timestamp_ms = Some(-5);
+        for (e, summed) in [(&ok, true), (&faulted, false), (&old, false)] {
+            let mut s = Stored::default();
+            s.extend(e);
+            assert_eq!(!s.encode_sums().is_empty(), summed);
+            // A grown file's record: resumed from its rows, then added to.
+            let mut grown = Stored::resume(s.encode());
+            grown.extend(&ok[..5]);
+            let mut whole = Stored::default();
+            whole.extend(e);
+            whole.extend(&ok[..5]);
+            assert_eq!(grown.encode_sums(), whole.encode_sums());
+        }
     }
 }

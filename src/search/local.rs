@@ -172,9 +172,13 @@ impl Local {
         super::stats::stats(&self.reader, &self.searcher, sessions)
     }
 
-    /// Every session's usage ([`super::usage::usage_data`]).
-    pub fn usage_data(&self) -> Result<crate::read::usage::UsageData, IndexError> {
-        super::usage::usage_data(&self.reader, &self.searcher)
+    /// Every session's usage, as much as `need` asks
+    /// ([`super::usage::usage_data`]).
+    pub fn usage_data(
+        &self,
+        need: crate::read::usage::Need,
+    ) -> Result<crate::read::usage::UsageData, IndexError> {
+        super::usage::usage_data(&self.reader, &self.searcher, need)
     }
 
     /// The stats page's charts ([`super::stats::activity`]).
@@ -369,8 +373,11 @@ impl Source for Local {
         Ok(Local::activity(self, self.listing()?, now_ms, days, top)?)
     }
 
-    fn usage(&self) -> Result<crate::read::usage::UsageData, ReadError> {
-        Ok(self.usage_data()?)
+    fn usage(
+        &self,
+        need: crate::read::usage::Need,
+    ) -> Result<crate::read::usage::UsageData, ReadError> {
+        Ok(self.usage_data(need)?)
     }
 
     fn session_usage(

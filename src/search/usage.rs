@@ -9,19 +9,23 @@ use tantivy::columnar::StrColumn;
 use tantivy::{DocId, Searcher, SegmentReader};
 
 use super::reader::Reader;
-use crate::index::spent::{Slots, Value};
+use crate::index::spent::{Joined, Slots, Sums, Value};
 use crate::index::{tantivy_err, IndexError};
-use crate::read::usage::{Collect, Recorded, SessionSpend, UsageData};
+use crate::read::usage::{Collect, Need, Recorded, SessionSpend, UsageData};
 
 /// Every session's usage in the state `searcher` shows, with the facts
 /// of its record (one value a session, [`crate::index::spent`]).
-pub fn usage_data(reader: &Reader, searcher: &Searcher) -> Result<UsageData, IndexError> {
+pub fn usage_data(
+    reader: &Reader,
+    searcher: &Searcher,
+    need: Need,
+) -> Result<UsageData, IndexError> {
     let f = &reader.pi.fields;
     let query = tantivy::query::TermQuery::new(
         tantivy::Term::from_field_text(f.doc_type, crate::index::schema::SESSION_DOC),
         tantivy::schema::IndexRecordOption::Basic,
     );
-    usage_of(reader, searcher, &query)
+    usage_of(reader, searcher, &query, need)
 }
 
 /// The usage of the session with key `key` and id `id`, and of every
@@ -74,7 +78,7 @@ pub fn session_usage_data(
         ),
         (Occur::Must, Box::new(BooleanQuery::new(any))),
     ]);
-    usage_of(reader, searcher, &query)
+    usage_of(reader, searcher, &query, Need::Rows)
 }
 
 /// The usage of the session records `query` matches.
@@ -90,6 +94,7 @@ fn usage_of(
     reader: &Reader,
     searcher: &Searcher,
     query: &dyn tantivy::query::Query,
+    need: Need,
 ) -> Result<UsageData, IndexError> {
     use rayon::prelude::*;
     let err = |e| tantivy_err(&reader.pi.dir, e);
@@ -107,10 +112,44 @@ fn usage_of(
             _ => by_segment.push((a.segment_ord, vec![a.doc_id])),
         }
     }
-    let segments: Vec<Segment> = by_segment
-        .into_par_iter()
-        .map(|(ord, docs)| read_segment(searcher.segment_reader(ord), &docs))
+    let mut segments: Vec<Segment> = by_segment
+        .par_iter()
+        .map(|(ord, docs)| read_meta(searcher.segment_reader(*ord), docs, need == Need::Sums))
         .collect::<tantivy::Result<_>>()
+        .map_err(err)?;
+    // Whose rows are read: every session's for `Need::Rows`; else those
+    // a report counts in a group (a family, the files of one id: the
+    // report's own rule, `read::usage::report`) and those without sums.
+    let mut ids: HashMap<&str, u32, Fast> = HashMap::default();
+    for r in segments.iter().flat_map(|s| &s.sessions) {
+        *ids.entry(r.session_id.as_deref().unwrap_or_default())
+            .or_default() += 1;
+    }
+    let rows_for: Vec<Vec<bool>> = segments
+        .iter()
+        .map(|seg| {
+            seg.sessions
+                .iter()
+                .map(|r| {
+                    need == Need::Rows
+                        || r.sums.is_none()
+                        || families.family_of(r.key).is_some()
+                        || ids
+                            .get(r.session_id.as_deref().unwrap_or_default())
+                            .is_some_and(|&n| n > 1)
+                })
+                .collect()
+        })
+        .collect();
+    drop(ids);
+    segments
+        .par_iter_mut()
+        .zip(&by_segment)
+        .zip(&rows_for)
+        .map(|((seg, (ord, docs)), rows_for)| {
+            read_rows(searcher.segment_reader(*ord), docs, rows_for, seg)
+        })
+        .collect::<tantivy::Result<()>>()
         .map_err(err)?;
     // Each distinct stored value once, in the order first met: where it
     // is (its segment and its place there). A value that did not read is
@@ -145,6 +184,11 @@ fn usage_of(
         .collect();
     for (seg, numbers) in segments.into_iter().zip(&numbered) {
         for r in seg.sessions {
+            let rows = match (r.value, r.sums) {
+                (Some(v), _) => shared[numbers[v]].clone(),
+                (None, Some(m)) if !r.rows => out.share_sums(&seg.sums[m]),
+                _ => Arc::default(),
+            };
             out.push(SessionSpend {
                 key: r.key,
                 host: None,
@@ -154,10 +198,7 @@ fn usage_of(
                 name: r.name,
                 cwd: r.cwd,
                 path: r.path.unwrap_or_default(),
-                rows: match r.value {
-                    Some(v) => shared[numbers[v]].clone(),
-                    None => Arc::default(),
-                },
+                rows,
             });
         }
     }
@@ -207,18 +248,26 @@ struct Read {
     cwd: Option<String>,
     /// Its stored value: an index into [`Segment::values`].
     value: Option<usize>,
+    /// Its sums: an index into [`Segment::sums`].
+    sums: Option<usize>,
+    /// Whether its rows were read.
+    rows: bool,
 }
 
 /// The sessions of one segment, and its distinct stored values.
+#[derive(Default)]
 struct Segment {
     sessions: Vec<Read>,
+    /// Each distinct value of the sums (read with [`Need::Sums`] only).
+    sums: Vec<Sums>,
     /// Each value, its head read, and the hash of its ends ([`sample`]);
     /// `None`: one that did not read.
     values: Vec<Option<(Value, u64)>>,
 }
 
-/// The columns of the session documents `docs` (ascending) of `seg`.
-fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment> {
+/// The columns of the session documents `docs` (ascending) of `seg`
+/// but their rows ([`read_rows`]); their sums too with `sums`.
+fn read_meta(seg: &SegmentReader, docs: &[DocId], sums: bool) -> tantivy::Result<Segment> {
     let ff = seg.fast_fields();
     let keys = ff.u64("session_key")?;
     let mut sessions: Vec<Read> = docs
@@ -237,41 +286,92 @@ fn read_segment(seg: &SegmentReader, docs: &[DocId]) -> tantivy::Result<Segment>
         sessions[i].name = text(b)
     })?;
     each_value(ff.str("cwd")?, docs, |i, b| sessions[i].cwd = text(b))?;
-    // A value's chunks ([`crate::index::spent::chunks`]) are the
-    // document's ordinals in order; documents with the same ordinals hold
-    // the same value, read once.
-    let mut values = Vec::new();
-    if let Some(column) = ff.str("usage")? {
-        let mut numbers: HashMap<Vec<u64>, usize, Fast> = HashMap::default();
-        let mut wanted: Vec<(u64, usize)> = Vec::new();
-        // Each value's number of chunks.
-        let mut sizes: Vec<usize> = Vec::new();
-        for (i, &d) in docs.iter().enumerate() {
-            let ords: Vec<u64> = column.term_ords(d).collect();
-            if ords.is_empty() {
-                continue;
+    let mut out = Segment {
+        sessions,
+        ..Segment::default()
+    };
+    if sums {
+        if let Some(column) = ff.str("usage_sums")? {
+            let (store, ranges) = join(&column, docs, |i, v| out.sessions[i].sums = Some(v))?;
+            // A value that does not read is no sums: the rows are read.
+            let read: Vec<Option<Sums>> = ranges
+                .into_iter()
+                .map(|r| Sums::read(store.get(r?)?))
+                .collect();
+            for s in &mut out.sessions {
+                s.sums = s.sums.filter(|&v| read[v].is_some());
             }
-            let next = numbers.len();
-            let v = *numbers.entry(ords).or_insert_with_key(|ords| {
-                wanted.extend(ords.iter().map(|&o| (o, next)));
-                sizes.push(ords.len());
-                next
-            });
-            sessions[i].value = Some(v);
+            out.sums = read.into_iter().map(Option::unwrap_or_default).collect();
         }
-        let mut slots = Slots::new(&sizes);
-        each_term(&column, wanted, |v, b| slots.push(v, b))?;
-        let (store, ranges) = slots.finish();
-        values = ranges
-            .into_iter()
-            .map(|r| {
-                let r = r?;
-                let hash = sample(store.get(r.clone())?);
-                Some((Value::read_in(&store, r)?, hash))
-            })
-            .collect();
     }
-    Ok(Segment { sessions, values })
+    Ok(out)
+}
+
+/// The rows of the documents of `docs` (ascending) of `seg` that
+/// `rows_for` names, into `out` ([`read_meta`]'s).
+fn read_rows(
+    seg: &SegmentReader,
+    docs: &[DocId],
+    rows_for: &[bool],
+    out: &mut Segment,
+) -> tantivy::Result<()> {
+    let Some(column) = seg.fast_fields().str("usage")? else {
+        return Ok(());
+    };
+    let mut picked: Vec<DocId> = Vec::new();
+    let mut at: Vec<usize> = Vec::new();
+    for (i, (&d, &want)) in docs.iter().zip(rows_for).enumerate() {
+        out.sessions[i].rows = want;
+        if want {
+            picked.push(d);
+            at.push(i);
+        }
+    }
+    let sessions = &mut out.sessions;
+    let (store, ranges) = join(&column, &picked, |i, v| sessions[at[i]].value = Some(v))?;
+    out.values = ranges
+        .into_iter()
+        .map(|r| {
+            let r = r?;
+            let hash = sample(store.get(r.clone())?);
+            Some((Value::read_in(&store, r)?, hash))
+        })
+        .collect();
+    Ok(())
+}
+
+/// The values of the documents `docs` (ascending) in `column` (each cut
+/// into chunks, [`crate::index::spent::chunks`]), each distinct value
+/// once: `f` is called with each document's place in `docs` and its
+/// value's number; the buffer and where each value is in it.
+///
+/// A value's chunks are the document's ordinals in order; documents with
+/// the same ordinals hold the same value, read once.
+fn join(
+    column: &StrColumn,
+    docs: &[DocId],
+    mut f: impl FnMut(usize, usize),
+) -> tantivy::Result<Joined> {
+    let mut numbers: HashMap<Vec<u64>, usize, Fast> = HashMap::default();
+    let mut wanted: Vec<(u64, usize)> = Vec::new();
+    // Each value's number of chunks.
+    let mut sizes: Vec<usize> = Vec::new();
+    for (i, &d) in docs.iter().enumerate() {
+        let ords: Vec<u64> = column.term_ords(d).collect();
+        if ords.is_empty() {
+            continue;
+        }
+        let next = numbers.len();
+        let v = *numbers.entry(ords).or_insert_with_key(|ords| {
+            wanted.extend(ords.iter().map(|&o| (o, next)));
+            sizes.push(ords.len());
+            next
+        });
+        f(i, v);
+    }
+    let mut slots = Slots::new(&sizes);
+    each_term(column, wanted, |v, b| slots.push(v, b))?;
+    Ok(slots.finish())
 }
 
 /// Call `f` with the place in `docs` and the value of every document of

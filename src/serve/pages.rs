@@ -620,10 +620,6 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
             p.note #cost-none { "This source holds no usage." }
         };
     }
-    let data = match source.usage() {
-        Ok(d) => d,
-        Err(e) => return html! { h2 { "What Pi cost" } p.note #cost-none { (e.to_string()) } },
-    };
     let query = |grouping| UsageQuery {
         grouping,
         since_ms: None,
@@ -634,6 +630,10 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
         session: None,
         family: None,
         host: None,
+    };
+    let data = match source.usage(query(Grouping::Daily).need()) {
+        Ok(d) => d,
+        Err(e) => return html! { h2 { "What Pi cost" } p.note #cost-none { (e.to_string()) } },
     };
     // Hosts whose sessions' usage is not pushed yet, said under the
     // charts (their next push sends it).

@@ -231,7 +231,11 @@ impl Source for Team {
         Ok(self.with(|db| browse::activity(db, now_ms, days, top))?)
     }
 
-    fn usage(&self) -> Result<crate::read::usage::UsageData, ReadError> {
+    /// Rows, whatever the need: the database holds no sums.
+    fn usage(
+        &self,
+        _need: crate::read::usage::Need,
+    ) -> Result<crate::read::usage::UsageData, ReadError> {
         Ok(self.with(super::usage::usage)?)
     }
 
