@@ -81,14 +81,16 @@ pub fn session_usage_data(
     usage_of(reader, searcher, &query, Need::Rows)
 }
 
-/// The usage of the session records `query` matches.
+/// The usage of the session records `query` matches, as much as `need`
+/// asks: with [`Need::Sums`], the sums of each session a report counts
+/// alone and the rows of the others; else every session's rows.
 ///
 /// Everything is read from columns ([`crate::index::schema`]): the doc
 /// store's blocks hold messages too, so reading each record from it read
 /// most of the store. Each segment's columns are read on a thread of their
 /// own, a column's values in its dictionary's order; a stored value met
 /// again (in another segment, or another file of a copied folder) is
-/// decoded once and its rows shared
+/// read once and its rows shared
 /// ([docs/performance.md](../../docs/performance.md#what-pi-cost)).
 fn usage_of(
     reader: &Reader,
