@@ -102,6 +102,21 @@ pub enum Need {
 }
 
 impl UsageQuery {
+    /// Every entry, by `grouping`, in UTC.
+    pub fn all(grouping: Grouping) -> UsageQuery {
+        UsageQuery {
+            grouping,
+            since_ms: None,
+            until_ms: None,
+            tz: jiff::tz::TimeZone::UTC,
+            cwd: None,
+            models: Vec::new(),
+            session: None,
+            family: None,
+            host: None,
+        }
+    }
+
     /// What the query needs of each session's usage: sums serve unless a
     /// bound falls inside a quarter hour or the time zone's days do.
     pub fn need(&self) -> Need {
@@ -137,21 +152,21 @@ pub struct Spent {
 
 impl Spent {
     fn add(&mut self, u: &Row) {
-        self.input += u.tokens[0];
-        self.output += u.tokens[1];
-        self.cache_read += u.tokens[2];
-        self.cache_write += u.tokens[3];
-        self.total_tokens += u.tokens.iter().sum::<u64>();
-        self.cost += u.cost;
+        self.add_counts(&u.tokens, u.cost);
     }
 
     fn add_sum(&mut self, m: &Sum) {
-        self.input += m.tokens[0];
-        self.output += m.tokens[1];
-        self.cache_read += m.tokens[2];
-        self.cache_write += m.tokens[3];
-        self.total_tokens += m.tokens.iter().sum::<u64>();
-        self.cost += m.cost;
+        self.add_counts(&m.tokens, m.cost);
+    }
+
+    /// Add the four token counts `tokens` and the cost `cost`.
+    fn add_counts(&mut self, tokens: &[u64; 4], cost: f64) {
+        self.input += tokens[0];
+        self.output += tokens[1];
+        self.cache_read += tokens[2];
+        self.cache_write += tokens[3];
+        self.total_tokens += tokens.iter().sum::<u64>();
+        self.cost += cost;
     }
 
     fn merge(&mut self, o: &Spent) {
@@ -604,7 +619,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     let mut faults: BTreeMap<u64, u64> = BTreeMap::new();
     let mut total = Spent::default();
     let mut groups: HashMap<Key, (Spent, Bits), Fast> = HashMap::default();
-    let mut sessions: Vec<SessionTally> = Vec::new();
+    let mut sessions: Vec<(usize, Own)> = Vec::new();
     for t in tallies {
         total.merge(&t.total);
         for (rank, n) in t.faults {
@@ -622,8 +637,8 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     let mut rows: Vec<UsageRow> = if q.grouping == Grouping::Session {
         sessions
             .into_iter()
-            .map(|s| {
-                let d = &data.sessions[s.at];
+            .map(|(at, s)| {
+                let d = &data.sessions[at];
                 let mut models: Vec<String> = s.buckets.iter().map(name).collect();
                 models.sort();
                 let mut breakdown: Vec<Bucket> = s
@@ -652,7 +667,7 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
                     own_cost: Some(s.own),
                     models,
                     breakdown: Some(breakdown),
-                    session: Some(s.at),
+                    session: Some(at),
                 }
             })
             .collect()
@@ -748,7 +763,7 @@ fn batches<'o, 'a>(order: &'o [Counted<'a>]) -> Vec<&'o [Counted<'a>]> {
 }
 
 /// The buckets a group's rows name, as bits.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Bits(Vec<u64>);
 
 impl Bits {
@@ -801,17 +816,8 @@ struct Tally {
     groups: Groups,
     total: Spent,
     faults: BTreeMap<u64, u64>,
-    sessions: Vec<SessionTally>,
-}
-
-/// A session's own row, as a batch counted it.
-struct SessionTally {
-    at: usize,
-    whole: Spent,
-    own: f64,
-    buckets: Bits,
-    /// What its file records, by bucket, in the order first met.
-    by_bucket: Vec<(u32, Spent)>,
+    /// Each session's own row, by its place in [`UsageData::sessions`].
+    sessions: Vec<(usize, Own)>,
 }
 
 /// What a report counts, the same for every batch.
@@ -857,51 +863,61 @@ impl Count<'_> {
             && self.models.get(m.bucket as usize).copied().unwrap_or(false)
     }
 
-    /// The group of period `p` (`None`: no time), by way of `last`, the
-    /// group the last row went to.
-    fn period_slot(
+    /// The group a count of `bucket` at `time` of session `s` goes to
+    /// (`None` by session: a session's row is its own).
+    fn group<'g>(
         &self,
-        groups: &mut Groups,
-        last: &mut Option<(Option<i32>, usize)>,
-        p: Option<i32>,
-    ) -> usize {
-        match *last {
-            Some((lp, slot)) if lp == p => slot,
-            _ => {
-                let key = p.map_or_else(|| Key::Name("unknown".to_owned()), Key::Period);
-                let slot = groups.slot(key, self.buckets);
-                *last = Some((p, slot));
-                slot
+        groups: &'g mut Groups,
+        places: &mut Places,
+        s: &SessionSpend,
+        time: Option<i64>,
+        bucket: u32,
+    ) -> Option<&'g mut (Key, Spent, Bits)> {
+        let q = self.q;
+        let slot = match q.grouping {
+            Grouping::Session => return None,
+            Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
+                let p = time.map(|t| period(q.grouping, places.days.date(t)));
+                let key = || p.map_or_else(|| Key::Name("unknown".to_owned()), Key::Period);
+                self.cached(groups, &mut places.last, p, key)
             }
-        }
+            Grouping::Model => self.cached(groups, &mut places.last, Some(bucket as i32), || {
+                Key::Bucket(bucket)
+            }),
+            Grouping::Project | Grouping::Host => match places.session {
+                Some(slot) => slot,
+                None => {
+                    let name = if q.grouping == Grouping::Project {
+                        s.cwd.clone().unwrap_or_else(|| "(unknown)".into())
+                    } else {
+                        s.host.clone().unwrap_or_else(|| "(local)".into())
+                    };
+                    let slot = groups.slot(Key::Name(name), self.buckets);
+                    places.session = Some(slot);
+                    slot
+                }
+            },
+        };
+        groups.list.get_mut(slot)
     }
 
-    /// The group of bucket `b`, by way of `last`.
-    fn bucket_slot(
+    /// The group `k` (a period or a bucket) names, by way of `last`, the
+    /// one the last count went to: counts come mostly in time order.
+    fn cached(
         &self,
         groups: &mut Groups,
         last: &mut Option<(Option<i32>, usize)>,
-        b: u32,
+        k: Option<i32>,
+        key: impl FnOnce() -> Key,
     ) -> usize {
-        let k = Some(b as i32);
         match *last {
-            Some((lb, slot)) if lb == k => slot,
+            Some((lk, slot)) if lk == k => slot,
             _ => {
-                let slot = groups.slot(Key::Bucket(b), self.buckets);
+                let slot = groups.slot(key(), self.buckets);
                 *last = Some((k, slot));
                 slot
             }
         }
-    }
-
-    /// The group of session `s`'s project or host.
-    fn session_slot(&self, groups: &mut Groups, s: &SessionSpend) -> usize {
-        let name = if self.q.grouping == Grouping::Project {
-            s.cwd.clone().unwrap_or_else(|| "(unknown)".into())
-        } else {
-            s.host.clone().unwrap_or_else(|| "(local)".into())
-        };
-        groups.slot(Key::Name(name), self.buckets)
     }
 
     /// Count the sessions of `batch`, whole groups in family order.
@@ -909,18 +925,19 @@ impl Count<'_> {
         let q = self.q;
         let by_session = q.grouping == Grouping::Session;
         let mut out = Tally::default();
-        let mut days = Days {
-            tz: q.tz.clone(),
+        let mut places = Places {
+            days: Days {
+                tz: q.tz.clone(),
+                last: None,
+            },
             last: None,
+            session: None,
         };
         let mut seen: HashSet<u64, Fast> = HashSet::default();
         // The rows already counted in this group, by their shared value: a
         // copy of them holds no entry that is counted first.
         let mut seen_values: HashSet<*const Recorded, Fast> = HashSet::default();
         let mut family = None;
-        // The group the last row went to, by its period (`None`: no
-        // time) or bucket: rows come mostly in time order.
-        let mut last: Option<(Option<i32>, usize)> = None;
         for &(g, at, s) in batch {
             let here = g.map(|g| (s.host.as_deref(), g));
             if here != family || g.is_none() {
@@ -939,118 +956,106 @@ impl Count<'_> {
             if !kept && g.is_none() {
                 continue;
             }
-            let mut whole = Spent::default();
-            let mut own = 0.0;
-            let mut buckets = Bits::new(if by_session { self.buckets } else { 0 });
-            let mut by_bucket: Vec<(u32, Spent)> = Vec::new();
-            // A project's or a host's group is the session's.
-            let mut session_slot: Option<usize> = None;
+            places.session = None;
+            let mut mine = Own {
+                buckets: Bits::new(if by_session { self.buckets } else { 0 }),
+                ..Own::default()
+            };
             if let Some(sums) = s.rows.sums() {
                 // Sums are read only for a session outside a group, for a
                 // query on quarter hours.
                 debug_assert!(g.is_none() && q.need() == Need::Sums);
                 for m in sums.iter().filter(|m| self.keeps_sum(m)) {
                     if by_session {
-                        whole.add_sum(m);
-                        buckets.insert(m.bucket);
-                        match by_bucket.iter_mut().find(|(b, _)| *b == m.bucket) {
-                            Some((_, b)) => b.add_sum(m),
-                            None => {
-                                let mut b = Spent::default();
-                                b.add_sum(m);
-                                by_bucket.push((m.bucket, b));
-                            }
-                        }
+                        mine.add(m.bucket, &m.tokens, m.cost);
                     }
-                    own += m.cost;
+                    mine.own += m.cost;
                     out.total.add_sum(m);
-                    let slot = match q.grouping {
-                        Grouping::Session => continue,
-                        Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
-                            // A quarter hour is in one day ([`Need`]).
-                            let p = m.start_ms().map(|t| period(q.grouping, days.date(t)));
-                            self.period_slot(&mut out.groups, &mut last, p)
+                    // A quarter hour is in one day ([`Need`]).
+                    let at = m.start_ms();
+                    if let Some(grp) = self.group(&mut out.groups, &mut places, s, at, m.bucket) {
+                        grp.1.add_sum(m);
+                        grp.2.insert(m.bucket);
+                    }
+                }
+            } else {
+                let mut rows = s.rows.rows();
+                for u in rows.by_ref() {
+                    // Only a group's sessions hold copies of each other's
+                    // entries.
+                    let first = g.is_none() || seen.insert(u.key);
+                    if !kept || !self.keeps_row(&u) {
+                        continue;
+                    }
+                    if let Some(f) = u.fault() {
+                        if first {
+                            *out.faults.entry(f.rank()).or_default() += 1;
                         }
-                        Grouping::Model => self.bucket_slot(&mut out.groups, &mut last, m.bucket),
-                        Grouping::Project | Grouping::Host => *session_slot
-                            .get_or_insert_with(|| self.session_slot(&mut out.groups, s)),
-                    };
-                    let g = &mut out.groups.list[slot];
-                    g.1.add_sum(m);
-                    g.2.insert(m.bucket);
+                        continue;
+                    }
+                    if by_session {
+                        mine.add(u.bucket, &u.tokens, u.cost);
+                    }
+                    if !first {
+                        continue;
+                    }
+                    mine.own += u.cost;
+                    out.total.add(&u);
+                    if let Some(grp) =
+                        self.group(&mut out.groups, &mut places, s, u.ts_ms, u.bucket)
+                    {
+                        grp.1.add(&u);
+                        grp.2.insert(u.bucket);
+                    }
                 }
-                if by_session && kept && buckets.iter().next().is_some() {
-                    out.sessions.push(SessionTally {
-                        at,
-                        whole,
-                        own,
-                        buckets,
-                        by_bucket,
-                    });
+                let unread = rows.unread();
+                if kept && unread > 0 {
+                    *out.faults.entry(Fault::Unreadable.rank()).or_default() += unread;
                 }
-                continue;
             }
-            let mut rows = s.rows.rows();
-            for u in rows.by_ref() {
-                // Only a group's sessions hold copies of each other's
-                // entries.
-                let first = g.is_none() || seen.insert(u.key);
-                if !kept || !self.keeps_row(&u) {
-                    continue;
-                }
-                if let Some(f) = u.fault() {
-                    if first {
-                        *out.faults.entry(f.rank()).or_default() += 1;
-                    }
-                    continue;
-                }
-                if by_session {
-                    whole.add(&u);
-                    buckets.insert(u.bucket);
-                    match by_bucket.iter_mut().find(|(m, _)| *m == u.bucket) {
-                        Some((_, b)) => b.add(&u),
-                        None => {
-                            let mut b = Spent::default();
-                            b.add(&u);
-                            by_bucket.push((u.bucket, b));
-                        }
-                    }
-                }
-                if !first {
-                    continue;
-                }
-                own += u.cost;
-                out.total.add(&u);
-                let slot = match q.grouping {
-                    Grouping::Session => continue,
-                    Grouping::Daily | Grouping::Weekly | Grouping::Monthly => {
-                        let p = u.ts_ms.map(|t| period(q.grouping, days.date(t)));
-                        self.period_slot(&mut out.groups, &mut last, p)
-                    }
-                    Grouping::Model => self.bucket_slot(&mut out.groups, &mut last, u.bucket),
-                    Grouping::Project | Grouping::Host => {
-                        *session_slot.get_or_insert_with(|| self.session_slot(&mut out.groups, s))
-                    }
-                };
-                let g = &mut out.groups.list[slot];
-                g.1.add(&u);
-                g.2.insert(u.bucket);
-            }
-            let unread = rows.unread();
-            if kept && unread > 0 {
-                *out.faults.entry(Fault::Unreadable.rank()).or_default() += unread;
-            }
-            if by_session && kept && buckets.iter().next().is_some() {
-                out.sessions.push(SessionTally {
-                    at,
-                    whole,
-                    own,
-                    buckets,
-                    by_bucket,
-                });
+            if by_session && kept && mine.buckets.iter().next().is_some() {
+                out.sessions.push((at, mine));
             }
         }
         out
+    }
+}
+
+/// Where a batch's counts go, found fast.
+struct Places {
+    days: Days,
+    /// The group the last count went to, by its period (`None`: no
+    /// time) or bucket.
+    last: Option<(Option<i32>, usize)>,
+    /// The group of the session being counted (projects, hosts).
+    session: Option<usize>,
+}
+
+/// What a session's own row counts.
+#[derive(Default)]
+struct Own {
+    /// Everything its file records.
+    whole: Spent,
+    /// What it spent beyond the entries copied from its ancestors.
+    own: f64,
+    /// The buckets its entries name.
+    buckets: Bits,
+    /// What its file records, by bucket, in the order first met.
+    by_bucket: Vec<(u32, Spent)>,
+}
+
+impl Own {
+    fn add(&mut self, bucket: u32, tokens: &[u64; 4], cost: f64) {
+        self.whole.add_counts(tokens, cost);
+        self.buckets.insert(bucket);
+        match self.by_bucket.iter_mut().find(|(b, _)| *b == bucket) {
+            Some((_, b)) => b.add_counts(tokens, cost),
+            None => {
+                let mut b = Spent::default();
+                b.add_counts(tokens, cost);
+                self.by_bucket.push((bucket, b));
+            }
+        }
     }
 }
 
@@ -1071,17 +1076,7 @@ pub struct SessionCost {
 /// [`UsageData::sessions`]; `None` for a session that recorded no usage
 /// that could be summed.
 pub fn session_costs(data: &UsageData) -> Vec<Option<SessionCost>> {
-    let q = UsageQuery {
-        grouping: Grouping::Session,
-        since_ms: None,
-        until_ms: None,
-        tz: jiff::tz::TimeZone::UTC,
-        cwd: None,
-        models: Vec::new(),
-        session: None,
-        family: None,
-        host: None,
-    };
+    let q = UsageQuery::all(Grouping::Session);
     let mut out = vec![None; data.sessions.len()];
     for row in report(data, &q).rows {
         if let Some(at) = row.session {
@@ -1194,17 +1189,7 @@ mod tests {
     }
 
     fn query(grouping: Grouping) -> UsageQuery {
-        UsageQuery {
-            grouping,
-            since_ms: None,
-            until_ms: None,
-            tz: jiff::tz::TimeZone::UTC,
-            cwd: None,
-            models: Vec::new(),
-            session: None,
-            family: None,
-            host: None,
-        }
+        UsageQuery::all(grouping)
     }
 
     fn on_threads(n: usize, f: impl FnOnce() -> UsageReport + Send) -> UsageReport {

@@ -620,17 +620,7 @@ fn cost_charts(reading: &crate::live::Reading) -> Markup {
             p.note #cost-none { "This source holds no usage." }
         };
     }
-    let query = |grouping| UsageQuery {
-        grouping,
-        since_ms: None,
-        until_ms: None,
-        tz: jiff::tz::TimeZone::UTC,
-        cwd: None,
-        models: Vec::new(),
-        session: None,
-        family: None,
-        host: None,
-    };
+    let query = UsageQuery::all;
     let data = match source.usage(query(Grouping::Daily).need()) {
         Ok(d) => d,
         Err(e) => return html! { h2 { "What Pi cost" } p.note #cost-none { (e.to_string()) } },
