@@ -938,6 +938,9 @@ impl Count<'_> {
         // copy of them holds no entry that is counted first.
         let mut seen_values: HashSet<*const Recorded, Fast> = HashSet::default();
         let mut family = None;
+        // Sums are read only for a query on quarter hours (checked once,
+        // in debug builds).
+        let sums_serve = cfg!(debug_assertions) && q.need() == Need::Sums;
         for &(g, at, s) in batch {
             let here = g.map(|g| (s.host.as_deref(), g));
             if here != family || g.is_none() {
@@ -962,9 +965,8 @@ impl Count<'_> {
                 ..Own::default()
             };
             if let Some(sums) = s.rows.sums() {
-                // Sums are read only for a session outside a group, for a
-                // query on quarter hours.
-                debug_assert!(g.is_none() && q.need() == Need::Sums);
+                // Sums are read only for a session outside a group.
+                debug_assert!(g.is_none() && sums_serve);
                 for m in sums.iter().filter(|m| self.keeps_sum(m)) {
                     if by_session {
                         mine.add(m.bucket, &m.tokens, m.cost);
