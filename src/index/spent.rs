@@ -151,11 +151,20 @@ impl Value {
     /// nothing after them.
     pub fn read_whole(bytes: Vec<u8>) -> Option<Value> {
         let value = Value::read(bytes)?;
-        let mut rows = value.rows();
-        for _ in 0..value.len {
-            rows.next_with_parts()?;
+        value.each_whole(|_| ()).then_some(value)
+    }
+
+    /// Call `f` with every row, the costs' parts read too; whether each
+    /// row the head counts was there, whole, and nothing after them.
+    fn each_whole(&self, mut f: impl FnMut(&Row)) -> bool {
+        let mut rows = self.rows();
+        for _ in 0..self.len {
+            match rows.next_with_parts() {
+                Some((row, _)) => f(&row),
+                None => return false,
+            }
         }
-        (rows.r.at == rows.r.b.len()).then_some(value)
+        rows.r.at == rows.r.b.len()
     }
 
     /// The buckets (`provider/model` names) its rows name, each once.
@@ -234,13 +243,7 @@ impl RowIter<'_> {
 
     fn decode(&mut self, parts: Option<&mut [f64; 4]>) -> Option<Row> {
         let r = &mut self.r;
-        let ts = r.varint()?;
-        let ts_ms = (ts != 0).then(|| {
-            let z = ts - 1;
-            let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
-            self.last = self.last.wrapping_add(d);
-            self.last
-        });
+        let ts_ms = time_of(r.varint()?, &mut self.last);
         let key = r.fixed()?;
         let bucket = r.varint()? as u32;
         let sf = r.varint()?;
@@ -323,8 +326,8 @@ impl Spent {
     /// The rows of a stored value, to be added to (a grown file's
     /// record); none when it is not one (a value this release cannot
     /// read is what a rewrite replaces).
-    pub fn resume(value: impl AsRef<[u8]>) -> Spent {
-        let Some(value) = Value::read_whole(value.as_ref().to_vec()) else {
+    pub fn resume(value: Vec<u8>) -> Spent {
+        let Some(value) = Value::read(value) else {
             return Spent::default();
         };
         let mut spent = Spent {
@@ -337,13 +340,17 @@ impl Spent {
             bytes: value.rows_bytes().to_vec(),
             ..Spent::default()
         };
-        for r in value.rows() {
+        let whole = value.each_whole(|r| {
             if let Some(t) = r.ts_ms {
                 spent.last_ts = t;
             }
             spent.sum(r.ts_ms, r.bucket as usize, r.tokens, r.cost, r.fault != 0);
+        });
+        if whole {
+            spent
+        } else {
+            Spent::default()
         }
-        spent
     }
 
     /// Add a row to its quarter hour's and bucket's sum.
@@ -380,7 +387,6 @@ impl Spent {
             *a += b;
         }
         s.cost += cost;
-        s.rows += 1;
     }
 
     /// Whether there is no row.
@@ -418,15 +424,7 @@ impl Spent {
             // Written into room for the most a row takes, then copied.
             let mut row = [0u8; ROW_MOST];
             let mut w = Writer { b: &mut row, at: 0 };
-            // 0: none; else 1 + the zigzagged difference.
-            match e.timestamp_ms {
-                None => w.varint(0),
-                Some(t) => {
-                    let d = t.wrapping_sub(self.last_ts);
-                    w.varint((((d << 1) ^ (d >> 63)) as u64).wrapping_add(1));
-                    self.last_ts = t;
-                }
-            }
+            w.varint(time_code(e.timestamp_ms, &mut self.last_ts));
             w.fixed(e.key);
             w.varint(bucket as u64);
             w.varint(e.source.rank() | e.fault.map_or(0, Fault::rank) << 4);
@@ -479,20 +477,11 @@ impl Spent {
         varint(&mut out, self.sums.len() as u64);
         let mut last = 0i64;
         for s in &self.sums {
-            // 0: no time; else 1 + the zigzagged difference.
-            match s.quarter {
-                None => varint(&mut out, 0),
-                Some(q) => {
-                    let d = q.wrapping_sub(last);
-                    varint(&mut out, (((d << 1) ^ (d >> 63)) as u64).wrapping_add(1));
-                    last = q;
-                }
-            }
+            varint(&mut out, time_code(s.quarter, &mut last));
             varint(&mut out, u64::from(s.bucket));
             for t in s.tokens {
                 varint(&mut out, t);
             }
-            varint(&mut out, s.rows);
             let mut bits = [0u8; 10];
             let mut w = Writer {
                 b: &mut bits,
@@ -520,6 +509,27 @@ impl Spent {
         }
         out
     }
+}
+
+/// A time as written, `last` the one written before it (then this one):
+/// 0 for none, else 1 + its difference from `last`, zigzagged.
+fn time_code(t: Option<i64>, last: &mut i64) -> u64 {
+    match t {
+        None => 0,
+        Some(t) => {
+            let d = t.wrapping_sub(*last);
+            *last = t;
+            (((d << 1) ^ (d >> 63)) as u64).wrapping_add(1)
+        }
+    }
+}
+
+/// The time [`time_code`] wrote as `code`, `last` the one read before it
+/// (then this one).
+fn time_of(code: u64, last: &mut i64) -> Option<i64> {
+    let z = code.checked_sub(1)?;
+    *last = last.wrapping_add(((z >> 1) as i64) ^ -((z & 1) as i64));
+    Some(*last)
 }
 
 /// The version of the stored sums.
@@ -578,8 +588,6 @@ pub struct Sum {
     pub tokens: [u64; 4],
     /// The total costs, added in file order.
     pub cost: f64,
-    /// How many rows.
-    pub rows: u64,
 }
 
 impl Sum {
@@ -611,12 +619,7 @@ impl Sums {
         let mut sums = Vec::with_capacity(n.min(1 << 16));
         let mut last = 0i64;
         for _ in 0..n {
-            let q = r.varint()?;
-            let quarter = (q != 0).then(|| {
-                let z = q - 1;
-                last = last.wrapping_add(((z >> 1) as i64) ^ -((z & 1) as i64));
-                last
-            });
+            let quarter = time_of(r.varint()?, &mut last);
             let bucket = u32::try_from(r.varint()?).ok()?;
             if bucket as usize >= buckets.len() {
                 return None;
@@ -625,14 +628,12 @@ impl Sums {
             for t in &mut tokens {
                 *t = r.varint()?;
             }
-            let rows = r.varint()?;
             let cost = f64::from_bits(r.fixed()?);
             sums.push(Sum {
                 quarter,
                 bucket,
                 tokens,
                 cost,
-                rows,
             });
         }
         (r.at == bytes.len()).then_some(Sums { buckets, sums })
@@ -685,51 +686,6 @@ pub fn chunks(value: &str) -> Vec<String> {
         rest = after;
     }
     out
-}
-
-/// The value [`chunks`] cut, put back together from its chunks in the
-/// column's order.
-#[derive(Clone, Debug)]
-pub struct Join {
-    bytes: Vec<u8>,
-    /// The number the next chunk must have; `None` once one did not.
-    next: Option<usize>,
-}
-
-impl Default for Join {
-    /// Nothing yet.
-    fn default() -> Join {
-        Join::for_chunks(0)
-    }
-}
-
-impl Join {
-    /// Nothing yet, with room for a value of `n` chunks.
-    pub fn for_chunks(n: usize) -> Join {
-        Join {
-            bytes: Vec::with_capacity(n.saturating_mul(CHUNK)),
-            next: Some(0),
-        }
-    }
-
-    /// Add the next chunk.
-    pub fn push(&mut self, chunk: &[u8]) {
-        let Some(n) = self.next else {
-            return;
-        };
-        if chunk_number(chunk) == Some(n) {
-            self.bytes.extend_from_slice(&chunk[CHUNK_DIGITS..]);
-            self.next = Some(n + 1);
-        } else {
-            self.next = None;
-        }
-    }
-
-    /// The value; `None` when the chunks were not a value's, all of them
-    /// in order.
-    pub fn finish(self) -> Option<Vec<u8>> {
-        self.next.map(|_| self.bytes)
-    }
 }
 
 /// The values of many documents put back together from their chunks
@@ -822,6 +778,17 @@ impl Slots {
             .collect();
         (Arc::new(self.bytes), ranges)
     }
+}
+
+/// The value whose chunks are `chunks`, all of them in the column's
+/// order; `None` when they are not a value's.
+pub fn join<B: AsRef<[u8]>>(chunks: &[B]) -> Option<Vec<u8>> {
+    let mut slots = Slots::new(&[chunks.len()]);
+    for c in chunks {
+        slots.push(0, c.as_ref());
+    }
+    let (store, ranges) = slots.finish();
+    Some(store.get(ranges.first()?.clone()?)?.to_vec())
 }
 
 /// Values put back together ([`Slots::finish`]): the buffer, and where
@@ -1148,12 +1115,12 @@ mod tests {
         // Appended to, as a grown file's record is: as if written at once.
         let mut first = Spent::default();
         first.extend(&entries[..2]);
-        let mut grown = Spent::resume(first.encode());
+        let mut grown = Spent::resume(first.encode().into_bytes());
         grown.extend(&entries[2..]);
         assert_eq!(grown.encode(), text);
         // Nothing, and what is not a stored value.
         assert!(Spent::default().encode().is_empty());
-        assert!(Spent::resume("").is_empty());
+        assert!(Spent::resume(Vec::new()).is_empty());
         assert_eq!(Value::read(Vec::new()), Some(Value::default()));
         assert_eq!(Value::read_whole(Vec::new()).map(|v| v.len()), Some(0));
         assert_eq!(Value::read(b"\x01\0\0".to_vec()), None);
@@ -1166,7 +1133,7 @@ mod tests {
         assert_eq!(rows.by_ref().count(), entries.len() - 1);
         assert!(rows.cut_short());
         assert_eq!(rows.left(), 1);
-        assert!(Spent::resume("\u{1}\0\0").is_empty());
+        assert!(Spent::resume(b"\x01\0\0".to_vec()).is_empty());
     }
 
     #[test]
@@ -1221,11 +1188,7 @@ mod tests {
             let mut sorted = chunks.clone();
             sorted.sort();
             assert_eq!(sorted, chunks);
-            let mut join = Join::default();
-            for c in &chunks {
-                join.push(c.as_bytes());
-            }
-            assert_eq!(join.finish(), Some(value.into_bytes()), "{len}");
+            assert_eq!(join(&chunks), Some(value.into_bytes()), "{len}");
         }
     }
 
@@ -1275,14 +1238,9 @@ mod tests {
         let value = "x".repeat(2 * CHUNK + 1);
         let chunks = chunks(&value);
         for order in [[0, 2].as_slice(), &[1, 2], &[1, 0, 2], &[0, 0, 1, 2]] {
-            let mut join = Join::default();
-            for &i in order {
-                join.push(chunks[i].as_bytes());
-            }
-            assert_eq!(join.finish(), None, "{order:?}");
+            let picked: Vec<&String> = order.iter().map(|&i| &chunks[i]).collect();
+            assert_eq!(join(&picked), None, "{order:?}");
         }
-        let mut join = Join::default();
-        join.push(b"12");
-        assert_eq!(join.finish(), None);
+        assert_eq!(join(&[b"12"]), None);
     }
 }

@@ -1224,19 +1224,18 @@ impl PiIndex {
             .fast_fields()
             .str("usage")
             .map_err(err)?;
-        let mut joined = super::spent::Join::default();
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
         if let Some(column) = column {
-            let mut chunk = Vec::new();
             for ord in column.term_ords(addr.doc_id) {
-                chunk.clear();
+                let mut chunk = Vec::new();
                 column
                     .ord_to_bytes(ord, &mut chunk)
                     .map_err(|e| err(e.into()))?;
-                joined.push(&chunk);
+                chunks.push(chunk);
             }
         }
         Ok(super::spent::Spent::resume(
-            joined.finish().unwrap_or_default(),
+            super::spent::join(&chunks).unwrap_or_default(),
         ))
     }
 

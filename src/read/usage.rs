@@ -320,7 +320,7 @@ impl Recorded {
         RecordedRows {
             rows: self.value.rows(),
             buckets: &self.buckets,
-            cut: self.unreadable,
+            lost: self.unreadable.then_some(1),
         }
     }
 }
@@ -329,18 +329,20 @@ impl Recorded {
 pub struct RecordedRows<'a> {
     rows: RowIter<'a>,
     buckets: &'a [u32],
-    /// Whether a row (or the value's head) did not read.
-    cut: bool,
+    /// The rows lost where the value stopped reading before its rows
+    /// did: its head (at least one), or a row naming no bucket (it and
+    /// those after it).
+    lost: Option<u64>,
 }
 
 impl RecordedRows<'_> {
-    /// How many rows did not read: those the value holds after one that
-    /// did not (at least one, when the value's head did not read).
+    /// How many rows did not read.
     pub fn unread(&self) -> u64 {
-        match (self.cut, self.rows.cut_short()) {
-            (_, true) => self.rows.left().max(1) as u64,
-            (true, false) => 1,
-            _ => 0,
+        match self.lost {
+            Some(n) => n,
+            // A row that did not read is among those left.
+            None if self.rows.cut_short() => self.rows.left() as u64,
+            None => 0,
         }
     }
 }
@@ -349,7 +351,7 @@ impl Iterator for RecordedRows<'_> {
     type Item = Row;
 
     fn next(&mut self) -> Option<Row> {
-        if self.cut {
+        if self.lost.is_some() {
             return None;
         }
         let mut row = self.rows.next()?;
@@ -357,7 +359,7 @@ impl Iterator for RecordedRows<'_> {
             Some(&b) => row.bucket = b,
             // A bucket the value does not name: it is damaged from here.
             None => {
-                self.cut = true;
+                self.lost = Some(self.rows.left() as u64 + 1);
                 return None;
             }
         }
@@ -577,19 +579,14 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
     // joins them (a version 1 session has no entry ids to infer one
     // from), they are a group of their own, so that each entry counts
     // once. Both are a host's own: its sessions are sorted together.
-    let mut ids: HashMap<(Option<&str>, &str), u32> = HashMap::new();
-    for s in &data.sessions {
-        *ids.entry((s.host.as_deref(), s.session_id.as_str()))
-            .or_default() += 1;
-    }
-    let group = |s: &SessionSpend| -> Option<u64> {
-        s.family.or_else(|| {
-            (ids.get(&(s.host.as_deref(), s.session_id.as_str()))
-                .copied()
-                .unwrap_or(0)
-                > 1)
-            .then(|| crate::index::schema::session_key(&format!("id:{}", s.session_id)))
-        })
+    let ids = Ids::count(
+        data.sessions
+            .iter()
+            .map(|s| (s.host.as_deref(), s.session_id.as_str())),
+    );
+    let group = |s: &SessionSpend| {
+        let id = s.session_id.as_str();
+        group_of(s.family, id, ids.shared(s.host.as_deref(), id))
     };
     let mut order: Vec<Counted> = data
         .sessions
@@ -725,6 +722,34 @@ pub fn report(data: &UsageData, q: &UsageQuery) -> UsageReport {
             .filter_map(|(r, n)| Some((Fault::from_rank(r)?, n)))
             .collect(),
     }
+}
+
+/// How many sessions hold each id, by host: files of one id are copies
+/// of one session ([`group_of`]).
+pub(crate) struct Ids<'a>(HashMap<(Option<&'a str>, &'a str), u32, Fast>);
+
+impl<'a> Ids<'a> {
+    /// The ids of `sessions` (host, id), counted.
+    pub(crate) fn count(sessions: impl Iterator<Item = (Option<&'a str>, &'a str)>) -> Ids<'a> {
+        let mut n: HashMap<(Option<&str>, &str), u32, Fast> = HashMap::default();
+        for s in sessions {
+            *n.entry(s).or_default() += 1;
+        }
+        Ids(n)
+    }
+
+    /// Whether another session of `host` holds `id`.
+    pub(crate) fn shared(&self, host: Option<&str>, id: &str) -> bool {
+        self.0.get(&(host, id)).is_some_and(|&n| n > 1)
+    }
+}
+
+/// The group a report counts a session in, each entry once across it:
+/// its family, else, when it shares its id with other files, the files
+/// of its id; `None`: it is counted alone (and may be read as sums,
+/// [`Need`]).
+pub(crate) fn group_of(family: Option<u64>, id: &str, shares_id: bool) -> Option<u64> {
+    family.or_else(|| shares_id.then(|| crate::index::schema::session_key(&format!("id:{id}"))))
 }
 
 /// A session in the order a report counts it: its group (family, or
@@ -1273,6 +1298,27 @@ mod tests {
         assert_eq!(r.faults, [(Fault::Unreadable, 2)]);
     }
 
+    #[test]
+    fn a_row_naming_no_bucket_loses_it_and_the_rows_after_it() {
+        let mut e = entries(1, 3, 1_767_225_600_000);
+        for x in &mut e {
+            // A name of bytes under 0x40, one byte each in the head.
+            x.model = Arc::from("1/2");
+            x.timestamp_ms = None;
+        }
+        let mut bytes = value(&e);
+        // The head (version, one bucket, its name's length and three
+        // bytes, three rows), the first row's time and key: its bucket.
+        let at = 7 + 1 + 10;
+        assert_eq!(bytes[at], 0);
+        bytes[at] = 5;
+        let mut c = Collect::default();
+        c.add(session(1, None, 0), Value::read(bytes));
+        let r = report(&c.finish(), &query(Grouping::Daily));
+        assert_eq!(r.total.output, 0);
+        assert_eq!(r.faults, [(Fault::Unreadable, 3)]);
+    }
+
     /// Entries of three models at uneven times over several days, some
     /// without a time.
     fn mixed(first: u64, n: u64, start: i64) -> Vec<UsageEntry> {
@@ -1415,7 +1461,7 @@ mod tests {
             s.extend(e);
             assert_eq!(!s.encode_sums().is_empty(), summed);
             // A grown file's record: resumed from its rows, then added to.
-            let mut grown = Stored::resume(s.encode());
+            let mut grown = Stored::resume(s.encode().into_bytes());
             grown.extend(&ok[..5]);
             let mut whole = Stored::default();
             whole.extend(e);

@@ -11,7 +11,7 @@ use tantivy::{DocId, Searcher, SegmentReader};
 use super::reader::Reader;
 use crate::index::spent::{Joined, Slots, Sums, Value};
 use crate::index::{tantivy_err, IndexError};
-use crate::read::usage::{Collect, Need, Recorded, SessionSpend, UsageData};
+use crate::read::usage::{group_of, Collect, Ids, Need, Recorded, SessionSpend, UsageData};
 
 /// Every session's usage in the state `searcher` shows, with the facts
 /// of its record (one value a session, [`crate::index::spent`]).
@@ -120,25 +120,23 @@ fn usage_of(
         .collect::<tantivy::Result<_>>()
         .map_err(err)?;
     // Whose rows are read: every session's for `Need::Rows`; else those
-    // a report counts in a group (a family, the files of one id: the
-    // report's own rule, `read::usage::report`) and those without sums.
-    let mut ids: HashMap<&str, u32, Fast> = HashMap::default();
-    for r in segments.iter().flat_map(|s| &s.sessions) {
-        *ids.entry(r.session_id.as_deref().unwrap_or_default())
-            .or_default() += 1;
-    }
+    // a report counts in a group, and those without sums.
+    let ids = Ids::count(
+        segments
+            .iter()
+            .flat_map(|s| &s.sessions)
+            .map(|r| (None, r.session_id.as_deref().unwrap_or_default())),
+    );
     let rows_for: Vec<Vec<bool>> = segments
         .iter()
         .map(|seg| {
             seg.sessions
                 .iter()
                 .map(|r| {
+                    let id = r.session_id.as_deref().unwrap_or_default();
                     need == Need::Rows
                         || r.sums.is_none()
-                        || families.family_of(r.key).is_some()
-                        || ids
-                            .get(r.session_id.as_deref().unwrap_or_default())
-                            .is_some_and(|&n| n > 1)
+                        || group_of(families.family_of(r.key), id, ids.shared(None, id)).is_some()
                 })
                 .collect()
         })
