@@ -27,6 +27,22 @@ pub enum PiDoc {
 pub struct MessageDoc {
     pub(super) sess: u64,
     pub(super) doc: Document,
+    /// The values derived from the document, worked out once: tantivy
+    /// walks a document's fields once for each of its writers
+    /// ([docs/performance.md](../../docs/performance.md#paying-for-usage)).
+    derived: Derived,
+}
+
+/// What [`message_field`] lends that is worked out from a message's
+/// document rather than held in it.
+#[derive(Debug)]
+struct Derived {
+    /// [`model_hash`] of its model.
+    model: u64,
+    /// Its copy key ([`super::lineage::copy_key`]), when it has an entry id.
+    copy: Option<u64>,
+    /// How many fields it lends.
+    fields: u8,
 }
 
 impl PiDoc {
@@ -51,7 +67,23 @@ impl PiDoc {
 impl MessageDoc {
     /// The document `doc` of the session with key `sess`.
     pub fn new(sess: u64, doc: Document) -> MessageDoc {
-        MessageDoc { sess, doc }
+        let copy = doc
+            .entry_id
+            .as_deref()
+            .map(|id| super::lineage::copy_key(id, &doc.text));
+        let present = [
+            doc.timestamp_ms.is_some(),
+            doc.entry_id.is_some(),
+            doc.edited != crate::pi::Edited::No,
+            doc.replacement.is_some(),
+            copy.is_some(),
+        ];
+        let derived = Derived {
+            model: model_hash(doc.model.as_deref()),
+            copy,
+            fields: MESSAGE_FIELDS_ALWAYS + present.iter().filter(|&&p| p).count() as u8,
+        };
+        MessageDoc { sess, doc, derived }
     }
 }
 
@@ -117,6 +149,9 @@ fn date(ms: i64) -> DateTime {
 pub struct PiFields<'a> {
     doc: &'a PiDoc,
     at: usize,
+    /// How many are left to lend: tantivy collects them, and a collection
+    /// that knows its length is made once, not grown.
+    left: usize,
 }
 
 impl<'a> Iterator for PiFields<'a> {
@@ -131,11 +166,22 @@ impl<'a> Iterator for PiFields<'a> {
                 PiDoc::Session(s) => session_field(s, at)?,
             };
             if let Some(item) = item {
+                self.left -= 1;
                 return Some(item);
             }
         }
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
 }
+
+impl ExactSizeIterator for PiFields<'_> {}
+
+/// How many fields every message lends ([`message_field`]: the text, its
+/// session, role, active flag, offset, model, line and role term).
+const MESSAGE_FIELDS_ALWAYS: u8 = 8;
 
 /// The `at`th field of a message: `None` past the last, `Some(None)` when
 /// absent.
@@ -152,7 +198,7 @@ fn message_field(m: &MessageDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .map(|ms| (f.timestamp, PiValue::Date(date(ms)))),
         4 => Some((f.active, PiValue::U64(u64::from(d.active)))),
         5 => Some((f.offset, PiValue::U64(d.offset))),
-        6 => Some((f.model, PiValue::U64(model_hash(d.model.as_deref())))),
+        6 => Some((f.model, PiValue::U64(m.derived.model))),
         7 => Some((f.line, PiValue::U64(d.line))),
         8 => d
             .entry_id
@@ -165,10 +211,7 @@ fn message_field(m: &MessageDoc, at: usize) -> Option<Option<(Field, PiValue<'_>
             .as_deref()
             .map(|r| (f.replacement, PiValue::Str(r))),
         // Only messages with an entry id can be copied into a fork.
-        11 => d
-            .entry_id
-            .as_deref()
-            .map(|id| (f.copy, PiValue::U64(super::lineage::copy_key(id, &d.text)))),
+        11 => m.derived.copy.map(|key| (f.copy, PiValue::U64(key))),
         12 => Some((f.role_term, PiValue::Str(d.role.as_str()))),
         _ => return None,
     })
@@ -233,7 +276,36 @@ impl tantivy::schema::Document for PiDoc {
     type FieldsValuesIter<'a> = PiFields<'a>;
 
     fn iter_fields_and_values(&self) -> PiFields<'_> {
-        PiFields { doc: self, at: 0 }
+        let left = match self {
+            PiDoc::Message(m) => usize::from(m.derived.fields),
+            PiDoc::Session(s) => (0..)
+                .map_while(|at| session_field(s, at))
+                .filter(Option::is_some)
+                .count(),
+        };
+        PiFields {
+            doc: self,
+            at: 0,
+            left,
+        }
+    }
+}
+
+/// The document type of the build's tantivy `IndexWriter`, which is sent
+/// none (documents go to the build's own segment writers) and only adds
+/// their segments, commits and merges. None can be made: tantivy's writer
+/// makes room for ten thousand batches of its document type in its queue,
+/// twice, and a queue of messages would be megabytes of pages touched for
+/// nothing ([docs/performance.md](../../docs/performance.md#paying-for-usage)).
+#[derive(Debug)]
+pub enum NoDoc {}
+
+impl tantivy::schema::Document for NoDoc {
+    type Value<'a> = PiValue<'a>;
+    type FieldsValuesIter<'a> = std::iter::Empty<(Field, PiValue<'a>)>;
+
+    fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
+        match *self {}
     }
 }
 
@@ -276,6 +348,48 @@ mod tests {
                 f.role_term
             ]
         );
+        assert_eq!(doc.iter_fields_and_values().len(), got.len());
+    }
+
+    #[test]
+    fn a_message_with_every_field_lends_each_with_the_values_of_its_document() {
+        let f = Fields::get();
+        let doc = PiDoc::Message(MessageDoc::new(
+            7,
+            Document {
+                line: 3,
+                offset: 120,
+                entry_id: Some("e1".into()),
+                role: Role::User,
+                timestamp_ms: Some(1_000),
+                model: Some("anthropic/opus".into()),
+                active: true,
+                edited: crate::pi::Edited::Replaced,
+                replacement: Some("new".into()),
+                text: "hello".into(),
+            },
+        ));
+        let mut fields = doc.iter_fields_and_values();
+        assert_eq!(fields.len(), 13);
+        let mut got = Vec::new();
+        while let Some((field, value)) = fields.next() {
+            got.push((field, format!("{value:?}")));
+            // What is left is known at every step.
+            assert_eq!(fields.len(), 13 - got.len());
+        }
+        let u = |v: u64| format!("{:?}", PiValue::U64(v));
+        let value_of = |field: Field| got.iter().find(|(g, _)| *g == field).unwrap().1.clone();
+        assert_eq!(value_of(f.model), u(model_hash(Some("anthropic/opus"))));
+        assert_eq!(
+            value_of(f.copy),
+            u(crate::index::lineage::copy_key("e1", "hello"))
+        );
+        assert_eq!(value_of(f.entry_id), format!("{:?}", PiValue::Str("e1")));
+        assert_eq!(
+            value_of(f.replacement),
+            format!("{:?}", PiValue::Str("new"))
+        );
+        assert_eq!(got.len(), 13);
     }
 
     #[test]
@@ -313,5 +427,6 @@ mod tests {
             .collect();
         assert_eq!(agent, ["omp"]);
         assert_eq!(doc.iter_fields_and_values().count(), 26 + 2 - 8);
+        assert_eq!(doc.iter_fields_and_values().len(), 26 + 2 - 8);
     }
 }

@@ -49,7 +49,7 @@ use tantivy::schema::{IndexRecordOption, Schema};
 use tantivy::{Index, IndexWriter, Term};
 
 use super::directory::{clear_dir, only_index_files, Mapped};
-use super::document::{MessageDoc, PiDoc, SessionDoc};
+use super::document::{MessageDoc, NoDoc, PiDoc, SessionDoc};
 use super::schema::{register_tokenizers, session_key, Fields, SESSION_DOC};
 use super::state::{FileState, FileStates};
 use super::{
@@ -358,7 +358,7 @@ impl IndexStore {
         // holds the lock for an instant: the lock is tried again for a
         // moment before another build is said to hold it.
         let mut tries = 0;
-        let writer: IndexWriter<PiDoc> = loop {
+        let writer: IndexWriter<NoDoc> = loop {
             match self.pi.index.writer_with_options(options.clone()) {
                 Ok(w) => break w,
                 Err(e) => match tantivy_err(&self.pi.dir, e) {
@@ -503,7 +503,7 @@ const MARGIN: usize = 1 << 20;
 pub struct IndexBuilder {
     pi: PiIndex,
     fields: Fields,
-    writer: IndexWriter<PiDoc>,
+    writer: IndexWriter<NoDoc>,
     /// Memory of one segment writer before it is written out.
     budget: usize,
     /// Documents of one segment writer before it is written out (all of

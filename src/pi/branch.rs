@@ -32,7 +32,11 @@ pub fn active(links: &[Link<'_>]) -> Vec<bool> {
     if leaf.id.is_none() {
         return vec![true; links.len()];
     }
-    let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(links.len());
+    // foldhash, seeded per process: every entry of a build's files passes
+    // through this map, and SipHash was a measurable share of the parse
+    // ([docs/performance.md](../../docs/performance.md#paying-for-usage)).
+    let mut by_id: HashMap<&str, usize, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(links.len(), Default::default());
     for (i, l) in links.iter().enumerate() {
         if let Some(id) = l.id {
             by_id.insert(id, i);
