@@ -185,6 +185,47 @@ fn a_small_build_on_two_threads_writes_one_segment() {
     assert_eq!(search(&one, "error").len(), on_two.len());
 }
 
+/// A segment writer that fills when little is left of the build to read
+/// is not written out there: it takes the rest (up to a quarter more),
+/// and the build leaves no small last segment for the commit to merge or
+/// for searches to open. Here one thread's writer fills at 48% of the
+/// documents and again at 96%: the second keeps the last 4%, where it
+/// used to leave a third segment of them.
+#[cfg(feature = "failpoints")]
+#[test]
+fn a_writer_that_fills_near_the_end_takes_the_rest() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    let manifest = generate(&corpus, "40MB", "11");
+    let totals = &manifest["totals"];
+    let all = totals["documents"].as_u64().unwrap() + totals["files"].as_u64().unwrap();
+    let limit = all * 48 / 100;
+    let report = s.report(
+        s.build_cmd(&[&corpus])
+            .args(["--threads", "1"])
+            .env("PI_INDEX_TEST_SEGMENT_DOCS", limit.to_string()),
+    );
+    assert_eq!(report["messages_indexed"], totals["documents"]);
+    assert_eq!(report["timings"]["merge_ms"], 0, "nothing to merge");
+    let docs = segment_docs(&s);
+    assert_eq!(
+        docs.len(),
+        2,
+        "no small last segment ({limit} a segment): {docs:?}"
+    );
+    assert_eq!(docs.iter().sum::<u64>(), all, "every document once");
+    assert!(
+        docs.iter().any(|&d| d > limit) && docs.iter().all(|&d| d <= limit + limit / 4),
+        "one segment past its limit, by at most a quarter ({limit}): {docs:?}"
+    );
+    for p in manifest["planted"].as_array().unwrap() {
+        let token = p["token"].as_str().unwrap();
+        let hits = search(&s, token);
+        assert_eq!(hits.len(), 1, "{token}: {hits:?}");
+        assert_eq!(hits[0]["line"], p["line"], "{token}");
+    }
+}
+
 /// A build whose threads write segments out while they parse (a segment
 /// every 500 documents here, as a large corpus does at its memory budget)
 /// and hold the last few documents back for the commit loses nothing:

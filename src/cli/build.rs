@@ -43,10 +43,11 @@ pub struct BuildArgs {
     pub threads: Option<u16>,
 
     /// Memory of each indexing thread, in MB (16 to 3800): a thread's
-    /// segment is written out when it holds this much. As many threads
-    /// index at once as the machine has cores (more threads share them),
-    /// so peak memory is about cores x MB plus the largest session's
-    /// (docs/performance.md#threads). A larger budget writes fewer,
+    /// segment is written out when it holds this much (near the end of a
+    /// build, up to a quarter more, rather than leave a small last
+    /// segment). As many threads index at once as the machine has cores
+    /// (more threads share them), so peak memory is about cores x MB plus
+    /// the largest session's (docs/performance.md#threads). A larger budget writes fewer,
     /// larger segments (searches open each one).
     #[arg(long, value_name = "MB", default_value_t = pi_index::pipeline::DEFAULT_THREAD_MEMORY_MB as u64, value_parser = clap::value_parser!(u64).range(16..=3800))]
     pub memory: u64,

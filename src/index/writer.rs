@@ -13,7 +13,8 @@
 //! our own document type ([`PiDoc`]: no copy into a `TantivyDocument`, no
 //! queue to tantivy's indexing threads). A segment writer that reaches its
 //! memory budget (`--memory`, per thread) is written out as a finished segment by the
-//! thread that filled it, which then starts a new one (after holding its
+//! thread that filled it (unless the build is nearly done: then it takes
+//! the rest, up to a quarter more, see `LAST_SHARE`), which then starts a new one (after holding its
 //! first documents back, so that the end of a build leaves no segment of
 //! a few dozen documents: see `Slot`), and handed at once
 //! to tantivy's `IndexWriter` (not searchable before the commit, but its
@@ -39,6 +40,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use tantivy::collector::Count;
@@ -394,6 +396,8 @@ impl IndexStore {
             slots: (0..threads).map(|_| Mutex::new(Slot::default())).collect(),
             withdrawn: Mutex::new(Vec::new()),
             small_only: std::sync::atomic::AtomicBool::new(false),
+            planned: AtomicU64::new(0),
+            read: AtomicU64::new(0),
         })
     }
 }
@@ -462,6 +466,8 @@ impl tantivy::merge_policy::MergePolicy for FewSegments {
 struct Open {
     segment: Segment,
     writer: SegmentWriter,
+    /// The build's bytes read when it was opened.
+    read_at_open: u64,
 }
 
 /// One thread's documents not yet written out.
@@ -496,6 +502,13 @@ const HELD_DOCS: usize = 1024;
 /// out (tantivy's own writer keeps the same margin).
 const MARGIN: usize = 1 << 20;
 
+/// A full segment writer is kept open, up to this share of its budget
+/// more (its documents too), when what is left of the build to read is at
+/// most that share of what the build read while it filled: written out
+/// there, it would leave a small last segment for the commit to merge
+/// ([docs/performance.md](../../docs/performance.md#the-last-segment)).
+const LAST_SHARE: usize = 4;
+
 /// Writes one build's changes; everything becomes visible at once, at
 /// [`IndexBuilder::commit`]. All methods may be called from many threads;
 /// documents go to the segment writer of the calling thread of the build's
@@ -522,6 +535,11 @@ pub struct IndexBuilder {
     /// Whether only small segments may be merged (an incremental build):
     /// else the commit leaves few segments ([`FewSegments`]).
     small_only: std::sync::atomic::AtomicBool,
+    /// Bytes of the files this build reads ([`IndexBuilder::plan_bytes`]),
+    /// and of those read so far ([`IndexBuilder::file_read`]): how near
+    /// its end the build is ([`IndexBuilder::full`]).
+    planned: AtomicU64,
+    read: AtomicU64,
 }
 
 /// How often a build looks at how much of the files it mapped it holds
@@ -764,7 +782,11 @@ impl IndexBuilder {
         let segment = self.pi.index.new_segment();
         let writer = SegmentWriter::for_segment(TERM_TABLE_BUDGET, segment.clone())
             .map_err(|e| self.err(e))?;
-        Ok(Open { segment, writer })
+        Ok(Open {
+            segment,
+            writer,
+            read_at_open: self.read.load(Ordering::Relaxed),
+        })
     }
 
     /// Index `doc` in `open`; whether `open` is now full.
@@ -778,9 +800,36 @@ impl IndexBuilder {
         Ok(self.full(open))
     }
 
-    /// Whether `open` is to be written out.
+    /// Whether `open` is to be written out: at its budget, unless the
+    /// build is nearly done, then at a [`LAST_SHARE`] more.
     fn full(&self, open: &Open) -> bool {
-        open.writer.mem_usage() + MARGIN >= self.budget || open.writer.max_doc() >= self.max_docs
+        let mem = open.writer.mem_usage() + MARGIN;
+        let docs = open.writer.max_doc();
+        if mem < self.budget && docs < self.max_docs {
+            return false;
+        }
+        let past = |limit: usize| limit.saturating_add(limit / LAST_SHARE);
+        if mem >= past(self.budget) || docs as usize >= past(self.max_docs as usize) {
+            return true;
+        }
+        let planned = self.planned.load(Ordering::Relaxed);
+        let read = self.read.load(Ordering::Relaxed);
+        let filled_by = read.saturating_sub(open.read_at_open);
+        let left = planned.saturating_sub(read);
+        !(planned > 0 && filled_by > 0 && left.saturating_mul(LAST_SHARE as u64) <= filled_by)
+    }
+
+    /// How many bytes of files the build is to read (before it reads
+    /// them); see [`IndexBuilder::file_read`].
+    pub fn plan_bytes(&self, bytes: u64) {
+        self.planned.store(bytes, Ordering::Relaxed);
+    }
+
+    /// That the build has read a file of `bytes` bytes: with
+    /// [`IndexBuilder::plan_bytes`], what tells a full segment writer
+    /// that the build is nearly done.
+    pub fn file_read(&self, bytes: u64) {
+        self.read.fetch_add(bytes, Ordering::Relaxed);
     }
 
     /// Write out a segment and hand it to tantivy's writer at once: not

@@ -309,6 +309,7 @@ fn parse_and_index(
         |&a: &usize, &b: &usize| Candidate::read_order(&found.files[a], &found.files[b]);
     let mut order = plan.work.clone();
     order.sort_unstable_by(read_order);
+    index.plan_bytes(order.iter().map(|&i| found.files[i].len).sum());
     pool.install(|| {
         order.par_iter().with_max_len(1).for_each(|&i| {
             let c = &found.files[i];
@@ -351,6 +352,7 @@ fn parse_and_index(
                         .get_or_insert(e);
                 }
             }
+            index.file_read(c.len);
             progress(c.len);
         });
     });
