@@ -185,6 +185,16 @@ fn a_small_build_on_two_threads_writes_one_segment() {
     assert_eq!(search(&one, "error").len(), on_two.len());
 }
 
+/// Every word the generator planted is found once, at its line.
+fn every_planted_word_found_once(s: &Scratch, manifest: &serde_json::Value) {
+    for p in manifest["planted"].as_array().unwrap() {
+        let token = p["token"].as_str().unwrap();
+        let hits = search(s, token);
+        assert_eq!(hits.len(), 1, "{token}: {hits:?}");
+        assert_eq!(hits[0]["line"], p["line"], "{token}");
+    }
+}
+
 /// A segment writer that fills when little is left of the build to read
 /// is not written out there: it takes the rest (up to a quarter more),
 /// and the build leaves no small last segment for the commit to merge or
@@ -218,12 +228,7 @@ fn a_writer_that_fills_near_the_end_takes_the_rest() {
         docs.iter().any(|&d| d > limit) && docs.iter().all(|&d| d <= limit + limit / 4),
         "one segment past its limit, by at most a quarter ({limit}): {docs:?}"
     );
-    for p in manifest["planted"].as_array().unwrap() {
-        let token = p["token"].as_str().unwrap();
-        let hits = search(&s, token);
-        assert_eq!(hits.len(), 1, "{token}: {hits:?}");
-        assert_eq!(hits[0]["line"], p["line"], "{token}");
-    }
+    every_planted_word_found_once(&s, &manifest);
 }
 
 /// A build whose threads write segments out while they parse (a segment
@@ -258,10 +263,5 @@ fn a_build_that_writes_segments_out_as_it_goes_loses_nothing() {
         totals["documents"].as_u64().unwrap() + totals["files"].as_u64().unwrap(),
         "every message and session record once"
     );
-    for p in manifest["planted"].as_array().unwrap() {
-        let token = p["token"].as_str().unwrap();
-        let hits = search(&s, token);
-        assert_eq!(hits.len(), 1, "{token}: {hits:?}");
-        assert_eq!(hits[0]["line"], p["line"], "{token}");
-    }
+    every_planted_word_found_once(&s, &manifest);
 }

@@ -47,8 +47,8 @@ pub struct BuildArgs {
     /// build, up to a quarter more, rather than leave a small last
     /// segment). As many threads index at once as the machine has cores
     /// (more threads share them), so peak memory is about cores x MB plus
-    /// the largest session's (docs/performance.md#threads). A larger budget writes fewer,
-    /// larger segments (searches open each one).
+    /// the largest session's (docs/performance.md#threads). A larger
+    /// budget writes fewer, larger segments (searches open each one).
     #[arg(long, value_name = "MB", default_value_t = pi_index::pipeline::DEFAULT_THREAD_MEMORY_MB as u64, value_parser = clap::value_parser!(u64).range(16..=3800))]
     pub memory: u64,
 

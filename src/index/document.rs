@@ -83,7 +83,16 @@ impl MessageDoc {
             copy,
             fields: MESSAGE_FIELDS_ALWAYS + present.iter().filter(|&&p| p).count() as u8,
         };
-        MessageDoc { sess, doc, derived }
+        let m = MessageDoc { sess, doc, derived };
+        // The count is [`message_field`]'s, kept apart to save a walk.
+        debug_assert_eq!(
+            usize::from(m.derived.fields),
+            (0..)
+                .map_while(|at| message_field(&m, at))
+                .filter(Option::is_some)
+                .count()
+        );
+        m
     }
 }
 
@@ -166,7 +175,7 @@ impl<'a> Iterator for PiFields<'a> {
                 PiDoc::Session(s) => session_field(s, at)?,
             };
             if let Some(item) = item {
-                self.left -= 1;
+                self.left = self.left.saturating_sub(1);
                 return Some(item);
             }
         }
@@ -315,24 +324,26 @@ mod tests {
     use crate::pi::Role;
     use tantivy::schema::Document as _;
 
+    /// An assistant's message with no entry id, edit or replacement.
+    fn hello() -> Document {
+        Document {
+            line: 3,
+            offset: 120,
+            entry_id: None,
+            role: Role::Assistant,
+            timestamp_ms: Some(1_000),
+            model: Some("anthropic/opus".into()),
+            active: false,
+            edited: crate::pi::Edited::No,
+            replacement: None,
+            text: "hello".into(),
+        }
+    }
+
     #[test]
     fn a_message_lends_every_field_it_has_once() {
         let f = Fields::get();
-        let doc = PiDoc::Message(MessageDoc::new(
-            7,
-            Document {
-                line: 3,
-                offset: 120,
-                entry_id: None,
-                role: Role::Assistant,
-                timestamp_ms: Some(1_000),
-                model: Some("anthropic/opus".into()),
-                active: false,
-                edited: crate::pi::Edited::No,
-                replacement: None,
-                text: "hello".into(),
-            },
-        ));
+        let doc = PiDoc::Message(MessageDoc::new(7, hello()));
         let got: Vec<Field> = doc.iter_fields_and_values().map(|(f, _)| f).collect();
         assert_eq!(
             got,
@@ -357,16 +368,12 @@ mod tests {
         let doc = PiDoc::Message(MessageDoc::new(
             7,
             Document {
-                line: 3,
-                offset: 120,
                 entry_id: Some("e1".into()),
                 role: Role::User,
-                timestamp_ms: Some(1_000),
-                model: Some("anthropic/opus".into()),
                 active: true,
                 edited: crate::pi::Edited::Replaced,
                 replacement: Some("new".into()),
-                text: "hello".into(),
+                ..hello()
             },
         ));
         let mut fields = doc.iter_fields_and_values();

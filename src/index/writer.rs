@@ -12,11 +12,12 @@
 //! own tantivy `SegmentWriter` (a slot per thread of the build's pool), fed
 //! our own document type ([`PiDoc`]: no copy into a `TantivyDocument`, no
 //! queue to tantivy's indexing threads). A segment writer that reaches its
-//! memory budget (`--memory`, per thread) is written out as a finished segment by the
-//! thread that filled it (unless the build is nearly done: then it takes
-//! the rest, up to a quarter more, see `LAST_SHARE`), which then starts a new one (after holding its
-//! first documents back, so that the end of a build leaves no segment of
-//! a few dozen documents: see `Slot`), and handed at once
+//! memory budget (`--memory`, per thread) is written out as a finished
+//! segment by the thread that filled it (unless the build is nearly done:
+//! then it takes the rest, up to a quarter more, see `LAST_SHARE`), which
+//! then starts a new one (after holding its first documents back, so that
+//! the end of a build leaves no segment of a few dozen documents: see
+//! `Slot`), and handed at once
 //! to tantivy's `IndexWriter` (not searchable before the commit, but its
 //! merge policy may merge it meanwhile, on one merge thread, beside the
 //! parsing); at the commit, the last open segments are written out in
