@@ -510,6 +510,19 @@ const MARGIN: usize = 1 << 20;
 /// ([docs/performance.md](../../docs/performance.md#the-last-segment)).
 const LAST_SHARE: usize = 4;
 
+/// How far a writer near the end of a build may go past `limit` (its
+/// budget, or its documents): a [`LAST_SHARE`] more, but never past what
+/// tantivy's arena can address ([`MAX_THREAD_BUDGET`]) when `limit` is
+/// within it.
+fn last_limit(limit: usize) -> usize {
+    let more = limit.saturating_add(limit / LAST_SHARE);
+    if limit <= MAX_THREAD_BUDGET {
+        more.min(MAX_THREAD_BUDGET)
+    } else {
+        more
+    }
+}
+
 /// Writes one build's changes; everything becomes visible at once, at
 /// [`IndexBuilder::commit`]. All methods may be called from many threads;
 /// documents go to the segment writer of the calling thread of the build's
@@ -809,8 +822,7 @@ impl IndexBuilder {
         if mem < self.budget && docs < self.max_docs {
             return false;
         }
-        let past = |limit: usize| limit.saturating_add(limit / LAST_SHARE);
-        if mem >= past(self.budget) || docs as usize >= past(self.max_docs as usize) {
+        if mem >= last_limit(self.budget) || docs as usize >= last_limit(self.max_docs as usize) {
             return true;
         }
         let planned = self.planned.load(Ordering::Relaxed);
@@ -1376,6 +1388,19 @@ impl PiIndex {
 #[cfg(test)]
 mod tests {
     use super::{FewSegments, Growth, FEW_SEGMENTS, RELEASE_BLIND, RELEASE_OVER};
+
+    #[test]
+    fn a_writer_near_the_end_goes_a_quarter_past_its_budget_within_the_arena() {
+        use super::{last_limit, MAX_THREAD_BUDGET};
+        assert_eq!(last_limit(48 << 20), 60 << 20);
+        assert_eq!(last_limit(1000), 1250);
+        // --memory's largest (3800 MB) stays within what tantivy's arena
+        // addresses.
+        assert_eq!(last_limit(3800 << 20), MAX_THREAD_BUDGET);
+        assert_eq!(last_limit(MAX_THREAD_BUDGET), MAX_THREAD_BUDGET);
+        // The test's document limit, unlimited by default, stays so.
+        assert_eq!(last_limit(u32::MAX as usize), u32::MAX as usize * 5 / 4);
+    }
 
     #[test]
     fn a_full_build_leaves_few_segments_of_about_the_same_size() {
