@@ -790,6 +790,65 @@ fn saved_copy_groups_give_exactly_the_hits_merged_at_search_time() {
     }
 }
 
+/// A session folder indexed beside two backups of it: most documents of
+/// every segment are copies, so a search's total is counted in one walk
+/// of the matches, each one's bit looked at (`Groups::matching_ahead`).
+/// Every search gives what merging at search time gives.
+#[test]
+fn a_folder_and_its_backups_count_each_message_once() {
+    let s = Scratch::new();
+    let corpus = s.dir.path().join("corpus");
+    crate::corpus::generate_with(&corpus, "2MB", "12", &[]);
+    for copy in ["backup-1", "backup-2"] {
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&corpus)
+            .arg(s.dir.path().join(copy))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let folders = ["corpus", "backup-1", "backup-2"].map(|f| s.dir.path().join(f));
+    s.build(
+        &folders.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &[],
+    );
+    // Two of every three messages stand behind their first copy: more
+    // than half of the documents, session records included.
+    let out = run(s.cmd().args(["stats", "--json", "--index"]).arg(s.index()));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (copies, messages) = (
+        v["copies"].as_u64().unwrap(),
+        v["messages"].as_u64().unwrap(),
+    );
+    let sessions = v["sessions"].as_u64().unwrap();
+    assert!(2 * copies > messages + sessions, "{v}");
+    let queries: Vec<(&str, Option<&str>)> = vec![
+        ("the", None),
+        ("file index", None),
+        ("error OR shared", None),
+        ("role:user the", None),
+        ("the", Some("assistant")),
+        ("", None),
+    ];
+    let (saved, by_groups) = searched(&s.index(), &queries);
+    assert!(by_groups.iter().all(|b| *b));
+    let the = saved
+        .iter()
+        .find(|r| r["query"] == "the" && r["limit"] == 1000 && r["role"].is_null())
+        .unwrap();
+    let every = s.search_json("the", &["--copies", "-n", "100000"]).len() as u64;
+    assert!(
+        2 * the["total"].as_u64().unwrap() < every,
+        "{} merged of {every} copies",
+        the["total"]
+    );
+    fs::remove_file(s.index().join("copy-groups.bin")).unwrap();
+    let (merged, by_groups) = searched(&s.index(), &queries);
+    assert!(by_groups.iter().all(|b| !*b));
+    assert_eq!(saved, merged);
+}
+
 #[test]
 fn copy_groups_of_another_state_are_not_used_and_a_build_with_nothing_to_index_saves_them_again() {
     let s = Scratch::new();

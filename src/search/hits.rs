@@ -171,10 +171,11 @@ fn ranked(
         Sort::Relevance if BestFirst::prunes(query) => {
             let k = req.offset.saturating_add(req.limit.max(1));
             let top = best_first(searcher, query, k, skip.clone()).map_err(err)?;
-            let mut total = query.count(searcher).map_err(err)?;
-            if let Some(g) = &skip {
-                total -= g.matching_behind(searcher, query).map_err(err)?;
+            let total = match &skip {
+                Some(g) => g.matching_ahead(searcher, query),
+                None => query.count(searcher),
             }
+            .map_err(err)?;
             let page = top.into_iter().skip(req.offset);
             (page.map(|(s, _, a)| (s, a)).collect(), total)
         }

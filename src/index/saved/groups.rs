@@ -316,52 +316,76 @@ impl Groups {
         Some((name(0)?, name(1)?))
     }
 
-    /// How many of the members that stand behind another match `query`:
-    /// what a count of matches less them leaves is the hits after
-    /// merging. The query's matches and the bits are walked together,
-    /// each leaping to the other's next: the steps are about the fewer of
-    /// the two, the matches when most documents are copies.
-    pub(crate) fn matching_behind(
+    /// How many documents `query` matches that stand behind no other
+    /// copy: the total of a search that merges copies. A segment where
+    /// most documents stand behind is walked once, each match's bit
+    /// looked at; elsewhere the query counts its matches (a word's are
+    /// its document frequency) and the members behind that match are
+    /// taken off, the matches and the bits walked together, each leaping
+    /// to the other's next, so that the steps are about the fewer of the
+    /// two ([docs/performance.md](../../../docs/performance.md#copies-at-any-share)).
+    pub(crate) fn matching_ahead(
         &self,
         searcher: &Searcher,
         query: &dyn Query,
     ) -> tantivy::Result<usize> {
-        if self.is_empty() {
-            return Ok(0);
-        }
         let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let mut n = 0;
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let ord = ord as u32;
-            let mut behind = self.next_behind(ord, 0);
-            if behind == TERMINATED {
-                continue;
-            }
-            let mut scorer = weight.scorer(reader, 1.0)?;
-            let mut at = scorer.doc();
-            while at != TERMINATED {
-                if at < behind {
-                    // A seek costs more than a step: near, a step or a
-                    // few reach it.
-                    at = if behind - at > 64 {
-                        scorer.seek(behind)
-                    } else {
-                        scorer.advance()
-                    };
-                    continue;
-                }
-                if at > behind {
-                    behind = self.next_behind(ord, at);
-                    if behind == TERMINATED {
-                        break;
+            let behind = self.behind_in(ord);
+            if behind == 0 {
+                n += weight.count(reader)? as usize;
+            } else if 2 * behind >= reader.max_doc() as usize {
+                let alive = reader.alive_bitset();
+                let mut scorer = weight.scorer(reader, 1.0)?;
+                let mut at = scorer.doc();
+                while at != TERMINATED {
+                    if !self.is_behind(ord, at) && alive.is_none_or(|a| a.is_alive(at)) {
+                        n += 1;
                     }
-                    continue;
+                    at = scorer.advance();
                 }
+            } else {
+                n += weight.count(reader)? as usize;
+                n -= self.matching_behind_in(ord, &mut *weight.scorer(reader, 1.0)?);
+            }
+        }
+        Ok(n)
+    }
+
+    /// How many documents of segment `ord` stand behind another copy.
+    fn behind_in(&self, ord: u32) -> usize {
+        let (at, words) = self.bits(ord);
+        (0..words)
+            .map(|i| u64_at(&self.bytes, at + 8 * i).count_ones() as usize)
+            .sum()
+    }
+
+    /// How many of the matches of `scorer` (segment `ord`'s) stand behind
+    /// another copy: the two walked together, each leaping to the other's
+    /// next.
+    fn matching_behind_in(&self, ord: u32, scorer: &mut dyn tantivy::query::Scorer) -> usize {
+        let mut behind = self.next_behind(ord, 0);
+        let mut n = 0;
+        let mut at = scorer.doc();
+        while at != TERMINATED && behind != TERMINATED {
+            if at < behind {
+                // A seek costs more than a step: near, a step or a
+                // few reach it.
+                at = if behind - at > 64 {
+                    scorer.seek(behind)
+                } else {
+                    scorer.advance()
+                };
+            } else if at > behind {
+                behind = self.next_behind(ord, at);
+            } else {
                 n += 1;
                 at = scorer.advance();
             }
         }
-        Ok(n)
+        n
     }
 
     /// What every group's members agree on.
