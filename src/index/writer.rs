@@ -1394,8 +1394,8 @@ mod tests {
         use super::{last_limit, MAX_THREAD_BUDGET};
         assert_eq!(last_limit(48 << 20), 60 << 20);
         assert_eq!(last_limit(1000), 1250);
-        // --memory's largest (3800 MB) stays within what tantivy's arena
-        // addresses.
+        // The largest budget `--memory` takes stays within what tantivy's
+        // arena addresses.
         assert_eq!(last_limit(3800 << 20), MAX_THREAD_BUDGET);
         assert_eq!(last_limit(MAX_THREAD_BUDGET), MAX_THREAD_BUDGET);
         // The test's document limit, unlimited by default, stays so.
