@@ -265,7 +265,7 @@ impl RowIter<'_> {
                 for _ in 0..4 {
                     // Only a double's bits follow the tag's byte.
                     let tag = u64::from(r.b.get(r.at).copied().unwrap_or(0)) & BITS_TAG;
-                    r.skip_varint()?;
+                    r.varint()?;
                     if tag == BITS_TAG {
                         r.skip(10)?;
                     }
@@ -911,14 +911,6 @@ impl<'a> Reader<'a> {
         let (v, n) = self.number()?;
         self.at += n;
         Some(v)
-    }
-
-    /// Pass over a number, as [`Reader::varint`] reads it.
-    #[inline(always)]
-    fn skip_varint(&mut self) -> Option<()> {
-        let (_, n) = self.number()?;
-        self.at += n;
-        Some(())
     }
 
     /// The number at `at`, and how many bytes it takes.

@@ -151,14 +151,6 @@ pub struct Spent {
 }
 
 impl Spent {
-    fn add(&mut self, u: &Row) {
-        self.add_counts(&u.tokens, u.cost);
-    }
-
-    fn add_sum(&mut self, m: &Sum) {
-        self.add_counts(&m.tokens, m.cost);
-    }
-
     /// Add the four token counts `tokens` and the cost `cost`.
     fn add_counts(&mut self, tokens: &[u64; 4], cost: f64) {
         self.input += tokens[0];
@@ -871,21 +863,40 @@ impl Count<'_> {
                 .is_none_or(|f| f.contains(&(s.host.as_deref(), s.family.unwrap_or(s.key))))
     }
 
-    fn keeps_row(&self, u: &Row) -> bool {
+    /// Whether the report counts a row, or a sum of rows (its bounds on
+    /// quarter hours: a quarter hour is in them or out whole), at `time`
+    /// of `bucket`.
+    fn keeps(&self, time: Option<i64>, bucket: u32) -> bool {
         let q = self.q;
-        (q.since_ms.is_none_or(|s| u.ts_ms.is_some_and(|t| t >= s)))
-            && (q.until_ms.is_none_or(|e| u.ts_ms.is_some_and(|t| t < e)))
-            && self.models.get(u.bucket as usize).copied().unwrap_or(false)
+        (q.since_ms.is_none_or(|s| time.is_some_and(|t| t >= s)))
+            && (q.until_ms.is_none_or(|e| time.is_some_and(|t| t < e)))
+            && self.models.get(bucket as usize).copied().unwrap_or(false)
     }
 
-    /// Whether the report counts the sum `m` (its bounds on quarter
-    /// hours: a quarter hour is in them or out whole).
-    fn keeps_sum(&self, m: &Sum) -> bool {
-        let q = self.q;
-        let t = m.start_ms();
-        (q.since_ms.is_none_or(|s| t.is_some_and(|t| t >= s)))
-            && (q.until_ms.is_none_or(|e| t.is_some_and(|t| t < e)))
-            && self.models.get(m.bucket as usize).copied().unwrap_or(false)
+    /// Count `item` of session `s`: in the session's own row (by
+    /// session), and, when it is the first of its entries in its group,
+    /// in what it spent itself, the total and its group.
+    fn count(
+        &self,
+        out: &mut Tally,
+        places: &mut Places,
+        s: &SessionSpend,
+        mine: &mut Own,
+        item: Item<'_>,
+        first: bool,
+    ) {
+        if self.q.grouping == Grouping::Session {
+            mine.add(item.bucket, item.tokens, item.cost);
+        }
+        if !first {
+            return;
+        }
+        mine.own += item.cost;
+        out.total.add_counts(item.tokens, item.cost);
+        if let Some(grp) = self.group(&mut out.groups, places, s, item.time, item.bucket) {
+            grp.1.add_counts(item.tokens, item.cost);
+            grp.2.insert(item.bucket);
+        }
     }
 
     /// The group a count of `bucket` at `time` of session `s` goes to
@@ -992,17 +1003,17 @@ impl Count<'_> {
             if let Some(sums) = s.rows.sums() {
                 // Sums are read only for a session outside a group.
                 debug_assert!(g.is_none() && sums_serve);
-                for m in sums.iter().filter(|m| self.keeps_sum(m)) {
-                    if by_session {
-                        mine.add(m.bucket, &m.tokens, m.cost);
-                    }
-                    mine.own += m.cost;
-                    out.total.add_sum(m);
+                for m in sums {
                     // A quarter hour is in one day ([`Need`]).
-                    let at = m.start_ms();
-                    if let Some(grp) = self.group(&mut out.groups, &mut places, s, at, m.bucket) {
-                        grp.1.add_sum(m);
-                        grp.2.insert(m.bucket);
+                    let time = m.start_ms();
+                    if self.keeps(time, m.bucket) {
+                        let item = Item {
+                            time,
+                            bucket: m.bucket,
+                            tokens: &m.tokens,
+                            cost: m.cost,
+                        };
+                        self.count(&mut out, &mut places, s, &mut mine, item, true);
                     }
                 }
             } else {
@@ -1011,7 +1022,7 @@ impl Count<'_> {
                     // Only a group's sessions hold copies of each other's
                     // entries.
                     let first = g.is_none() || seen.insert(u.key);
-                    if !kept || !self.keeps_row(&u) {
+                    if !kept || !self.keeps(u.ts_ms, u.bucket) {
                         continue;
                     }
                     if let Some(f) = u.fault() {
@@ -1020,20 +1031,13 @@ impl Count<'_> {
                         }
                         continue;
                     }
-                    if by_session {
-                        mine.add(u.bucket, &u.tokens, u.cost);
-                    }
-                    if !first {
-                        continue;
-                    }
-                    mine.own += u.cost;
-                    out.total.add(&u);
-                    if let Some(grp) =
-                        self.group(&mut out.groups, &mut places, s, u.ts_ms, u.bucket)
-                    {
-                        grp.1.add(&u);
-                        grp.2.insert(u.bucket);
-                    }
+                    let item = Item {
+                        time: u.ts_ms,
+                        bucket: u.bucket,
+                        tokens: &u.tokens,
+                        cost: u.cost,
+                    };
+                    self.count(&mut out, &mut places, s, &mut mine, item, first);
                 }
                 let unread = rows.unread();
                 if kept && unread > 0 {
@@ -1046,6 +1050,14 @@ impl Count<'_> {
         }
         out
     }
+}
+
+/// One row, or one sum of rows, as a report counts it.
+struct Item<'r> {
+    time: Option<i64>,
+    bucket: u32,
+    tokens: &'r [u64; 4],
+    cost: f64,
 }
 
 /// Where a batch's counts go, found fast.
