@@ -36,7 +36,8 @@ and fast-resume's `fr --rebuild` beside them when --fr (or `fr` on PATH)
 is there (a scratch HOME, the corpus as its Pi session directory). The
 table: wall, CPU, peak RSS and speed-up over `-j 1`, CPU over `-j 1`'s,
 and the phases `build --json` reports (parse, commit, the commit's merge
-wall and CPU, and the commit's share of the wall), medians of the rounds:
+wall and CPU, and the commit's share of the wall), medians of the rounds;
+every run's (wall, CPU, RSS, `--json` report) goes beside --out as JSON:
 
     python3 scripts/bench-scale.py --threads 1,2,4 --corpus DIR --runs 3
 """
@@ -183,7 +184,7 @@ def threads_table(bin_, corp, counts, runs, fr, data):
                     f"{t('merge_ms'):.2f} s | {t('merge_cpu_ms'):.2f} s | {share:.0%} |")
     if not fr:
         rows += ["", "fast-resume left out: no `fr` (pass --fr, or `pip install fast-resume`)."]
-    return "\n".join(rows)
+    return "\n".join(rows), got
 
 
 def run_build(bin_, corp, threads, data):
@@ -212,10 +213,12 @@ def main():
         counts = [int(t) for t in a.threads.split(",") if t.strip()]
         corp = os.path.abspath(a.corpus) if a.corpus else corpus(a.data, 42)
         fr = a.fr or shutil.which("fr")
-        text = threads_table(bin_, corp, counts, a.runs, fr, a.data)
+        text, got = threads_table(bin_, corp, counts, a.runs, fr, a.data)
         print(text)
         with open(a.out, "w") as f:
             f.write(text + "\n")
+        with open(os.path.splitext(a.out)[0] + ".json", "w") as f:
+            json.dump(got, f, indent=1)
         return
     one, ten = corpora(a.data)
     sizes = [("1 GB", one, os.path.join(a.data, "index-1g")), ("10 GB", ten, os.path.join(a.data, "index-10g"))]
