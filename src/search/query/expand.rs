@@ -43,16 +43,17 @@
 //! The work is bounded and scans nothing: for a word of `L` bytes, at
 //! most `L` walks of each segment's term dictionary along the word's own
 //! bytes (one walk from each place a piece can start, finding every term
-//! that starts there as one lookup would: [`PrefixesOf`]), then a k-best
-//! search over what the walks found; at most [`MAX_ALTERNATIVES`] forms
-//! per query word or phrase. Words of more than [`MAX_WORD`] bytes, or
-//! with characters other than ASCII letters and digits, are not cut.
+//! that starts there by lookups of its prefixes, up to the first that
+//! begins no term: `prefix_terms`), then a k-best search over what the
+//! walks found; at most [`MAX_ALTERNATIVES`] forms per query word or
+//! phrase. Words of more than [`MAX_WORD`] bytes, or with characters
+//! other than ASCII letters and digits, are not cut.
 
 use std::collections::HashMap;
 
 use tantivy::schema::Field;
+use tantivy::termdict::TermDictionary;
 use tantivy::Searcher;
-use tantivy_fst::Automaton;
 
 use crate::search::cache::Lookups;
 
@@ -80,33 +81,42 @@ type Edge = (usize, Vec<Vec<String>>);
 /// of the ranks of the ways it took, and its terms.
 type Path = (usize, usize, Form);
 
-/// An automaton matching every prefix of `word` (and nothing else): the
-/// dictionary walk it drives follows the word's bytes only, so it costs
-/// what one lookup of the word costs, and yields every term that starts
-/// the word.
-#[derive(Clone, Copy, Debug)]
-pub struct PrefixesOf<'a>(pub &'a [u8]);
-
-impl Automaton for PrefixesOf<'_> {
-    /// Bytes of the word matched so far; `None` once off the word.
-    type State = Option<usize>;
-
-    fn start(&self) -> Option<usize> {
-        Some(0)
-    }
-
-    fn is_match(&self, state: &Option<usize>) -> bool {
-        matches!(state, Some(n) if *n > 0)
-    }
-
-    fn can_match(&self, state: &Option<usize>) -> bool {
-        state.is_some()
-    }
-
-    fn accept(&self, state: &Option<usize>, byte: u8) -> Option<usize> {
-        match state {
-            Some(n) if self.0.get(*n) == Some(&byte) => Some(n + 1),
-            _ => None,
+/// Calls `found` with the length and document frequency of each term of
+/// `dict` that is a prefix of `text`, shortest first. One lookup per
+/// prefix; past a prefix that is not a term, a seek to the first term
+/// after it says how much more of the text begins a term (what that term
+/// shares with the text), and the walk ends where nothing does. A stream
+/// driven by an automaton that accepts only the prefixes walks the same
+/// path but decodes every child of every node on it (all the terms'
+/// first bytes at the root), which made the walks most of a fresh
+/// search of a rare word
+/// ([docs/performance.md](../../../docs/performance.md#the-dictionary-walk)).
+fn prefix_terms(dict: &TermDictionary, text: &[u8], mut found: impl FnMut(usize, u64)) {
+    // The prefixes up to this length begin a term (the last seek's).
+    let mut begin_a_term = 0;
+    for len in 1..=text.len() {
+        let prefix = &text[..len];
+        match dict.get(prefix) {
+            Ok(Some(info)) => found(len, u64::from(info.doc_freq)),
+            Ok(None) if len <= begin_a_term => {}
+            Ok(None) => {
+                let Ok(mut next) = dict.range().ge(prefix).into_stream() else {
+                    return;
+                };
+                if !next.advance() {
+                    return;
+                }
+                begin_a_term = next
+                    .key()
+                    .iter()
+                    .zip(text)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                if begin_a_term < len {
+                    return;
+                }
+            }
+            Err(_) => return,
         }
     }
 }
@@ -256,17 +266,9 @@ impl<'a> Dictionary<'a> {
                     let Ok(inv) = seg.inverted_index(field) else {
                         continue;
                     };
-                    let Ok(mut stream) = inv
-                        .terms()
-                        .search(PrefixesOf(text.as_bytes()))
-                        .into_stream()
-                    else {
-                        continue;
-                    };
-                    while stream.advance() {
-                        *freq.entry(stream.key().len()).or_default() +=
-                            u64::from(stream.value().doc_freq);
-                    }
+                    prefix_terms(inv.terms(), text.as_bytes(), |len, df| {
+                        *freq.entry(len).or_default() += df;
+                    });
                 }
             }
             Source::Known(known) => {
@@ -575,17 +577,27 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tantivy_fst::{IntoStreamer, Map, Streamer};
 
-    fn prefixes(terms: &[&str], word: &str) -> Vec<String> {
-        let mut sorted = terms.to_vec();
+    /// The terms [`prefix_terms`] finds in a dictionary of `terms`, with
+    /// their document frequencies (each term's place in `terms`, plus one).
+    fn prefixes(terms: &[&str], word: &str) -> Vec<(String, u64)> {
+        let mut sorted: Vec<(&str, u32)> = terms.iter().zip(1..).map(|(t, n)| (*t, n)).collect();
         sorted.sort_unstable();
-        let map = Map::from_iter(sorted.into_iter().map(|t| (t, 0u64))).unwrap();
-        let mut stream = map.search(PrefixesOf(word.as_bytes())).into_stream();
-        let mut out = Vec::new();
-        while let Some((k, _)) = stream.next() {
-            out.push(String::from_utf8(k.to_vec()).unwrap());
+        let mut b = tantivy::termdict::TermDictionaryBuilder::create(Vec::new()).unwrap();
+        for (term, df) in sorted {
+            let info = tantivy::postings::TermInfo {
+                doc_freq: df,
+                postings_range: 0..0,
+                positions_range: 0..0,
+            };
+            b.insert(term, &info).unwrap();
         }
+        let bytes = b.finish().unwrap();
+        let dict = TermDictionary::open(tantivy::directory::FileSlice::from(bytes)).unwrap();
+        let mut out = Vec::new();
+        prefix_terms(&dict, word.as_bytes(), |len, df| {
+            out.push((word[..len].to_owned(), df))
+        });
         out
     }
 
@@ -801,9 +813,25 @@ mod tests {
             "s",
             "zz",
         ];
-        assert_eq!(prefixes(&terms, "isfinished"), ["i", "is", "isfinished"]);
-        assert_eq!(prefixes(&terms, "finished"), ["fin", "finished"]);
-        assert!(prefixes(&terms, "q").is_empty());
-        assert!(prefixes(&terms, "").is_empty());
+        let found = |word| -> Vec<(String, u64)> { prefixes(&terms, word) };
+        let is = |t: &str, df| (t.to_owned(), df);
+        assert_eq!(
+            found("isfinished"),
+            [is("i", 3), is("is", 1), is("isfinished", 2)]
+        );
+        assert_eq!(found("finished"), [is("fin", 5), is("finished", 4)]);
+        // `zz` is a term and begins the word; `zzz` begins no term.
+        assert_eq!(found("zzzfin"), [is("zz", 8)]);
+        // A prefix that is no term but begins one (`isl`) goes on.
+        assert_eq!(found("islands"), [is("i", 3), is("is", 1), is("island", 6)]);
+        // Past the term a seek found (`isfinished` for `isf`), a seek
+        // again: `isfinishedx` begins no term, `isfinishedxs` is one.
+        let more = ["isfinished", "isfinishedxs", "isf"];
+        assert_eq!(
+            prefixes(&more, "isfinishedxsy"),
+            [is("isf", 3), is("isfinished", 1), is("isfinishedxs", 2)]
+        );
+        assert!(found("q").is_empty());
+        assert!(found("").is_empty());
     }
 }
