@@ -214,19 +214,6 @@ pub fn date(ts: Option<&str>) -> String {
     }
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A directory for a row, cleaned, with the home directory as `~`.
 pub fn directory(cwd: Option<&str>, home: Option<&str>) -> String {
     let cwd = clean(cwd.unwrap_or("?"));
@@ -255,8 +242,6 @@ mod tests {
             ["one two", "three", "four", "x    y"]
         );
         assert_eq!(sanitized_lines("abcdefghij", 4), ["abcd", "efgh", "ij"]);
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(999), "999");
         assert_eq!(directory(Some("/home/u/src"), Some("/home/u")), "~/src");
         assert_eq!(directory(Some("/home/uv"), Some("/home/u")), "/home/uv");
         assert_eq!(

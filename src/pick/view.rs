@@ -28,10 +28,10 @@ use super::app::{App, Focus, IndexState, SessionHits};
 use super::preview::Preview;
 use super::rows::Row;
 use super::text::{
-    clean, date, directory, fit, sanitized_lines, short_time, snippet_spans, thousands, width,
-    word_line,
+    clean, date, directory, fit, sanitized_lines, short_time, snippet_spans, width, word_line,
 };
 use super::wrapped::PreviewLines;
+use crate::output::text::thousands;
 use crate::read::{Hit, Matched};
 
 /// Characters of one message the preview wraps and shows; the rest is
@@ -153,7 +153,7 @@ impl App {
         } else if self.rows.len() < self.total {
             format!(
                 "{} of {}",
-                thousands(self.rows.len()),
+                thousands(self.rows.len() as u64),
                 plural(self.total as u64, "session", "sessions")
             )
         } else {
@@ -332,7 +332,7 @@ impl App {
         };
         let hits = match row.matches {
             0 | 1 => String::new(),
-            n => format!("{} hits", thousands(n as usize)),
+            n => format!("{} hits", thousands(n)),
         };
         let msgs = plural(s.messages, "msg", "msgs");
         let when = date(s.last.as_deref().or(s.started.as_deref()));
@@ -506,7 +506,7 @@ fn preview_lines(
     let mut target = 0;
     if p.before > 0 {
         lines.push(Line::styled(
-            format!("… {} earlier messages", thousands(p.before)),
+            format!("… {} earlier messages", thousands(p.before as u64)),
             t.dim(),
         ));
         lines.push(Line::raw(""));
@@ -541,7 +541,7 @@ fn preview_lines(
         }
         if cut > 0 {
             lines.push(Line::styled(
-                format!("  … {} more characters", thousands(cut)),
+                format!("  … {} more characters", thousands(cut as u64)),
                 t.dim(),
             ));
         }
@@ -549,7 +549,7 @@ fn preview_lines(
     }
     if p.after > 0 {
         lines.push(Line::styled(
-            format!("… {} more messages", thousands(p.after)),
+            format!("… {} more messages", thousands(p.after as u64)),
             t.dim(),
         ));
     }
@@ -695,11 +695,11 @@ fn index_status(state: &IndexState) -> Option<String> {
         IndexState::Ready => None,
         IndexState::Refreshing { bytes } => Some(format!(
             "bringing the index up to date: {} MB read… (showing it as it was)",
-            thousands((*bytes / 1_000_000) as usize),
+            thousands(*bytes / 1_000_000),
         )),
         IndexState::Refreshed { messages } => Some(format!(
             "index updated: {} new {}",
-            thousands(*messages as usize),
+            thousands(*messages),
             if *messages == 1 {
                 "message"
             } else {
@@ -762,9 +762,5 @@ fn draw_help(frame: &mut Frame, body: Rect, t: Theme) {
 
 /// `n` and the noun, singular or plural.
 fn plural(n: u64, one: &str, many: &str) -> String {
-    format!(
-        "{} {}",
-        thousands(n as usize),
-        if n == 1 { one } else { many }
-    )
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
