@@ -583,6 +583,7 @@ mod tests {
     fn prefixes(terms: &[&str], word: &str) -> Vec<(String, u64)> {
         let mut sorted: Vec<(&str, u32)> = terms.iter().zip(1..).map(|(t, n)| (*t, n)).collect();
         sorted.sort_unstable();
+        sorted.dedup_by(|a, b| a.0 == b.0);
         let mut b = tantivy::termdict::TermDictionaryBuilder::create(Vec::new()).unwrap();
         for (term, df) in sorted {
             let info = tantivy::postings::TermInfo {
@@ -833,5 +834,27 @@ mod tests {
         );
         assert!(found("q").is_empty());
         assert!(found("").is_empty());
+    }
+
+    proptest::proptest! {
+        /// Over dictionaries of words of a small alphabet (so that terms
+        /// share long prefixes and the walk seeks often), the walk finds
+        /// every term that begins the word and nothing else.
+        #[test]
+        fn the_walk_finds_what_a_scan_of_every_term_finds(
+            terms in proptest::collection::vec("[abc]{1,7}", 0..60),
+            word in "[abc]{0,9}",
+        ) {
+            let refs: Vec<&str> = terms.iter().map(String::as_str).collect();
+            let walked: Vec<String> = prefixes(&refs, &word).into_iter().map(|(t, _)| t).collect();
+            let mut scanned: Vec<String> = terms
+                .iter()
+                .filter(|t| word.starts_with(t.as_str()))
+                .cloned()
+                .collect();
+            scanned.sort_unstable_by_key(String::len);
+            scanned.dedup();
+            proptest::prop_assert_eq!(walked, scanned);
+        }
     }
 }
