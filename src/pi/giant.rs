@@ -26,7 +26,7 @@
 
 use memchr::memchr;
 
-use super::scan::skip_ws;
+use super::scan::{skip_ws, Nesting};
 use super::skim::elide;
 use super::Kinds;
 
@@ -98,10 +98,7 @@ pub(super) fn reduce(
     let max_out = budget.saturating_mul(2).saturating_add(1 << 20);
     let mut left = budget;
     let mut truncated = false;
-    let mut depth = 0u32;
-    // Bit d set: the container at depth d is an object.
-    let mut objects: u64 = 0;
-    let mut expect_key = false;
+    let mut nest = Nesting::default();
     let mut next_progress = PROGRESS_STEP;
     let mut i = skip_ws(line, 0);
     if line.get(i) != Some(&b'{') {
@@ -127,14 +124,14 @@ pub(super) fn reduce(
             b'"' => {
                 let Some(end) = skip_string(line, i, progress) else {
                     // Cut short inside this string.
-                    if expect_key {
+                    if nest.expect_key {
                         return cut_short(out, copied, i, truncated);
                     }
                     let body = &line[i + 1..];
                     let cut = safe_cut(body, left.min(body.len()));
                     return cut_short(out, copied, i + 1 + cut, truncated || cut < body.len());
                 };
-                if !expect_key {
+                if !nest.expect_key {
                     let body = end - i - 2;
                     if body > SMALL_STRING {
                         if body > left {
@@ -151,7 +148,7 @@ pub(super) fn reduce(
                     i = end;
                     continue;
                 }
-                expect_key = false;
+                nest.expect_key = false;
                 let key = &line[i + 1..end - 1];
                 let colon = skip_ws(line, end);
                 match line.get(colon) {
@@ -160,7 +157,7 @@ pub(super) fn reduce(
                     Some(_) => return None,
                 }
                 let value = skip_ws(line, colon + 1);
-                if depth >= 2 && elide(key, kinds) {
+                if nest.depth >= 2 && elide(key, kinds) {
                     out.extend_from_slice(&line[copied..value]);
                     let Some(value_end) = skip_value(line, value, progress) else {
                         return cut_short(out, value, value, truncated);
@@ -173,22 +170,11 @@ pub(super) fn reduce(
                 }
             }
             b'{' | b'[' => {
-                if depth >= 63 {
-                    return None;
-                }
-                depth += 1;
-                let is_object = line[i] == b'{';
-                if is_object {
-                    objects |= 1 << depth;
-                } else {
-                    objects &= !(1 << depth);
-                }
-                expect_key = is_object;
+                nest.open(line[i])?;
                 i += 1;
             }
             b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                expect_key = false;
+                nest.close()?;
                 i += 1;
             }
             b',' => {
@@ -200,13 +186,13 @@ pub(super) fn reduce(
                         truncated: true,
                     });
                 }
-                expect_key = objects & (1 << depth) != 0;
+                nest.comma();
                 i += 1;
             }
             _ => i += 1,
         }
     }
-    if depth != 0 {
+    if nest.depth != 0 {
         return cut_short(out, copied, line.len(), truncated);
     }
     out.extend_from_slice(&line[copied..]);

@@ -1,8 +1,55 @@
 //! Following a JSON line's structure without parsing it: where a string,
-//! a value or whitespace ends. The skim ([`super::skim`]) copies a line
-//! around the values it leaves out with these, and the usage reader
-//! ([`super::usage`]) steps over the keys it does not read; both stop at
-//! what they cannot follow, and the line is parsed whole.
+//! a value or whitespace ends, and how deep a walk is ([`Nesting`]). The
+//! skim ([`super::skim`]) copies a line around the values it leaves out
+//! with these, the giant-line walk ([`super::giant`]) too, and the usage
+//! reader ([`super::usage`]) steps over the keys it does not read; they
+//! stop at what they cannot follow, and the line is parsed whole.
+
+/// Where a walk of a line's containers stands: how many are open, which
+/// of them are objects, and whether the next string is a key.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Nesting {
+    /// Containers open (the entry's object is depth 1).
+    pub depth: u32,
+    /// Bit d set: the container open at depth d is an object.
+    objects: u64,
+    /// The next string is a key (right after `{`, or `,` in an object).
+    pub expect_key: bool,
+}
+
+impl Nesting {
+    /// `{` or `[` at `byte`: one more container open. `None` past 63
+    /// (the bits of `objects`): such a line is not followed.
+    #[inline]
+    pub fn open(&mut self, byte: u8) -> Option<()> {
+        if self.depth >= 63 {
+            return None;
+        }
+        self.depth += 1;
+        let is_object = byte == b'{';
+        if is_object {
+            self.objects |= 1 << self.depth;
+        } else {
+            self.objects &= !(1 << self.depth);
+        }
+        self.expect_key = is_object;
+        Some(())
+    }
+
+    /// `}` or `]`: one container fewer. `None` when none was open.
+    #[inline]
+    pub fn close(&mut self) -> Option<()> {
+        self.depth = self.depth.checked_sub(1)?;
+        self.expect_key = false;
+        Some(())
+    }
+
+    /// `,`: a key comes next when the container is an object.
+    #[inline]
+    pub fn comma(&mut self) {
+        self.expect_key = self.objects & (1 << self.depth) != 0;
+    }
+}
 
 /// Index just past the string starting at `line[i] == b'"'`.
 ///

@@ -15,7 +15,7 @@
 //! deep, not an object), it returns `false` and the caller parses the line
 //! whole, so damage is reported exactly as without it.
 
-use super::scan::{skip_string, skip_value, skip_ws};
+use super::scan::{skip_string, skip_value, skip_ws, Nesting};
 use super::usage::{read_pi, Met};
 use super::Kinds;
 
@@ -60,10 +60,7 @@ fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>, usage: &mut Option<Met>)
     let mut entry_key: &[u8] = b"";
     let mut copied = 0;
     let mut i = 0;
-    let mut depth = 0u32;
-    // Bit d set: the container at depth d is an object.
-    let mut objects: u64 = 0;
-    let mut expect_key = false;
+    let mut nest = Nesting::default();
     if line.first() != Some(&b'{') {
         return None;
     }
@@ -71,22 +68,22 @@ fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>, usage: &mut Option<Met>)
         match line[i] {
             b'"' => {
                 let end = skip_string(line, i)?;
-                if !expect_key {
+                if !nest.expect_key {
                     i = end;
                     continue;
                 }
-                expect_key = false;
+                nest.expect_key = false;
                 let key = &line[i + 1..end - 1];
                 let colon = skip_ws(line, end);
                 if line.get(colon) != Some(&b':') {
                     return None;
                 }
                 let value = skip_ws(line, colon + 1);
-                if depth == 1 {
+                if nest.depth == 1 {
                     entry_key = key;
                 }
-                if depth >= 2 && elide(key, kinds) {
-                    let value_end = if depth == 2
+                if nest.depth >= 2 && elide(key, kinds) {
+                    let value_end = if nest.depth == 2
                         && key == b"usage"
                         && entry_key == b"message"
                         && line.get(value) == Some(&b'{')
@@ -109,32 +106,21 @@ fn reduce(line: &[u8], kinds: Kinds, out: &mut Vec<u8>, usage: &mut Option<Met>)
                 }
             }
             b'{' | b'[' => {
-                if depth >= 63 {
-                    return None;
-                }
-                depth += 1;
-                let is_object = line[i] == b'{';
-                if is_object {
-                    objects |= 1 << depth;
-                } else {
-                    objects &= !(1 << depth);
-                }
-                expect_key = is_object;
+                nest.open(line[i])?;
                 i += 1;
             }
             b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                expect_key = false;
+                nest.close()?;
                 i += 1;
             }
             b',' => {
-                expect_key = objects & (1 << depth) != 0;
+                nest.comma();
                 i += 1;
             }
             _ => i += 1,
         }
     }
-    if depth != 0 {
+    if nest.depth != 0 {
         return None;
     }
     out.extend_from_slice(&line[copied..]);

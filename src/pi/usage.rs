@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use super::scan::{skip_value, skip_ws};
+use super::scan::{skip_value, skip_ws, Nesting};
 
 /// The most one entry is believed to cost, in dollars: a value past it is
 /// a fault of the file, not money spent.
@@ -411,28 +411,29 @@ fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
     // The keys of the objects open, the outermost (the entry) first; how
     // many of them match `path` so far.
     let mut keys: Vec<&[u8]> = Vec::with_capacity(4);
-    let mut depth = 0usize;
+    let mut nest = Nesting::default();
     let mut matched = 0usize;
     let mut i = 0;
-    let mut expect_key = false;
     let mut pending: Option<&[u8]> = None;
-    let mut objects: u64 = 0;
     while i < line.len() {
         match line[i] {
             b'"' => {
                 let end = skip_value(line, i)?;
-                if !expect_key {
+                if !nest.expect_key {
                     i = end;
                     continue;
                 }
-                expect_key = false;
+                nest.expect_key = false;
                 let key = &line[i + 1..end - 1];
                 let colon = skip_ws(line, end);
                 if line.get(colon) != Some(&b':') {
                     return None;
                 }
                 let value = skip_ws(line, colon + 1);
-                if depth == matched + 1 && matched < path.len() && key == path[matched] {
+                if nest.depth as usize == matched + 1
+                    && matched < path.len()
+                    && key == path[matched]
+                {
                     if matched + 1 == path.len() {
                         return Some(value..skip_value(line, value)?);
                     }
@@ -448,41 +449,28 @@ fn walk(line: &[u8], path: &[&[u8]]) -> Option<std::ops::Range<usize>> {
                 continue;
             }
             b'{' | b'[' => {
-                if depth >= 63 {
-                    return None;
-                }
-                depth += 1;
-                let object = line[i] == b'{';
-                if object {
-                    objects |= 1 << depth;
-                } else {
-                    objects &= !(1 << depth);
-                }
+                nest.open(line[i])?;
                 match pending.take() {
                     Some(k) => {
                         keys.push(k);
                         matched += 1;
                     }
-                    None if depth > 1 => return None,
+                    None if nest.depth > 1 => return None,
                     None => {}
                 }
-                expect_key = object;
                 i += 1;
             }
             b'}' | b']' => {
-                if depth == 0 {
-                    return None;
-                }
+                let depth = nest.depth as usize;
                 if depth > 1 && keys.len() == depth - 1 {
                     keys.pop();
                     matched = matched.min(keys.len());
                 }
-                depth -= 1;
-                expect_key = false;
+                nest.close()?;
                 i += 1;
             }
             b',' => {
-                expect_key = objects & (1 << depth) != 0;
+                nest.comma();
                 i += 1;
             }
             _ => i += 1,
