@@ -21,15 +21,22 @@ impl serde_json::ser::Formatter for Escaping {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // DEL is the byte 0x7f, U+0080-U+009F are 0xc2 then 0x80-0x9f (in
+        // UTF-8, 0xc2 only ever starts a character): found by memchr, so
+        // text with neither is written in one piece.
+        let bytes = fragment.as_bytes();
         let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            if matches!(c, '\x7f'..='\u{9f}') {
-                writer.write_all(&fragment.as_bytes()[start..i])?;
-                write!(writer, "\\u{:04x}", c as u32)?;
-                start = i + c.len_utf8();
-            }
+        for i in memchr::memchr2_iter(0x7f, 0xc2, bytes) {
+            let (code, len) = match (bytes[i], bytes.get(i + 1)) {
+                (0x7f, _) => (0x7f, 1),
+                (_, Some(&b @ 0x80..=0x9f)) => (u32::from(b), 2),
+                _ => continue,
+            };
+            writer.write_all(&bytes[start..i])?;
+            write!(writer, "\\u{code:04x}")?;
+            start = i + len;
         }
-        writer.write_all(&fragment.as_bytes()[start..])
+        writer.write_all(&bytes[start..])
     }
 }
 
@@ -61,6 +68,7 @@ impl<W: Write> JsonLines<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn controls_are_escaped_and_read_back_the_same() {
@@ -75,5 +83,41 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&printed).unwrap();
         assert_eq!(back["text"], text);
+    }
+
+    proptest::proptest! {
+        /// Any text, DEL, C1 controls and their neighbours (U+00A0, `Â`,
+        /// which shares their first byte) among others, is written with
+        /// exactly DEL and C1 escaped, and reads back the same.
+        #[test]
+        fn exactly_del_and_c1_are_escaped(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::range('\u{7e}', '\u{a1}').prop_map(String::from),
+                    "\\PC{0,4}",
+                    proptest::prelude::any::<char>().prop_map(String::from),
+                ],
+                0..24,
+            )
+        ) {
+            let text = pieces.concat();
+            let mut expected = String::from("\"");
+            for c in text.chars() {
+                match c {
+                    '\x7f'..='\u{9f}' => expected.push_str(&format!("\\u{:04x}", c as u32)),
+                    _ => {
+                        let quoted = serde_json::to_string(&c.to_string()).unwrap();
+                        expected.push_str(&quoted[1..quoted.len() - 1]);
+                    }
+                }
+            }
+            expected.push('"');
+            let mut out = JsonLines::new(Vec::new());
+            out.line(&text).unwrap();
+            let printed = String::from_utf8(out.out).unwrap();
+            proptest::prop_assert_eq!(printed.trim_end(), expected.as_str());
+            let back: String = serde_json::from_str(&printed).unwrap();
+            proptest::prop_assert_eq!(back, text);
+        }
     }
 }
