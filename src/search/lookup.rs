@@ -178,7 +178,10 @@ pub fn message_addresses(
     keys: &[u64],
 ) -> Result<Vec<Vec<DocAddress>>, IndexError> {
     let err = |e| tantivy_err(&r.pi.dir, e);
-    let at: HashMap<u64, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    // Looked up once for every message of the index: foldhash, not
+    // SipHash (the keys are the index's own session keys).
+    let at: HashMap<u64, usize, foldhash::fast::RandomState> =
+        keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     let mut addrs: Vec<Vec<DocAddress>> = vec![Vec::new(); keys.len()];
     let query = messages_only(&r.pi.fields, Box::new(tantivy::query::AllQuery));
     let weight = tantivy::query::Query::weight(
