@@ -1,5 +1,5 @@
 //! Following a JSON line's structure without parsing it: where a string,
-//! a value or whitespace ends, and how deep a walk is ([`Nesting`]). The
+//! a value or whitespace ends, and how deep a walk is (`Nesting`). The
 //! skim ([`super::skim`]) copies a line around the values it leaves out
 //! with these, the giant-line walk ([`super::giant`]) too, and the usage
 //! reader ([`super::usage`]) steps over the keys it does not read; they

@@ -85,9 +85,10 @@ pub fn parse_iso_millis(s: &str) -> Option<i64> {
 }
 
 /// Format epoch milliseconds as RFC 3339 UTC with three fractional digits.
-/// Years 0 to 9999 are written digit by digit (a page of hits formats
-/// dozens of times, and `format!` with padding cost several thousand
-/// instructions each); others through `format!`, as before.
+/// Years 0 to 9999 are written digit by digit, since a page of hits
+/// formats dozens and `format!` with padding was a visible share of a
+/// search ([docs/performance.md](../../docs/performance.md#what-a-page-costs-to-print));
+/// others through `format!`, as before.
 pub fn format_millis(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let millis = ms.rem_euclid(1000);
