@@ -88,8 +88,8 @@ type Path = (usize, usize, Form);
 /// shares with the text), and the walk ends where nothing does. A stream
 /// driven by an automaton that accepts only the prefixes walks the same
 /// path but decodes every child of every node on it (all the terms'
-/// first bytes at the root), which made the walks most of a fresh
-/// search of a rare word
+/// first bytes at the root), which made the walks a large share of a
+/// fresh search of a rare word, the larger the more segments
 /// ([docs/performance.md](../../../docs/performance.md#the-dictionary-walk)).
 fn prefix_terms(dict: &TermDictionary, text: &[u8], mut found: impl FnMut(usize, u64)) {
     // The prefixes up to this length begin a term (the last seek's).
