@@ -16,7 +16,7 @@ use pi_index::read::usage::{by_cost, SessionCost};
 use pi_index::read::{Hit, Matched, Place, SessionList, SessionQuery, SessionRow, Source};
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
 
-use pi_index::output::Paint;
+use pi_index::output::{Paint, Screen};
 
 use super::common::{self, EXIT_NOTHING, EXIT_OK};
 use super::output::{self, cut, highlight, short_time, ColorChoice};
@@ -196,11 +196,7 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
             } else {
                 format!("{}└ {}", "  ".repeat(depth - 1), s.label())
             };
-            out.paint(Paint::Heading, &format!("{:<60}", cut(&label, 60)))?;
-            write!(out, "  ")?;
-            out.paint(Paint::Dim, &place(s))?;
-            write!(out, "  {} messages  ", s.messages)?;
-            out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())?;
+            listed(&mut out, &label, s)?;
         }
     }
     if let Some(json) = &mut json {
@@ -208,6 +204,16 @@ pub fn run(args: SessionsArgs, index_dir: &Path) -> anyhow::Result<std::process:
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// The rest of a listed session's line, after its time (and cost):
+/// `label` in 60 columns, where it ran, its messages and its id.
+fn listed<W: Write>(out: &mut Screen<W>, label: &str, s: &SessionRow) -> std::io::Result<()> {
+    out.paint(Paint::Heading, &format!("{:<60}", cut(label, 60)))?;
+    write!(out, "  ")?;
+    out.paint(Paint::Dim, &place(s))?;
+    write!(out, "  {} messages  ", s.messages)?;
+    out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())
 }
 
 /// A line of `sessions --sort cost --json`: the session's object and
@@ -254,11 +260,7 @@ fn costly(
         } else {
             write!(out, "{}  ", short_time(s.last.as_deref()))?;
             write!(out, "{:>8}  ", spent(cost.as_ref()))?;
-            out.paint(Paint::Heading, &format!("{:<60}", cut(s.label(), 60)))?;
-            write!(out, "  ")?;
-            out.paint(Paint::Dim, &place(s))?;
-            write!(out, "  {} messages  ", s.messages)?;
-            out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())?;
+            listed(&mut out, s.label(), s)?;
         }
     }
     if let Some(json) = &mut json {
