@@ -745,6 +745,27 @@ pub fn entry_head(
     }
 }
 
+/// A command the user ran itself (Pi's `!` bash, Oh My Pi's `$` Python),
+/// under `head`: the text of its `source` field, its output, and its
+/// exit code, drawn as failed when not 0 or cancelled.
+fn execution(e: &Entry, a: &str, m: &Value, head: Markup, source: &str) -> Markup {
+    let code = m.get("exitCode").and_then(Value::as_i64);
+    let failed =
+        code.is_some_and(|c| c != 0) || m.get("cancelled").and_then(Value::as_bool) == Some(true);
+    let text = str_of(m, source).unwrap_or("");
+    html! {
+        article.entry.bash id=(a) data-line=(e.line) {
+            (head)
+            details.tool.error[failed] {
+                summary { span.tool-name { "$" } " " span.preview { (one_line(text, 160)) } }
+                pre.args { (text) }
+                pre.result { (capped(str_of(m, "output").unwrap_or(""))) }
+                @if let Some(c) = code { p.note { "exit code " (c) } }
+            }
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn message(
     e: &Entry,
@@ -789,22 +810,13 @@ fn message(
                 }
             }
         }
-        "bashExecution" => {
-            let code = m.get("exitCode").and_then(Value::as_i64);
-            let failed = code.is_some_and(|c| c != 0)
-                || m.get("cancelled").and_then(Value::as_bool) == Some(true);
-            html! {
-                article.entry.bash id=(a) data-line=(e.line) {
-                    (entry_head("bash", time, e.active, a, show_branch))
-                    details.tool.error[failed] {
-                        summary { span.tool-name { "$" } " " span.preview { (one_line(str_of(m, "command").unwrap_or(""), 160)) } }
-                        pre.args { (str_of(m, "command").unwrap_or("")) }
-                        pre.result { (capped(str_of(m, "output").unwrap_or(""))) }
-                        @if let Some(c) = code { p.note { "exit code " (c) } }
-                    }
-                }
-            }
-        }
+        "bashExecution" => execution(
+            e,
+            a,
+            m,
+            entry_head("bash", time, e.active, a, show_branch),
+            "command",
+        ),
         "custom" | "hookMessage" => html! {
             article.entry.custom id=(a) data-line=(e.line) {
                 (entry_head(&format!("custom: {}", str_of(m, "customType").unwrap_or("?")), time, e.active, a, show_branch))
@@ -819,22 +831,13 @@ fn message(
             }
         },
         // Oh My Pi: `$ code` run by the user, drawn as `!` bash is.
-        "pythonExecution" => {
-            let code = m.get("exitCode").and_then(Value::as_i64);
-            let failed = code.is_some_and(|c| c != 0)
-                || m.get("cancelled").and_then(Value::as_bool) == Some(true);
-            html! {
-                article.entry.bash id=(a) data-line=(e.line) {
-                    (entry_head("python", time, e.active, a, show_branch))
-                    details.tool.error[failed] {
-                        summary { span.tool-name { "$" } " " span.preview { (one_line(str_of(m, "code").unwrap_or(""), 160)) } }
-                        pre.args { (str_of(m, "code").unwrap_or("")) }
-                        pre.result { (capped(str_of(m, "output").unwrap_or(""))) }
-                        @if let Some(c) = code { p.note { "exit code " (c) } }
-                    }
-                }
-            }
-        }
+        "pythonExecution" => execution(
+            e,
+            a,
+            m,
+            entry_head("python", time, e.active, a, show_branch),
+            "code",
+        ),
         // Oh My Pi: files an `@path` mention read into the conversation.
         "fileMention" => html! {
             article.entry.tool-result id=(a) data-line=(e.line) {
