@@ -1222,6 +1222,22 @@ impl PiIndex {
         })
     }
 
+    /// Where the record of the session file at `path` is in the state
+    /// `searcher` shows: the later one when there are two, as in
+    /// `file_states_in`.
+    fn record_at(
+        &self,
+        searcher: &tantivy::Searcher,
+        path: &str,
+    ) -> Result<Option<tantivy::DocAddress>, IndexError> {
+        let f = &self.fields;
+        let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
+        let found = searcher
+            .search(&query, &tantivy::collector::DocSetCollector)
+            .map_err(|e| tantivy_err(&self.dir, e))?;
+        Ok(found.into_iter().max())
+    }
+
     /// The indexed state of the session file at `path` in the state
     /// `searcher` shows, if the index holds it: its record found by its
     /// path, its columns read for that one document.
@@ -1231,13 +1247,7 @@ impl PiIndex {
         path: &str,
     ) -> Result<Option<FileState>, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
-        let f = &self.fields;
-        let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
-        let found = searcher
-            .search(&query, &tantivy::collector::DocSetCollector)
-            .map_err(err)?;
-        // The later record wins, as in `file_states_in`.
-        let Some(addr) = found.into_iter().max() else {
+        let Some(addr) = self.record_at(searcher, path)? else {
             return Ok(None);
         };
         let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
@@ -1273,12 +1283,7 @@ impl PiIndex {
         path: &str,
     ) -> Result<super::spent::Spent, IndexError> {
         let err = |e| tantivy_err(&self.dir, e);
-        let f = &self.fields;
-        let query = super::all_terms(&[(f.doc_type, SESSION_DOC), (f.path, path)]);
-        let found = searcher
-            .search(&query, &tantivy::collector::DocSetCollector)
-            .map_err(err)?;
-        let Some(addr) = found.into_iter().max() else {
+        let Some(addr) = self.record_at(searcher, path)? else {
             return Ok(super::spent::Spent::default());
         };
         let column = searcher
