@@ -733,6 +733,21 @@ async fn copy(
     Ok(())
 }
 
+/// The host's row: its kinds, and now as the time it last pushed.
+async fn upsert_host(
+    tx: &Transaction<'_>,
+    host: &str,
+    kinds: &str,
+) -> Result<(), tokio_postgres::Error> {
+    tx.execute_typed(
+        "INSERT INTO pi_hosts (host, kinds) VALUES ($1, $2) \
+         ON CONFLICT (host) DO UPDATE SET kinds = EXCLUDED.kinds, pushed_at = now()",
+        &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
+    )
+    .await?;
+    Ok(())
+}
+
 /// Delete the rows of sessions `sids` of `host`, their terms' counts in
 /// `pi_terms` taken down first (a term in none of the host's messages
 /// any more loses its row).
@@ -795,12 +810,7 @@ async fn commit_batch(
     rls: bool,
 ) -> Result<(), tokio_postgres::Error> {
     let tx = client.transaction().await?;
-    tx.execute_typed(
-        "INSERT INTO pi_hosts (host, kinds) VALUES ($1, $2) \
-         ON CONFLICT (host) DO UPDATE SET kinds = EXCLUDED.kinds, pushed_at = now()",
-        &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
-    )
-    .await?;
+    upsert_host(&tx, host, kinds).await?;
     delete_sessions(&tx, host, &batch.replaced).await?;
     crate::failpoint::point("push-before-copy");
     copy(
@@ -944,12 +954,7 @@ async fn delete_and_move(
     relinks: &[(i64, RowLineage)],
 ) -> Result<(), tokio_postgres::Error> {
     let tx = client.transaction().await?;
-    tx.execute_typed(
-        "INSERT INTO pi_hosts (host, kinds) VALUES ($1, $2) \
-         ON CONFLICT (host) DO UPDATE SET kinds = EXCLUDED.kinds, pushed_at = now()",
-        &[(&host, Type::TEXT), (&kinds, Type::TEXT)],
-    )
-    .await?;
+    upsert_host(&tx, host, kinds).await?;
     delete_sessions(&tx, host, gone).await?;
     for (sid, path, st) in moves {
         let path = pg_text(path);
