@@ -334,9 +334,7 @@ impl Groups {
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let ord = ord as u32;
             let behind = self.behind_in(ord);
-            if behind == 0 {
-                n += weight.count(reader)? as usize;
-            } else if 2 * behind >= reader.max_doc() as usize {
+            if behind > 0 && 2 * behind >= reader.max_doc() as usize {
                 let alive = reader.alive_bitset();
                 let mut scorer = weight.scorer(reader, 1.0)?;
                 let mut at = scorer.doc();
@@ -348,7 +346,9 @@ impl Groups {
                 }
             } else {
                 n += weight.count(reader)? as usize;
-                n -= self.matching_behind_in(ord, &mut *weight.scorer(reader, 1.0)?);
+                if behind > 0 {
+                    n -= self.matching_behind_in(ord, &mut *weight.scorer(reader, 1.0)?);
+                }
             }
         }
         Ok(n)
