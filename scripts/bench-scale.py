@@ -4,7 +4,7 @@ corpus, measured in one run, as issue 21 asks.
 
     python3 scripts/bench-scale.py [--pi-index BIN] [--data DIR] [--runs 3]
                                    [--search-runs 30] [--mcp-calls 100]
-                                   [--out scale-results.md]
+                                   [--out target/scale-results.md]
 
 The corpora are `scripts/gen-corpus.py --size 1GB --seed S` for S = 42 (the
 1 GB corpus) and S = 42..51, each in its own folder (the 10 GB corpus: ten
@@ -198,7 +198,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--search-runs", type=int, default=30)
     ap.add_argument("--mcp-calls", type=int, default=100)
-    ap.add_argument("--out", default="scale-results.md")
+    ap.add_argument("--out", default="target/scale-results.md")
     ap.add_argument("--threads", default=None, help="thread counts, e.g. 1,2,4,8,16: the scaling table instead")
     ap.add_argument("--corpus", default=None, help="with --threads: the corpus (default: the 1 GB corpus)")
     ap.add_argument("--fr", default=None, help="with --threads: fast-resume's `fr` (default: `fr` on PATH)")
@@ -209,6 +209,7 @@ def main():
         bin_ = os.path.join(ROOT, "target", "release", "pi-index")
     bin_ = os.path.abspath(bin_)
     os.makedirs(a.data, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     if a.threads:
         counts = [int(t) for t in a.threads.split(",") if t.strip()]
         corp = os.path.abspath(a.corpus) if a.corpus else corpus(a.data, 42)
