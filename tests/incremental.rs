@@ -386,3 +386,75 @@ fn a_branch_move_reaches_one_of_two_glued_entries_alone() {
     t.build(&["--full"]);
     assert_eq!(t.texts(), incremental, "as a full build reads it");
 }
+
+/// Builds that each add a segment larger than the small ones merged
+/// before (2,100 messages): the commit merges segments in tiers, so the
+/// index keeps a few however many builds there were (merging only small
+/// segments kept every one), and what those builds deleted (a grown
+/// file's session record) stays deleted in the merged segments: the
+/// index holds what a fresh build of the same files holds.
+#[test]
+fn builds_that_each_add_thousands_of_messages_keep_a_few_segments() {
+    let t = setup();
+    let project = t.file.parent().unwrap().to_owned();
+    let first = t.build(&["-j", "1"]);
+    assert_eq!(first["segments"], 1);
+    for b in 1..=12_u32 {
+        let mut lines = vec![format!(
+            r#"{{"type":"session","version":3,"id":"tier{b:04}-0000-4000-8000-000000000001","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/home/u/inc"}}"#
+        )];
+        for i in 0..2_100_u32 {
+            let parent = (i > 0).then(|| format!("m{}", i - 1));
+            let text = format!("batch{b} message{i} about llamas and tiers");
+            lines.push(if i % 2 == 0 {
+                user(&format!("m{i}"), parent.as_deref(), i % 60, &text)
+            } else {
+                assistant(&format!("m{i}"), parent.as_deref().unwrap(), i % 60, &text)
+            });
+        }
+        fs::write(
+            project.join(format!("tier{b:04}.jsonl")),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+        // The first session grows too: its record is replaced.
+        append(
+            &t.file,
+            &(user(
+                &format!("g{b}"),
+                Some("a2"),
+                2,
+                &format!("grown{b} question"),
+            ) + "\n"),
+        );
+        let r = t.build(&["-j", "1"]);
+        assert_eq!(r["files_grown"], 1);
+        assert_eq!(r["messages_indexed"], 2_101);
+        // One segment a build, each kept, would be 1 + b.
+        let segments = r["segments"].as_u64().unwrap();
+        assert!(segments <= 5, "build {b}: {segments} segments");
+    }
+
+    let stats = |index: &std::path::Path| {
+        let out = run(t.s.cmd().args(["stats", "--json", "--index"]).arg(index));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v["sessions"].clone(), v["messages"].clone())
+    };
+    let fresh = t.s.dir.path().join("fresh");
+    let out = run(t
+        .s
+        .cmd()
+        .args(["build", "--quiet", "--index"])
+        .arg(&fresh)
+        .arg(&t.sessions));
+    assert!(out.status.success());
+    assert_eq!(stats(&t.s.index()), stats(&fresh));
+    assert_eq!(stats(&t.s.index()).0, 14);
+    // The last grown message, once.
+    let out = run(t
+        .s
+        .cmd()
+        .args(["search", "--json", "grown12", "--index"])
+        .arg(t.s.index()));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}

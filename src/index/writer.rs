@@ -155,9 +155,6 @@ pub struct IndexStore {
     mapped: Option<std::sync::Arc<Mapped>>,
 }
 
-/// Segments up to this many documents are merged by incremental builds.
-pub const SMALL_SEGMENT_DOCS: usize = 2_000;
-
 /// The budget a segment writer is created with, which tantivy uses only
 /// to size its term hash table (a third of it, at most 2^19 slots of 8
 /// bytes; the table doubles whenever it is half full): 2 MB starts it at
@@ -382,9 +379,12 @@ impl IndexStore {
             .map_err(|e| tantivy_err(&self.pi.dir, e))?
             .into_iter()
             .collect();
-        // Nothing is merged while a full build writes (an incremental one
-        // merges its small segments, see `merge_small_segments_only`):
-        // each document is merged once, at the commit.
+        // Nothing is merged while a build writes: a full build's documents
+        // are merged once, at the commit ([`FewSegments`]), and an
+        // incremental build's merges ([`Tiers`]) start only once the commit
+        // has applied its deletes. A merge of committed segments running
+        // across the commit would take the merged segment out of the
+        // segments the build's deletes may reach ([`CommittedOnly`]).
         writer.set_merge_policy(Box::new(tantivy::merge_policy::NoMergePolicy));
         Ok(IndexBuilder {
             _releasing: self.mapped.clone().map(Releasing::start),
@@ -396,7 +396,7 @@ impl IndexStore {
             max_docs: crate::failpoint::segment_docs(u32::MAX),
             slots: (0..threads).map(|_| Mutex::new(Slot::default())).collect(),
             withdrawn: Mutex::new(Vec::new()),
-            small_only: std::sync::atomic::AtomicBool::new(false),
+            in_tiers: std::sync::atomic::AtomicBool::new(false),
             planned: AtomicU64::new(0),
             read: AtomicU64::new(0),
         })
@@ -453,6 +453,92 @@ impl tantivy::merge_policy::MergePolicy for FewSegments {
     ) -> Vec<tantivy::merge_policy::MergeCandidate> {
         let sizes: Vec<u32> = segments.iter().map(|s| s.num_docs()).collect();
         FewSegments::partition(&sizes, FEW_SEGMENTS)
+            .into_iter()
+            .map(|g| {
+                tantivy::merge_policy::MergeCandidate(
+                    g.into_iter().map(|i| segments[i].id()).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The merge policy of an incremental build's commit: segments in tiers
+/// of size, each tier [`TIER_FACTOR`] times the one below, and as many
+/// segments of one tier merged into one, the smallest first. A merge
+/// makes no segment larger than the largest, or than a full build of the
+/// index would ([`FEW_SEGMENTS`] of the documents each), and segments
+/// that large are left alone: appending a message never merges a full
+/// build's segments into one larger still. A segment is merged about once
+/// per tier, and an index built up by appends keeps a few segments a
+/// tier, where merging only segments under a fixed size left every later
+/// one unmerged and searches slower build after build
+/// ([docs/performance.md](../../docs/performance.md#months-of-incremental-builds)).
+#[derive(Debug)]
+struct Tiers;
+
+/// Segments of fewer documents are the lowest tier, all of one size.
+const TIER_FLOOR: u32 = 2_000;
+
+/// Each tier holds segments this many times as large as the one below,
+/// and this many segments of a tier are merged.
+const TIER_FACTOR: u32 = 4;
+
+impl Tiers {
+    /// The tier of a segment of `docs` documents.
+    fn tier(docs: u32) -> u32 {
+        if docs < TIER_FLOOR {
+            0
+        } else {
+            1 + (docs / TIER_FLOOR).ilog(TIER_FACTOR)
+        }
+    }
+
+    /// The groups `sizes` (documents per segment) are merged in: of each
+    /// tier holding [`TIER_FACTOR`] segments or more, its smallest, as
+    /// many as add up to at most the largest segment, a [`FEW_SEGMENTS`]th
+    /// of all the documents, or [`TIER_FACTOR`] times [`TIER_FLOOR`]
+    /// (whichever is most), when that is two or more. Indexes into
+    /// `sizes`, each group smallest first.
+    fn partition(sizes: &[u32]) -> Vec<Vec<usize>> {
+        let Some(&largest) = sizes.iter().max() else {
+            return Vec::new();
+        };
+        let all: u64 = sizes.iter().map(|&d| u64::from(d)).sum();
+        let most = u64::from(largest.max(TIER_FACTOR * TIER_FLOOR)).max(all / FEW_SEGMENTS as u64);
+        let mut order: Vec<usize> = (0..sizes.len())
+            .filter(|&i| u64::from(sizes[i]) < most)
+            .collect();
+        order.sort_by_key(|&i| (Self::tier(sizes[i]), sizes[i], i));
+        let mut groups = Vec::new();
+        for tier in order.chunk_by(|&a, &b| Self::tier(sizes[a]) == Self::tier(sizes[b])) {
+            if tier.len() < TIER_FACTOR as usize {
+                continue;
+            }
+            let mut docs = 0;
+            let group: Vec<usize> = tier
+                .iter()
+                .copied()
+                .take_while(|&i| {
+                    docs += u64::from(sizes[i]);
+                    docs <= most
+                })
+                .collect();
+            if group.len() > 1 {
+                groups.push(group);
+            }
+        }
+        groups
+    }
+}
+
+impl tantivy::merge_policy::MergePolicy for Tiers {
+    fn compute_merge_candidates(
+        &self,
+        segments: &[tantivy::index::SegmentMeta],
+    ) -> Vec<tantivy::merge_policy::MergeCandidate> {
+        let sizes: Vec<u32> = segments.iter().map(|s| s.num_docs()).collect();
+        Tiers::partition(&sizes)
             .into_iter()
             .map(|g| {
                 tantivy::merge_policy::MergeCandidate(
@@ -546,9 +632,9 @@ pub struct IndexBuilder {
     /// Releases the pages of the index files mapped meanwhile (merges
     /// read whole segments) as they add up, until dropped.
     _releasing: Option<Releasing>,
-    /// Whether only small segments may be merged (an incremental build):
-    /// else the commit leaves few segments ([`FewSegments`]).
-    small_only: std::sync::atomic::AtomicBool,
+    /// Whether the commit merges in tiers (an incremental build,
+    /// [`Tiers`]): else it leaves few segments ([`FewSegments`]).
+    in_tiers: std::sync::atomic::AtomicBool,
     /// Bytes of the files this build reads ([`IndexBuilder::plan_bytes`]),
     /// and of those read so far ([`IndexBuilder::file_read`]): how near
     /// its end the build is ([`IndexBuilder::full`]).
@@ -658,18 +744,14 @@ impl IndexBuilder {
         IndexError::WriterFailed(self.pi.dir.clone())
     }
 
-    /// Merge only the small segments this and earlier incremental builds
-    /// wrote, never the large ones of a full build: merging a few thousand
-    /// documents into a large one made appending one message slow and
-    /// unpredictable
+    /// Have the commit merge in tiers ([`Tiers`], an incremental build)
+    /// rather than into a few segments of about the same size: merging a
+    /// few thousand documents into a large one made appending one message
+    /// slow and unpredictable
     /// ([docs/performance.md](../../docs/performance.md#indexing)).
-    pub fn merge_small_segments_only(&self) {
-        self.small_only
+    pub fn merge_in_tiers(&self) {
+        self.in_tiers
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        let mut policy = tantivy::merge_policy::LogMergePolicy::default();
-        policy.set_max_docs_before_merge(SMALL_SEGMENT_DOCS);
-        policy.set_min_layer_size(100);
-        self.writer.set_merge_policy(Box::new(policy));
     }
 
     /// Queue a delete of documents of the last commit.
@@ -1034,7 +1116,9 @@ impl IndexBuilder {
             roots: roots.to_vec(),
         };
         let payload = serde_json::to_string(&info).expect("build info serializes");
-        if !self.small_only.load(std::sync::atomic::Ordering::Relaxed) {
+        if self.in_tiers.load(std::sync::atomic::Ordering::Relaxed) {
+            self.writer.set_merge_policy(Box::new(Tiers));
+        } else {
             self.writer.set_merge_policy(Box::new(FewSegments));
         }
         let mut prepared = match self.writer.prepare_commit() {
@@ -1056,6 +1140,7 @@ impl IndexBuilder {
         phases.merge_ms = merging.elapsed().as_millis() as u64;
         phases.merge_cpu_ms = crate::cpu::ms_between(merging_cpu, crate::cpu::process());
         let searcher = self.pi.searcher()?;
+        phases.segments = searcher.segment_readers().len();
         // What the caller derives from the commit (the copy groups),
         // while the write lock is still held.
         let deriving = std::time::Instant::now();
@@ -1087,6 +1172,8 @@ pub struct CommitPhases {
     /// What the caller derived from the committed state (the copy
     /// groups), with the write lock held.
     pub after_ms: u64,
+    /// The index's segments once the commit's merges are done.
+    pub segments: usize,
     /// The segment writers the build filled: one per thread that could
     /// run at once (see [`IndexStore::writer`]).
     pub writers: usize,
@@ -1460,6 +1547,97 @@ mod tests {
             FewSegments::partition(&[500, 480, 120, 100], FEW_SEGMENTS),
             [vec![2, 3]]
         );
+    }
+
+    #[test]
+    fn an_incremental_build_merges_a_tier_s_segments_up_to_the_largest() {
+        use super::{Tiers, TIER_FACTOR, TIER_FLOOR};
+        assert_eq!(Tiers::tier(0), 0);
+        assert_eq!(Tiers::tier(TIER_FLOOR - 1), 0);
+        assert_eq!(Tiers::tier(TIER_FLOOR), 1);
+        assert_eq!(Tiers::tier(TIER_FACTOR * TIER_FLOOR - 1), 1);
+        assert_eq!(Tiers::tier(TIER_FACTOR * TIER_FLOOR), 2);
+        assert!(Tiers::partition(&[]).is_empty());
+        // Three small segments beside a large one: not yet a tier's worth.
+        assert!(Tiers::partition(&[70_000, 10, 500, 20]).is_empty());
+        // The fourth: the four merged, the large one left alone.
+        assert_eq!(
+            Tiers::partition(&[70_000, 10, 500, 20, 1_999]),
+            [vec![1, 3, 2, 4]]
+        );
+        // Each tier on its own; a tier of three waits.
+        assert_eq!(
+            Tiers::partition(&[70_000, 3_000, 5, 2_500, 7, 4_000, 6, 5_000, 8]),
+            [vec![2, 6, 4, 8], vec![3, 1, 5, 7]]
+        );
+        assert!(Tiers::partition(&[70_000, 3_000, 2_500, 4_000]).is_empty());
+        // A merge holds no more than the largest segment: of four segments
+        // of 30,000 beside one of 70,000, two are merged.
+        assert_eq!(
+            Tiers::partition(&[70_000, 30_000, 30_000, 30_000, 30_000]),
+            [vec![1, 2]]
+        );
+        // Nor into one larger than a third of the index: of four
+        // segments as large as the largest, none.
+        assert!(Tiers::partition(&[70_000, 70_000, 70_000, 70_000, 10]).is_empty());
+        // The index grown by appends to three times a full build's
+        // segment: two of those merged into one of 70,000.
+        assert_eq!(
+            Tiers::partition(&[35_000, 35_000, 35_000, 35_000, 70_000, 10]),
+            [vec![0, 1]]
+        );
+        // A small index merges its segments up to TIER_FACTOR x TIER_FLOOR
+        // documents, the largest among them.
+        assert_eq!(
+            Tiers::partition(&[2_100, 2_000, 1_500, 1_000, 900, 800]),
+            [vec![5, 4, 3, 2]]
+        );
+    }
+
+    #[test]
+    fn appends_leave_a_few_segments_a_tier_and_merge_each_document_a_few_times() {
+        use super::Tiers;
+        // Two full-build segments and 2,000 builds that each append a
+        // segment of 1 to 1,500 documents (a fixed pseudo-random walk),
+        // the policy applied after each commit until it asks for nothing.
+        let mut sizes = vec![73_000_u32, 74_000];
+        let (mut merged, mut most, mut added) = (0_u64, 0_usize, 0_u64);
+        let mut x = 12345_u64;
+        for _ in 0..2_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let docs = 1 + (x >> 33) as u32 % 1_500;
+            added += u64::from(docs);
+            sizes.push(docs);
+            loop {
+                let groups = Tiers::partition(&sizes);
+                if groups.is_empty() {
+                    break;
+                }
+                let mut gone: Vec<usize> = groups.iter().flatten().copied().collect();
+                let new: Vec<u32> = groups
+                    .iter()
+                    .map(|g| g.iter().map(|&i| sizes[i]).sum())
+                    .collect();
+                merged += new.iter().map(|&d| u64::from(d)).sum::<u64>();
+                gone.sort_unstable();
+                for i in gone.into_iter().rev() {
+                    sizes.remove(i);
+                }
+                sizes.extend(new);
+            }
+            most = most.max(sizes.len());
+        }
+        // 1.5 M documents appended to 147,000: no segment larger than a
+        // third of them, every document merged a few times, not once per
+        // build, and a few segments a tier (merging only segments of up
+        // to 2,000 documents left hundreds, docs/performance.md).
+        let all = 147_000 + added;
+        assert_eq!(sizes.iter().map(|&d| u64::from(d)).sum::<u64>(), all);
+        assert!(sizes.iter().all(|&d| u64::from(d) <= all / 3), "{sizes:?}");
+        assert!(merged < 8 * added, "{merged} merged of {added}");
+        assert!(most <= 20, "{most} segments: {sizes:?}");
     }
 
     #[test]

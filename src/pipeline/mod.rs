@@ -155,7 +155,7 @@ fn run(
         }
     }
     if plan.rebuild.is_none() {
-        index.merge_small_segments_only();
+        index.merge_in_tiers();
     }
     let workers_before = pool.broadcast(|_| crate::cpu::thread());
     let outcomes = match parse_and_index(&pool, &store, &index, &plan, &found, opts, progress) {
@@ -185,6 +185,7 @@ fn run(
         &save_groups,
     )?;
     report.sessions = info.sessions;
+    report.segments = Some(phases.segments as u64);
     finish_report(&mut report, started, discovered, parsed, Some(committing));
     let t = &mut report.timings;
     t.discover_cpu_ms = crate::cpu::ms_between(cpu_started, cpu_discovered);

@@ -164,6 +164,10 @@ pub struct BuildReport {
     pub files_failed: u64,
     /// Sessions in the index after the build.
     pub sessions: u64,
+    /// Segments of the index after the build's commit and merges (a
+    /// search opens each); absent when nothing was committed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segments: Option<u64>,
     /// Documents written.
     pub messages_indexed: u64,
     /// Lines read, headers and blank lines included.
