@@ -42,6 +42,30 @@ fn summary_line_names_every_count() {
     }
 }
 
+/// `stats` as text: each count with its noun, singular for one, the
+/// numbers of the top projects right-aligned.
+#[test]
+fn stats_says_each_count_with_its_noun() {
+    let s = Scratch::new();
+    assert!(run(&mut s.build_cmd(&[&fixtures()])).status.success());
+    let out = run(s.cmd().args(["stats", "--index"]).arg(s.index()));
+    let text = stdout(&out);
+    assert!(
+        text.contains("\ncopies     0 (copied into 3 forks; 183 distinct messages)\n"),
+        "{text}"
+    );
+    let top = text.split("top projects\n").nth(1).unwrap();
+    assert_eq!(
+        top,
+        concat!(
+            "       47 sessions       162 messages  /home/u/proj\n",
+            "        3 sessions        14 messages  /home/u/old-proj\n",
+            "        2 sessions         5 messages  C:\\Users\\u\\proj\n",
+            "        1 session          2 messages  (unknown)\n",
+        )
+    );
+}
+
 #[test]
 fn json_report_is_the_only_stdout_and_has_every_key() {
     let s = Scratch::new();

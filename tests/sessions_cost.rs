@@ -130,8 +130,9 @@ fn sort_cost_prints_what_each_spent_as_a_column() {
     let (code, out, err) = sessions(&s, &["--sort", "cost"]);
     assert_eq!((code, err.as_str()), (Some(0), ""));
     let line = |time: &str, cost: &str, label: &str, cwd: &str, n: u32, id: &str| {
+        let messages = if n == 1 { "message" } else { "messages" };
         format!(
-            "{time}  {cost:>8}  {label:<60}  {cwd}  {n} messages  0198d000-0000-7000-8000-000000000{id}\n"
+            "{time}  {cost:>8}  {label:<60}  {cwd}  {n} {messages}  0198d000-0000-7000-8000-000000000{id}\n"
         )
     };
     let want = [

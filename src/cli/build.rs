@@ -1,6 +1,7 @@
 //! `pi-index build`: index session files, with a progress bar on a
 //! terminal and a one-line summary (or one JSON object) at the end.
 
+use pi_index::output::text::{plural, thousands};
 use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -315,18 +316,13 @@ pub fn run(args: BuildArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     Ok(EXIT_OK)
 }
 
-/// `1 session`, `2 sessions`.
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// The one-line summary.
 fn summary(r: &BuildReport, index_dir: &Path) -> String {
     let changed =
         r.files_indexed + r.files_deleted + r.files_moved + r.files_pruned + r.files_failed > 0
             || r.rebuilt.is_some();
     let mut counts = vec![plural(r.files_scanned, "file seen", "files seen")];
-    counts.push(format!("{} rejected", r.files_rejected));
+    counts.push(format!("{} rejected", thousands(r.files_rejected)));
     for (n, what) in [
         (r.files_unchanged, "unchanged"),
         (r.files_grown, "grown"),
@@ -338,7 +334,7 @@ fn summary(r: &BuildReport, index_dir: &Path) -> String {
         (r.files_failed, "unreadable"),
     ] {
         if n > 0 {
-            counts.push(format!("{n} {what}"));
+            counts.push(format!("{} {what}", thousands(n)));
         }
     }
     if !changed {

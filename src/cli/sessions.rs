@@ -11,7 +11,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use pi_index::output::text::dollars;
+use pi_index::output::text::{dollars, plural};
 use pi_index::read::usage::{by_cost, SessionCost};
 use pi_index::read::{Hit, Matched, Place, SessionList, SessionQuery, SessionRow, Source};
 use pi_index::search::query::{normalize_dir, parse_when, Filters};
@@ -212,7 +212,7 @@ fn listed<W: Write>(out: &mut Screen<W>, label: &str, s: &SessionRow) -> std::io
     out.paint(Paint::Heading, &format!("{:<60}", cut(label, 60)))?;
     write!(out, "  ")?;
     out.paint(Paint::Dim, &place(s))?;
-    write!(out, "  {} messages  ", s.messages)?;
+    write!(out, "  {}  ", plural(s.messages, "message", "messages"))?;
     out.paint_line(Paint::Dim, &OneLine(&s.session_id).to_string())
 }
 
@@ -359,8 +359,7 @@ fn matched_by(m: Matched) -> &'static str {
 
 /// "3 messages  ": how many of a found session's messages match.
 fn write_matches(out: &mut impl Write, n: u64) -> std::io::Result<()> {
-    let m = if n == 1 { "message" } else { "messages" };
-    write!(out, "{n} {m}  ")
+    write!(out, "{}  ", plural(n, "message", "messages"))
 }
 
 /// The start of a found session's second line: its best message's role,

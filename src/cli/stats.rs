@@ -1,5 +1,6 @@
 //! `pi-index stats`: what the index (or the team database) holds.
 
+use pi_index::output::text::{plural, thousands};
 use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::Path;
@@ -53,9 +54,13 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     match stats.copies {
         Some(copies) if copies > 0 || stats.forks > 0 => writeln!(
             out,
-            "copies     {copies} (copied into {} forks; {} distinct messages)",
-            stats.forks,
-            stats.messages - copies
+            "copies     {copies} (copied into {}; {})",
+            plural(stats.forks, "fork", "forks"),
+            plural(
+                stats.messages - copies,
+                "distinct message",
+                "distinct messages"
+            )
         )?,
         Some(_) => {}
         None => writeln!(out, "forks      {}", stats.forks)?,
@@ -98,11 +103,7 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     if let Some(projects) = &stats.top_projects {
         writeln!(out, "top projects")?;
         for p in projects {
-            writeln!(
-                out,
-                "  {:>5} sessions {:>7} messages  {}",
-                p.sessions, p.messages, p.cwd
-            )?;
+            writeln!(out, "  {}  {}", counts(p.sessions, p.messages), p.cwd)?;
         }
     }
     if let Some(hosts) = &stats.hosts {
@@ -110,9 +111,8 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         for h in hosts {
             writeln!(
                 out,
-                "  {:>5} sessions {:>7} messages  {}  last {}  pushed {}",
-                h.sessions,
-                h.messages,
+                "  {}  {}  last {}  pushed {}",
+                counts(h.sessions, h.messages),
                 OneLine(&h.host),
                 h.last.as_deref().unwrap_or("-"),
                 h.pushed_at.as_deref().unwrap_or("-")
@@ -121,4 +121,17 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// A row's sessions and messages, numbers right-aligned in columns and
+/// each noun as its number says: `     47 sessions     162 messages`.
+fn counts(sessions: u64, messages: u64) -> String {
+    let noun = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    format!(
+        "{:>7} {:<8} {:>9} {:<8}",
+        thousands(sessions),
+        noun(sessions, "session", "sessions"),
+        thousands(messages),
+        noun(messages, "message", "messages")
+    )
 }

@@ -89,6 +89,12 @@ pub fn dollars(cost: f64) -> String {
     }
 }
 
+/// A count and its noun, singular or plural: `1 session`, `2,118
+/// sessions`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
 /// A count with its thousands apart: `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -31,7 +31,7 @@ use super::text::{
     clean, date, directory, fit, sanitized_lines, short_time, snippet_spans, width, word_line,
 };
 use super::wrapped::PreviewLines;
-use crate::output::text::thousands;
+use crate::output::text::{plural, thousands};
 use crate::read::{Hit, Matched};
 
 /// Characters of one message the preview wraps and shows; the rest is
@@ -758,9 +758,4 @@ fn draw_help(frame: &mut Frame, body: Rect, t: Theme) {
         Paragraph::new(lines).block(Block::bordered().title(" keys ").border_style(t.dim())),
         area,
     );
-}
-
-/// `n` and the noun, singular or plural.
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
