@@ -451,16 +451,25 @@ impl tantivy::merge_policy::MergePolicy for FewSegments {
         &self,
         segments: &[tantivy::index::SegmentMeta],
     ) -> Vec<tantivy::merge_policy::MergeCandidate> {
-        let sizes: Vec<u32> = segments.iter().map(|s| s.num_docs()).collect();
-        FewSegments::partition(&sizes, FEW_SEGMENTS)
-            .into_iter()
-            .map(|g| {
-                tantivy::merge_policy::MergeCandidate(
-                    g.into_iter().map(|i| segments[i].id()).collect(),
-                )
-            })
-            .collect()
+        candidates(segments, |sizes| {
+            FewSegments::partition(sizes, FEW_SEGMENTS)
+        })
     }
+}
+
+/// The merges `partition` groups `segments` in, by their documents (the
+/// indexes of each group), as tantivy's merge candidates.
+fn candidates(
+    segments: &[tantivy::index::SegmentMeta],
+    partition: impl FnOnce(&[u32]) -> Vec<Vec<usize>>,
+) -> Vec<tantivy::merge_policy::MergeCandidate> {
+    let sizes: Vec<u32> = segments.iter().map(|s| s.num_docs()).collect();
+    partition(&sizes)
+        .into_iter()
+        .map(|g| {
+            tantivy::merge_policy::MergeCandidate(g.into_iter().map(|i| segments[i].id()).collect())
+        })
+        .collect()
 }
 
 /// The merge policy of an incremental build's commit: segments in tiers
@@ -537,15 +546,7 @@ impl tantivy::merge_policy::MergePolicy for Tiers {
         &self,
         segments: &[tantivy::index::SegmentMeta],
     ) -> Vec<tantivy::merge_policy::MergeCandidate> {
-        let sizes: Vec<u32> = segments.iter().map(|s| s.num_docs()).collect();
-        Tiers::partition(&sizes)
-            .into_iter()
-            .map(|g| {
-                tantivy::merge_policy::MergeCandidate(
-                    g.into_iter().map(|i| segments[i].id()).collect(),
-                )
-            })
-            .collect()
+        candidates(segments, Tiers::partition)
     }
 }
 
