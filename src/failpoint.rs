@@ -188,6 +188,19 @@ pub(crate) fn write_allowance(len: usize) -> usize {
     len
 }
 
+/// Whether writes on this thread fail as on a full disk: on tantivy's
+/// merge threads, when `PI_INDEX_TEST_MERGE_ENOSPC` is set (the disk
+/// filling up while a commit's merges run).
+#[cfg(feature = "failpoints")]
+pub(crate) fn merge_out_of_space() -> bool {
+    use std::sync::OnceLock;
+    static SET: OnceLock<bool> = OnceLock::new();
+    *SET.get_or_init(|| std::env::var_os("PI_INDEX_TEST_MERGE_ENOSPC").is_some())
+        && std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("merge_thread"))
+}
+
 /// The most documents a build's segment writer takes before it is
 /// written out: `default`, unless `PI_INDEX_TEST_SEGMENT_DOCS` says
 /// otherwise.

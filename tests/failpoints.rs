@@ -988,3 +988,72 @@ fn a_full_read_only_or_vanished_index_directory_at_any_phase_is_exit_2_and_the_i
         }
     }
 }
+
+/// An incremental build whose commit's merge runs out of disk space (the
+/// fourth small segment): the build still succeeds with everything it
+/// committed, its segments left unmerged and its deletes (the grown
+/// session's old record) kept, and the next build with room merges them.
+#[test]
+fn a_merge_out_of_disk_space_after_the_commit_loses_nothing() {
+    let t = setup();
+    // Each message follows the one before: no branch moves an older one.
+    let grow = |n: u32| {
+        let parent = if n == 1 {
+            "a2".to_owned()
+        } else {
+            format!("z{}", n - 1)
+        };
+        append(
+            &t.file,
+            &(user(
+                &format!("z{n}"),
+                Some(&parent),
+                3,
+                &format!("zqmerge{n} question"),
+            ) + "\n"),
+        )
+    };
+    let sessions = || {
+        let out = run(t
+            .s
+            .cmd()
+            .args(["stats", "--json", "--index"])
+            .arg(t.s.index()));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["sessions"].clone()
+    };
+    assert_eq!(t.build(&["-j", "1"])["segments"], 1);
+    for n in 1..=2 {
+        grow(n);
+        assert_eq!(t.build(&["-j", "1"])["segments"], n + 1);
+    }
+    grow(3);
+    let r = t.s.report(
+        t.s.build_cmd(&[&t.sessions])
+            .args(["-j", "1"])
+            .env("PI_INDEX_TEST_MERGE_ENOSPC", "1"),
+    );
+    assert_eq!(r["messages_indexed"], 1);
+    assert_eq!(r["segments"], 4, "the merge failed: every segment kept");
+    for n in 1..=3 {
+        assert_eq!(hits(&t.s, &format!("zqmerge{n}")).len(), 1, "zqmerge{n}");
+    }
+    assert_eq!(sessions(), 2);
+    // With room again, the next commit merges the lowest tier.
+    grow(4);
+    assert_eq!(t.build(&["-j", "1"])["segments"], 1);
+    for n in 1..=4 {
+        assert_eq!(hits(&t.s, &format!("zqmerge{n}")).len(), 1, "zqmerge{n}");
+    }
+    assert_eq!(sessions(), 2);
+    let out = run(t
+        .s
+        .cmd()
+        .args(["check", "--index"])
+        .arg(t.s.index())
+        .arg(&t.sessions));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

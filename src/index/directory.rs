@@ -439,7 +439,7 @@ mod faulty {
     impl Write for Faulty {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
             let allowed = crate::failpoint::write_allowance(buf.len());
-            if allowed == 0 && !buf.is_empty() {
+            if (allowed == 0 || crate::failpoint::merge_out_of_space()) && !buf.is_empty() {
                 return Err(io::Error::from_raw_os_error(libc::ENOSPC));
             }
             self.0.write(&buf[..allowed])
