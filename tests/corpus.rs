@@ -186,6 +186,7 @@ fn a_small_build_on_two_threads_writes_one_segment() {
 }
 
 /// Every word the generator planted is found once, at its line.
+#[cfg(feature = "failpoints")]
 fn every_planted_word_found_once(s: &Scratch, manifest: &serde_json::Value) {
     for p in manifest["planted"].as_array().unwrap() {
         let token = p["token"].as_str().unwrap();
