@@ -475,10 +475,10 @@ fn candidates(
 /// The merge policy of an incremental build's commit: segments in tiers
 /// of size, each tier [`TIER_FACTOR`] times the one below, and as many
 /// segments of one tier merged into one, the smallest first. A merge
-/// makes no segment larger than the largest, or than a full build of the
-/// index would ([`FEW_SEGMENTS`] of the documents each), and segments
-/// that large are left alone: appending a message never merges a full
-/// build's segments into one larger still. A segment is merged about once
+/// makes no segment larger than the largest one or than a full build of
+/// the index would ([`FEW_SEGMENTS`] of the documents each), whichever is
+/// larger, and segments that large are left alone: appending a message
+/// never merges a full build's segments into one larger still. A segment is merged about once
 /// per tier, and an index built up by appends keeps a few segments a
 /// tier, where merging only segments under a fixed size left every later
 /// one unmerged and searches slower build after build
