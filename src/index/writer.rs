@@ -745,11 +745,11 @@ impl IndexBuilder {
         IndexError::WriterFailed(self.pi.dir.clone())
     }
 
-    /// Have the commit merge in tiers ([`Tiers`], an incremental build)
+    /// Have the commit merge in tiers of size (an incremental build)
     /// rather than into a few segments of about the same size: merging a
     /// few thousand documents into a large one made appending one message
     /// slow and unpredictable
-    /// ([docs/performance.md](../../docs/performance.md#indexing)).
+    /// ([docs/performance.md](../../docs/performance.md#months-of-incremental-builds)).
     pub fn merge_in_tiers(&self) {
         self.in_tiers
             .store(true, std::sync::atomic::Ordering::Relaxed);
