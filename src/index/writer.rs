@@ -749,7 +749,7 @@ impl IndexBuilder {
     /// rather than into a few segments of about the same size: merging a
     /// few thousand documents into a large one made appending one message
     /// slow and unpredictable
-    /// ([docs/performance.md](../../docs/performance.md#months-of-incremental-builds)).
+    /// ([docs/performance.md](../../docs/performance.md#indexing)).
     pub fn merge_in_tiers(&self) {
         self.in_tiers
             .store(true, std::sync::atomic::Ordering::Relaxed);
