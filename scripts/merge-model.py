@@ -98,12 +98,13 @@ def main():
         ("a year of five builds a day of 50-1,500 on 288,000",
          [96_000] * 3, [split(rnd.randint(50, 1500)) for _ in range(5 * 365)]),
     ]
-    print("| history | policy | segments: mean, most, last | documents merged | most in one build |")
+    print("| history | policy | segments: mean, most, last | documents merged (per document added) | most in one build |")
     print("|---|---|---:|---:|---:|")
     for name, base, builds in histories:
         for pname, policy in (("before", before), ("tiers", tiers)):
             mean, most, last, merged, worst = run(policy, base, builds)
-            print(f"| {name} | {pname} | {mean:.1f}, {most}, {last} | {merged:,} | {worst:,} |")
+            added = sum(map(sum, builds))
+            print(f"| {name} | {pname} | {mean:.1f}, {most}, {last} | {merged:,} ({merged / added:.1f}) | {worst:,} |")
 
 
 if __name__ == "__main__":
