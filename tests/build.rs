@@ -54,6 +54,12 @@ fn stats_says_each_count_with_its_noun() {
         text.contains("\ncopies     0 (copied into 3 forks; 183 distinct messages)\n"),
         "{text}"
     );
+    // The fixtures fit one segment writer: one segment.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("size       ") && l.ends_with(" MB in 1 segment")),
+        "{text}"
+    );
     let top = text.split("top projects\n").nth(1).unwrap();
     assert_eq!(
         top,

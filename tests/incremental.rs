@@ -433,6 +433,14 @@ fn builds_that_each_add_thousands_of_messages_keep_a_few_segments() {
         // One segment a build, each kept, would be 1 + b.
         let segments = r["segments"].as_u64().unwrap();
         assert!(segments <= 5, "build {b}: {segments} segments");
+        // stats counts the same segments.
+        let out = run(t
+            .s
+            .cmd()
+            .args(["stats", "--json", "--index"])
+            .arg(t.s.index()));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["segments"], segments);
     }
 
     let stats = |index: &std::path::Path| {

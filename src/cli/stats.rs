@@ -75,7 +75,12 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
         stats.last.as_deref().unwrap_or("-")
     )?;
     if let Some(built) = &stats.build {
-        writeln!(out, "size       {:.1} MB", built.index_bytes as f64 / 1e6)?;
+        writeln!(
+            out,
+            "size       {:.1} MB in {}",
+            built.index_bytes as f64 / 1e6,
+            plural(built.segments, "segment", "segments")
+        )?;
         writeln!(
             out,
             "built      {} (kinds: {})",

@@ -58,6 +58,9 @@ pub struct Stats {
 pub struct Built {
     /// Bytes the index takes on disk.
     pub index_bytes: u64,
+    /// Its segments, each of which a search opens: a fresh build leaves a
+    /// few, incremental builds add some.
+    pub segments: u64,
     /// When the last build committed.
     pub built_at: Option<String>,
     /// The opt-in kinds the last build included.

@@ -73,6 +73,7 @@ pub fn stats(
         last,
         build: Some(Built {
             index_bytes: dir_size(&r.pi.dir),
+            segments: searcher.segment_readers().len() as u64,
             built_at: info.as_ref().map(|i| format_millis(i.built_at_ms)),
             roots: info.as_ref().map(|i| i.roots.clone()).unwrap_or_default(),
             kinds: info.map(|i| i.kinds),
