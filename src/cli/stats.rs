@@ -1,6 +1,6 @@
 //! `pi-index stats`: what the index (or the team database) holds.
 
-use pi_index::output::text::{plural, thousands};
+use pi_index::output::text::{noun, plural, thousands};
 use pi_index::output::OneLine;
 use std::io::Write;
 use std::path::Path;
@@ -131,7 +131,6 @@ pub fn run(args: StatsArgs, index_dir: &Path) -> anyhow::Result<std::process::Ex
 /// A row's sessions and messages, numbers right-aligned in columns and
 /// each noun as its number says: `     47 sessions     162 messages`.
 fn counts(sessions: u64, messages: u64) -> String {
-    let noun = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
     format!(
         "{:>7} {:<8} {:>9} {:<8}",
         thousands(sessions),

@@ -92,7 +92,16 @@ pub fn dollars(cost: f64) -> String {
 /// A count and its noun, singular or plural: `1 session`, `2,118
 /// sessions`.
 pub fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+    format!("{} {}", thousands(n), noun(n, one, many))
+}
+
+/// The noun for a count of `n`: `one` for one, else `many`.
+pub fn noun<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
 }
 
 /// A count with its thousands apart: `1,234,567`.
@@ -137,5 +146,8 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(plural(1, "session", "sessions"), "1 session");
+        assert_eq!(plural(0, "session", "sessions"), "0 sessions");
+        assert_eq!(plural(2118, "session", "sessions"), "2,118 sessions");
     }
 }
