@@ -104,10 +104,11 @@ def raw(server, queries, n):
             started = time.perf_counter()
             got = call("tools/call", {"name": "search", "arguments": args})
             elapsed = (time.perf_counter() - started) * 1000
+            if i < 5:
+                continue
+            times.append(elapsed)
             if "result" not in got or got["result"].get("isError"):
                 errors += 1
-            if i >= 5:
-                times.append(elapsed)
         results.append({"times_ms": times, "errors": errors})
     proc.stdin.close()
     proc.wait()
